@@ -1,0 +1,31 @@
+# The two commands of README.md, plus a few conveniences. Everything goes
+# through the CMake presets (CMakePresets.json); PRESET picks one.
+PRESET ?= release
+JOBS ?= $(shell nproc)
+BUILD := build/$(PRESET)
+
+.PHONY: all deps build demo test bench install clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake --preset $(PRESET) >/dev/null
+	@cmake --build --preset $(PRESET) -j$(JOBS)
+
+demo: build
+	@$(BUILD)/tools/mrt-demo/mrt-demo
+
+test: build
+	@ctest --preset $(PRESET) -j$(JOBS)
+
+bench: build
+	@for b in $$(find $(BUILD)/bench -type f -name 'bench_*' -perm -u+x); do echo "== $$b"; $$b; done
+
+install: build
+	@cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)
+
+clean:
+	@rm -rf build

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs exactly the Debian packages libmrt builds, tests and runs with.
+# Idempotent: does nothing when all are present. Works as root, uses sudo
+# otherwise. Keep this list in step with cmake/Dependencies.cmake.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  g++ make cmake pkgconf binutils
+  # libraries the runtime uses (DESIGN.md section 6)
+  libfmt-dev libspdlog-dev flatbuffers-compiler libflatbuffers-dev libxxhash-dev
+  libeigen3-dev nlohmann-json3-dev libcli11-dev
+  # tests and benchmarks
+  libcmocka-dev libgtest-dev libgmock-dev libbenchmark-dev libffi-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  exit 0
+fi
+
+if [[ $(id -u) -eq 0 ]]; then
+  sudo=()
+elif command -v sudo >/dev/null; then
+  sudo=(sudo)
+else
+  echo "install-deps: need root or sudo to install: ${missing[*]}" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
