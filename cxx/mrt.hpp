@@ -44,7 +44,7 @@ enum class LogLevel { Off = MRT_LOG_OFF, Err = MRT_LOG_ERR, Warn = MRT_LOG_WARN,
                       Info = MRT_LOG_INFO, Debug = MRT_LOG_DEBUG, Trace = MRT_LOG_TRACE };
 
 inline void setLogLevel(LogLevel level) {
-  check(mrt_set_log_level(static_cast<mrt_log_level>(level)));
+  check(mrt_set_log_level(static_cast<int32_t>(level)));
 }
 inline LogLevel logLevel() noexcept { return static_cast<LogLevel>(mrt_get_log_level()); }
 
@@ -70,7 +70,7 @@ inline void setLogCallback(LogCallback callback) {
 }
 
 inline void logMessage(LogLevel level, const std::string &message) {
-  check(mrt_log_message(static_cast<mrt_log_level>(level), message.c_str()));
+  check(mrt_log_message(static_cast<int32_t>(level), message.c_str()));
 }
 
 }  // namespace mrt

@@ -131,9 +131,11 @@ typedef enum mrt_log_level {
   MRT_LOG_TRACE = 5
 } mrt_log_level;
 
-/* Messages at `level` and more severe are emitted; MRT_LOG_OFF silences all.
- * MRT_INVALID_ARGUMENT for a value outside the enum. Thread safe. */
-MRT_API mrt_status mrt_set_log_level(mrt_log_level level) MRT_NOEXCEPT;
+/* Messages at `level` (an mrt_log_level) and more severe are emitted;
+ * MRT_LOG_OFF silences all. MRT_INVALID_ARGUMENT for a value outside the
+ * enum. Levels cross the ABI as int32_t so that any value a foreign caller
+ * passes is well defined and can be rejected. Thread safe. */
+MRT_API mrt_status mrt_set_log_level(int32_t level) MRT_NOEXCEPT;
 
 /* The current level. Thread safe. */
 MRT_API mrt_log_level mrt_get_log_level(void) MRT_NOEXCEPT;
@@ -153,10 +155,10 @@ typedef void (*mrt_log_fn)(mrt_log_level level, const char *message, void *user_
 MRT_API mrt_status mrt_set_log_callback(mrt_log_fn fn, void *user_data,
                                         void (*user_data_free)(void *user_data)) MRT_NOEXCEPT;
 
-/* Emits message through libmrt's logger at level, so an application or a
- * binding can put its messages in the same stream. message must not be NULL;
- * level must be ERR..TRACE. */
-MRT_API mrt_status mrt_log_message(mrt_log_level level, const char *message) MRT_NOEXCEPT;
+/* Emits message through libmrt's logger at level (an mrt_log_level from
+ * MRT_LOG_ERR to MRT_LOG_TRACE), so an application or a binding can put its
+ * messages in the same stream. message must not be NULL. */
+MRT_API mrt_status mrt_log_message(int32_t level, const char *message) MRT_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -16,8 +16,7 @@ static_assert(static_cast<int>(mrt::log::Level::Trace) == MRT_LOG_TRACE);
 
 namespace {
 
-mrt::log::Level checkedLevel(mrt_log_level level, bool allowOff) {
-  int value = static_cast<int>(level);
+mrt::log::Level checkedLevel(int32_t value, bool allowOff) {
   int lowest = allowOff ? MRT_LOG_OFF : MRT_LOG_ERR;
   if (value < lowest || value > MRT_LOG_TRACE)
     throw mrt::Error(mrt::ErrorCode::InvalidArgument, "log level {} is not in {}..{}", value,
@@ -40,7 +39,7 @@ struct ReleaseCallbackAtUnload {
 
 extern "C" {
 
-MRT_API mrt_status mrt_set_log_level(mrt_log_level level) noexcept {
+MRT_API mrt_status mrt_set_log_level(int32_t level) noexcept {
   return mrt::capi::guard(__func__, [&] { mrt::log::setLevel(checkedLevel(level, true)); });
 }
 
@@ -72,7 +71,7 @@ MRT_API mrt_status mrt_set_log_callback(mrt_log_fn fn, void *user_data,
   });
 }
 
-MRT_API mrt_status mrt_log_message(mrt_log_level level, const char *message) noexcept {
+MRT_API mrt_status mrt_log_message(int32_t level, const char *message) noexcept {
   return mrt::capi::guard(__func__, [&] {
     mrt::capi::requireNotNull(message, "message");
     auto internal = checkedLevel(level, false);

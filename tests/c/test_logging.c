@@ -140,11 +140,13 @@ static void callback_cannot_replace_itself(void **state) {
 
 static void bad_levels_and_null_message_are_rejected(void **state) {
   (void)state;
-  assert_int_equal(mrt_set_log_level((mrt_log_level)42), MRT_INVALID_ARGUMENT);
+  assert_int_equal(mrt_set_log_level(42), MRT_INVALID_ARGUMENT);
   assert_non_null(strstr(mrt_last_error_message(), "log level 42 is not in 0..5"));
   assert_int_equal(mrt_get_log_level(), MRT_LOG_WARN);
   assert_int_equal(mrt_log_message(MRT_LOG_OFF, "x"), MRT_INVALID_ARGUMENT);
   assert_non_null(strstr(mrt_last_error_message(), "log level 0 is not in 1..5"));
+  assert_int_equal(mrt_set_log_level(-3), MRT_INVALID_ARGUMENT);
+  assert_non_null(strstr(mrt_last_error_message(), "log level -3 is not in 0..5"));
   assert_int_equal(mrt_log_message(MRT_LOG_ERR, NULL), MRT_INVALID_ARGUMENT);
   assert_non_null(strstr(mrt_last_error_message(), "message must not be NULL"));
 }
