@@ -1,0 +1,30 @@
+// scanBlobs: walks the blob headers of one file and checks the framing
+// (magic, format version, header checksum, sizes, padding). It records each
+// payload checksum instead of throwing on a mismatch, so that mrt-info can
+// list a damaged blob; the Reader refuses such blobs.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "popef/blob_type.hpp"
+#include "popef/mapped_file.hpp"
+
+namespace mrt::popef {
+
+struct ScannedBlob {
+  BlobLocation location;
+  std::uint64_t payloadOffset = 0;  // in the file
+  std::span<const std::byte> payload;  // into the mapping
+  std::uint64_t storedChecksum = 0;
+  std::uint64_t computedChecksum = 0;
+
+  bool checksumOk() const noexcept { return storedChecksum == computedChecksum; }
+};
+
+// Throws mrt::Error(CorruptModel) naming the file, blob index and byte offset
+// for a framing error; an empty file is an error too.
+std::vector<ScannedBlob> scanBlobs(const MappedFile &file);
+
+}  // namespace mrt::popef

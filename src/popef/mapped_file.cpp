@@ -1,0 +1,82 @@
+#include "popef/mapped_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/error.hpp"
+
+namespace mrt::popef {
+
+namespace {
+
+// Closes the descriptor on every path out of open(); the mapping does not
+// need it once made.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor &) = delete;
+  FileDescriptor &operator=(const FileDescriptor &) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path) {
+  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    const int error = errno;
+    if (error == ENOENT || error == ENOTDIR) {
+      throw Error(ErrorCode::NotFound, "'{}': no such PopEF file", path);
+    }
+    throw Error(ErrorCode::CorruptModel, "'{}': cannot open: {}", path, std::strerror(error));
+  }
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) {
+    throw Error(ErrorCode::CorruptModel, "'{}': cannot stat: {}", path, std::strerror(errno));
+  }
+  if (S_ISDIR(info.st_mode)) {
+    throw Error(ErrorCode::CorruptModel, "'{}': is a directory, not a PopEF file", path);
+  }
+  if (!S_ISREG(info.st_mode)) {
+    throw Error(ErrorCode::CorruptModel, "'{}': is not a regular file", path);
+  }
+  const auto size = static_cast<std::size_t>(info.st_size);
+  if (size == 0) {
+    // mmap rejects length 0; an empty file is reported by the blob scanner.
+    return std::shared_ptr<const MappedFile>(std::unique_ptr<MappedFile>(new MappedFile(path, nullptr, 0)));
+  }
+  // MAP_POPULATE: the reader checksums every byte right away, so fault the
+  // whole file in with one call instead of one page fault per 4 KiB.
+  void *map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
+  if (map == MAP_FAILED) {
+    throw Error(ErrorCode::CorruptModel, "'{}': cannot map {} bytes: {}", path, size,
+                std::strerror(errno));
+  }
+  // unique_ptr first: if the shared_ptr control block cannot be allocated,
+  // the MappedFile (and so the mapping) is still released.
+  std::unique_ptr<MappedFile> mapped;
+  try {
+    mapped.reset(new MappedFile(path, static_cast<const std::byte *>(map), size));
+  } catch (...) {
+    ::munmap(map, size);
+    throw;
+  }
+  return std::shared_ptr<const MappedFile>(std::move(mapped));
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) ::munmap(const_cast<std::byte *>(data_), size_);
+}
+
+}  // namespace mrt::popef

@@ -1,0 +1,148 @@
+#include "popef/reader.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "common/error.hpp"
+#include "popef/blob_scanner.hpp"
+#include "popef/descriptor_codec.hpp"
+#include "popef/mapped_file.hpp"
+#include "popef/payload.hpp"
+
+namespace mrt::popef {
+
+namespace {
+
+ParsedBlob parseBlob(const ScannedBlob &scanned, const std::shared_ptr<const MappedFile> &file) {
+  const std::string where = scanned.location.describe();
+  if (!scanned.checksumOk()) {
+    throw Error(ErrorCode::CorruptModel,
+                "{}: payload checksum mismatch over bytes {}..{} (stored {:#018x}, computed "
+                "{:#018x})",
+                where, scanned.payloadOffset, scanned.payloadOffset + scanned.payload.size(),
+                scanned.storedChecksum, scanned.computedChecksum);
+  }
+  const PayloadParts parts = splitPayload(scanned);
+  ParsedBlob blob;
+  blob.location = scanned.location;
+  blob.payloadSize = scanned.payload.size();
+  blob.checksum = scanned.computedChecksum;
+  const BlobType type = scanned.location.type;
+  if (type == BlobType::Metadata) {
+    Metadata metadata = decodeMetadata(parts.descriptor, where, parts.descriptorOffset);
+    if (!parts.data.empty()) {
+      throw Error(ErrorCode::CorruptModel, "{}: {} unexpected bytes after the metadata at byte {}",
+                  where, parts.data.size(), parts.dataOffset);
+    }
+    // Rules that need no other blob are checked here, so a bad file is
+    // refused when parsed even if nobody builds its model.
+    metadata.validate(where);
+    blob.executable = metadata.executable();
+    blob.metadata = std::move(metadata);
+    return blob;
+  }
+  DataDescriptor descriptor = decodeDescriptor(type, parts.descriptor, where, parts.descriptorOffset);
+  blob.executable = std::move(descriptor.executable);
+  blob.name = std::move(descriptor.name);
+  blob.tensorInfo = std::move(descriptor.tensorInfo);
+  blob.numTensors = descriptor.numTensors;
+  // Shares ownership of the mapping: this is what keeps TensorData valid.
+  blob.data = SharedBytes(file, parts.data);
+  return blob;
+}
+
+std::string describeNames(const std::vector<std::string> &names) {
+  return fmt::format("'{}'", fmt::join(names, "', '"));
+}
+
+}  // namespace
+
+void Reader::parseFile(const std::string &path) {
+  const std::shared_ptr<const MappedFile> file = MappedFile::open(path);
+  std::vector<ParsedBlob> parsed;
+  for (const ScannedBlob &scanned : scanBlobs(*file)) parsed.push_back(parseBlob(scanned, file));
+  blobs_.insert(blobs_.end(), std::make_move_iterator(parsed.begin()),
+                std::make_move_iterator(parsed.end()));
+  files_.push_back(path);
+}
+
+std::vector<std::string> Reader::modelNames() const {
+  std::vector<std::string> names;
+  for (const ParsedBlob &blob : blobs_) {
+    if (blob.metadata) names.push_back(blob.executable);
+  }
+  return names;
+}
+
+std::shared_ptr<Model> ModelBuilder::createModel(std::string_view executable) const {
+  if (!reader_) throw Error(ErrorCode::InvalidArgument, "ModelBuilder has no Reader");
+  const std::vector<std::string> names = reader_->modelNames();
+  std::string chosen(executable);
+  if (chosen.empty()) {
+    if (names.empty()) {
+      throw Error(ErrorCode::CorruptModel, "no Metadata blob in {}", describeNames(reader_->files()));
+    }
+    if (names.size() > 1) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "{} hold {} models ({}); pick one by executable name",
+                  describeNames(reader_->files()), names.size(), describeNames(names));
+    }
+    chosen = names.front();
+  }
+
+  ModelParts parts;
+  const ParsedBlob *metadataBlob = nullptr;
+  const ParsedBlob *executableBlob = nullptr;
+  for (const ParsedBlob &blob : reader_->blobs()) {
+    if (blob.executable != chosen) continue;
+    switch (blob.location.type) {
+      case BlobType::Metadata:
+        if (metadataBlob != nullptr) {
+          throw Error(ErrorCode::CorruptModel, "{}: second Metadata for executable '{}' (first in {})",
+                      blob.location.describe(), chosen, metadataBlob->location.describe());
+        }
+        metadataBlob = &blob;
+        break;
+      case BlobType::Executable:
+        if (executableBlob != nullptr) {
+          throw Error(ErrorCode::CorruptModel, "{}: second Executable named '{}' (first in {})",
+                      blob.location.describe(), chosen, executableBlob->location.describe());
+        }
+        executableBlob = &blob;
+        break;
+      case BlobType::TensorData:
+        parts.tensorData.emplace_back(blob.name, *blob.tensorInfo, blob.data, blob.location);
+        break;
+      case BlobType::FeedData:
+        parts.feedData.emplace_back(blob.name, *blob.tensorInfo, blob.numTensors, blob.data,
+                                    blob.location);
+        break;
+      case BlobType::Opaque:
+        parts.opaqueBlobs.emplace_back(blob.name, blob.data, blob.location);
+        break;
+    }
+  }
+  if (metadataBlob == nullptr) {
+    throw Error(ErrorCode::NotFound, "no Metadata for executable '{}' in {}{}", chosen,
+                describeNames(reader_->files()),
+                names.empty() ? std::string() : " (models: " + describeNames(names) + ")");
+  }
+  if (executableBlob == nullptr) {
+    throw Error(ErrorCode::CorruptModel, "{}: the metadata names executable '{}', which no parsed file holds",
+                metadataBlob->location.describe(), chosen);
+  }
+  parts.metadata = *metadataBlob->metadata;
+  parts.metadataOrigin = metadataBlob->location;
+  parts.executable = ExecutableBlob(executableBlob->name, executableBlob->data,
+                                    executableBlob->location);
+  return std::make_shared<Model>(std::move(parts));
+}
+
+std::shared_ptr<Model> loadModel(const std::vector<std::string> &paths, std::string_view executable) {
+  if (paths.empty()) throw Error(ErrorCode::InvalidArgument, "no PopEF file to load a model from");
+  auto reader = std::make_shared<Reader>();
+  for (const std::string &path : paths) reader->parseFile(path);
+  return ModelBuilder(reader).createModel(executable);
+}
+
+}  // namespace mrt::popef
