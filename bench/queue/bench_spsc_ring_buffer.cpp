@@ -1,0 +1,310 @@
+// mrt::SpscRingBuffer between two threads pinned to cores 0 and 1:
+//   * throughput of pointer-sized items (items/s), next to a minimal
+//     cached-index SPSC queue as the baseline for that figure;
+//   * round-trip latency, a request over one ring and the reply over another,
+//     next to a plain atomic ping-pong in which each thread owns its own cache
+//     line: the cross-core hardware limit.
+// This machine's cross-core latency switches between a fast and a slow state
+// every few tens of seconds, so BM_RoundTripVsPingPong alternates the two
+// protocols in chunks of a millisecond or less on the same pair of threads
+// and reports their ratio; compare only figures measured side by side.
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "queue/spsc_ring_buffer.hpp"
+
+namespace {
+
+using Item = void *;  // pointer-sized, like the InputData/OutputData pointers
+using Ring = mrt::SpscRingBuffer<Item>;
+constexpr std::size_t kCacheLine = 64;
+
+Item itemOf(std::uint64_t n) { return reinterpret_cast<Item>(static_cast<std::uintptr_t>(n)); }
+std::uint64_t numberOf(Item item) { return reinterpret_cast<std::uintptr_t>(item); }
+
+// Pins the calling thread to one CPU for its lifetime and restores the old
+// mask afterwards. Does nothing where that CPU does not exist.
+class PinThisThread {
+ public:
+  explicit PinThisThread(int cpu) {
+    pinned_ = pthread_getaffinity_np(pthread_self(), sizeof(previous_), &previous_) == 0 &&
+              cpu < CPU_SETSIZE && CPU_ISSET(cpu, &previous_);
+    if (pinned_) {
+      cpu_set_t only;
+      CPU_ZERO(&only);
+      CPU_SET(cpu, &only);
+      pinned_ = pthread_setaffinity_np(pthread_self(), sizeof(only), &only) == 0;
+    }
+  }
+  ~PinThisThread() {
+    if (pinned_) {
+      pthread_setaffinity_np(pthread_self(), sizeof(previous_), &previous_);
+    }
+  }
+  PinThisThread(const PinThisThread &) = delete;
+  PinThisThread &operator=(const PinThisThread &) = delete;
+
+ private:
+  cpu_set_t previous_{};
+  bool pinned_ = false;
+};
+
+// ---- throughput --------------------------------------------------------------
+
+constexpr std::uint64_t kItemsPerIteration = 1 << 16;
+
+Ring::WakeFences fencesOf(const benchmark::State &state) {
+  return state.range(1) == 0 ? Ring::WakeFences::Automatic : Ring::WakeFences::Symmetric;
+}
+
+// Items 1, 2, 3, ... through write(); the consumer readLock()s and
+// readComplete()s each one and checks the order. Item 0 stops it.
+void BM_RingThroughput(benchmark::State &state) {
+  PinThisThread pin_producer(0);
+  Ring ring(static_cast<std::size_t>(state.range(0)), "throughput", nullptr,
+            std::chrono::nanoseconds::zero(), fencesOf(state));
+  std::uint64_t out_of_order = 0;
+  std::thread consumer([&] {
+    PinThisThread pin_consumer(1);
+    for (std::uint64_t expected = 1;; ++expected) {
+      const std::uint64_t got = numberOf(ring.readLock());
+      ring.readComplete();
+      if (got == 0) {
+        break;
+      }
+      out_of_order += got != expected;
+    }
+  });
+  std::uint64_t next = 1;
+  for (auto _ : state) {
+    for (std::uint64_t i = 0; i < kItemsPerIteration; ++i) {
+      ring.write(itemOf(next++));
+    }
+  }
+  ring.write(itemOf(0));
+  consumer.join();
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kItemsPerIteration));
+  state.counters["out_of_order"] = static_cast<double>(out_of_order);
+}
+BENCHMARK(BM_RingThroughput)
+    ->ArgNames({"buffers", "symmetric"})
+    ->Args({1024, 0})
+    ->Args({8192, 0})
+    ->Args({8192, 1})
+    ->UseRealTime();
+
+// The baseline for throughput: the smallest correct SPSC queue with cached
+// indices on separate cache lines and nothing else (no blocking, no read
+// locks, no wakeups): what the hardware gives a queue of this shape.
+class MinimalSpscQueue {
+ public:
+  explicit MinimalSpscQueue(std::size_t capacity) : slots_(capacity + 1) {}
+
+  void push(Item item) {
+    const std::size_t head = head_.load(std::memory_order_relaxed);
+    const std::size_t next = head + 1 == slots_.size() ? 0 : head + 1;
+    while (next == tail_cache_) {
+      tail_cache_ = tail_.load(std::memory_order_acquire);
+    }
+    slots_[head] = item;
+    head_.store(next, std::memory_order_release);
+  }
+
+  Item pop() {
+    const std::size_t tail = tail_.load(std::memory_order_relaxed);
+    while (tail == head_cache_) {
+      head_cache_ = head_.load(std::memory_order_acquire);
+    }
+    const Item item = slots_[tail];
+    tail_.store(tail + 1 == slots_.size() ? 0 : tail + 1, std::memory_order_release);
+    return item;
+  }
+
+ private:
+  std::vector<Item> slots_;
+  alignas(kCacheLine) std::atomic<std::size_t> head_{0};
+  alignas(kCacheLine) std::size_t tail_cache_ = 0;
+  alignas(kCacheLine) std::atomic<std::size_t> tail_{0};
+  alignas(kCacheLine) std::size_t head_cache_ = 0;
+};
+
+void BM_MinimalQueueThroughput(benchmark::State &state) {
+  PinThisThread pin_producer(0);
+  MinimalSpscQueue queue(static_cast<std::size_t>(state.range(0)));
+  std::uint64_t out_of_order = 0;
+  std::thread consumer([&] {
+    PinThisThread pin_consumer(1);
+    for (std::uint64_t expected = 1;; ++expected) {
+      const std::uint64_t got = numberOf(queue.pop());
+      if (got == 0) {
+        break;
+      }
+      out_of_order += got != expected;
+    }
+  });
+  std::uint64_t next = 1;
+  for (auto _ : state) {
+    for (std::uint64_t i = 0; i < kItemsPerIteration; ++i) {
+      queue.push(itemOf(next++));
+    }
+  }
+  queue.push(itemOf(0));
+  consumer.join();
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kItemsPerIteration));
+  state.counters["out_of_order"] = static_cast<double>(out_of_order);
+}
+BENCHMARK(BM_MinimalQueueThroughput)->ArgName("buffers")->Arg(1024)->Arg(8192)->UseRealTime();
+
+// ---- round trip ---------------------------------------------------------------
+
+constexpr std::size_t kRoundTripBuffers = 16;
+
+// One ring round trip: the request goes out, the echo comes back.
+std::uint64_t ringRoundTrip(Ring &requests, Ring &replies, std::uint64_t n) {
+  requests.write(itemOf(n));
+  const std::uint64_t echoed = numberOf(replies.readLock());
+  replies.readComplete();
+  return echoed;
+}
+
+// The echo side of a ring round trip. False when asked to stop (item 0).
+bool ringEcho(Ring &requests, Ring &replies) {
+  const Item request = requests.readLock();
+  requests.readComplete();
+  if (request == nullptr) {
+    return false;
+  }
+  replies.write(request);
+  return true;
+}
+
+void BM_RingRoundTrip(benchmark::State &state) {
+  PinThisThread pin_requester(0);
+  Ring requests(kRoundTripBuffers, "requests");
+  Ring replies(kRoundTripBuffers, "replies");
+  std::thread echo([&] {
+    PinThisThread pin_echo(1);
+    while (ringEcho(requests, replies)) {
+    }
+  });
+  std::uint64_t n = 1;
+  std::uint64_t wrong_replies = 0;
+  for (auto _ : state) {
+    wrong_replies += ringRoundTrip(requests, replies, n) != n;
+    ++n;
+  }
+  requests.write(itemOf(0));
+  echo.join();
+  state.counters["wrong_replies"] = static_cast<double>(wrong_replies);
+}
+BENCHMARK(BM_RingRoundTrip)->UseRealTime();
+
+// Each thread writes only its own cache line and spins reading the other's.
+struct PingPongLines {
+  alignas(kCacheLine) std::atomic<std::uint64_t> ping{0};  // written by the requester
+  alignas(kCacheLine) std::atomic<std::uint64_t> pong{0};  // written by the echo thread
+};
+constexpr std::uint64_t kStopPingPong = ~std::uint64_t{0};
+
+void pingPongRoundTrip(PingPongLines &lines, std::uint64_t n) {
+  lines.ping.store(n, std::memory_order_release);
+  while (lines.pong.load(std::memory_order_acquire) != n) {
+  }
+}
+
+// Echoes ping number `n`. False when asked to stop.
+bool pingPongEcho(PingPongLines &lines, std::uint64_t n) {
+  std::uint64_t seen;
+  while ((seen = lines.ping.load(std::memory_order_acquire)) != n && seen != kStopPingPong) {
+  }
+  if (seen == kStopPingPong) {
+    return false;
+  }
+  lines.pong.store(n, std::memory_order_release);
+  return true;
+}
+
+void BM_AtomicPingPong(benchmark::State &state) {
+  PinThisThread pin_requester(0);
+  PingPongLines lines;
+  std::thread echo([&] {
+    PinThisThread pin_echo(1);
+    for (std::uint64_t n = 1; pingPongEcho(lines, n); ++n) {
+    }
+  });
+  std::uint64_t n = 1;
+  for (auto _ : state) {
+    pingPongRoundTrip(lines, n++);
+  }
+  lines.ping.store(kStopPingPong, std::memory_order_release);
+  echo.join();
+}
+BENCHMARK(BM_AtomicPingPong)->UseRealTime();
+
+// Alternates chunks of ring round trips and ping-pong round trips on the same
+// two threads, so both see the same machine state, and reports each one's
+// mean round trip and ring / ping-pong. One iteration = one chunk of each.
+constexpr int kChunk = 2000;
+
+void BM_RoundTripVsPingPong(benchmark::State &state) {
+  PinThisThread pin_requester(0);
+  Ring requests(kRoundTripBuffers, "requests");
+  Ring replies(kRoundTripBuffers, "replies");
+  PingPongLines lines;
+  std::thread echo([&] {
+    PinThisThread pin_echo(1);
+    for (std::uint64_t n = 1;;) {
+      for (int i = 0; i < kChunk; ++i) {
+        if (!ringEcho(requests, replies)) {
+          return;
+        }
+      }
+      for (int i = 0; i < kChunk; ++i) {
+        pingPongEcho(lines, n++);
+      }
+    }
+  });
+  using Clock = std::chrono::steady_clock;
+  Clock::duration ring_time{};
+  Clock::duration ping_pong_time{};
+  std::uint64_t ring_n = 1;
+  std::uint64_t ping_n = 1;
+  std::uint64_t wrong_replies = 0;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    for (int i = 0; i < kChunk; ++i, ++ring_n) {
+      wrong_replies += ringRoundTrip(requests, replies, ring_n) != ring_n;
+    }
+    const auto middle = Clock::now();
+    for (int i = 0; i < kChunk; ++i) {
+      pingPongRoundTrip(lines, ping_n++);
+    }
+    const auto end = Clock::now();
+    ring_time += middle - start;
+    ping_pong_time += end - middle;
+  }
+  requests.write(itemOf(0));
+  echo.join();
+  const double trips = static_cast<double>(state.iterations()) * kChunk;
+  const double ring_ns = std::chrono::duration<double, std::nano>(ring_time).count() / trips;
+  const double ping_pong_ns =
+      std::chrono::duration<double, std::nano>(ping_pong_time).count() / trips;
+  state.counters["ring_rt_ns"] = ring_ns;
+  state.counters["pingpong_rt_ns"] = ping_pong_ns;
+  state.counters["ring/pingpong"] = ring_ns / ping_pong_ns;
+  state.counters["wrong_replies"] = static_cast<double>(wrong_replies);
+}
+BENCHMARK(BM_RoundTripVsPingPong)->UseRealTime()->MinTime(2.0);
+
+}  // namespace
+
+BENCHMARK_MAIN();
