@@ -1,0 +1,96 @@
+// The codelet library: for each codelet its fields, attributes, a validator
+// (types and shapes), a cycle cost and the host implementation. Used both when
+// compiling a graph and when verifying a deserialized executable, so a
+// verified executable never runs a vertex on operands it cannot handle.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hwsim/target.hpp"
+#include "hwsim/types.hpp"
+
+namespace hwsim::detail {
+
+// One vertex operand: its data (null when validating) and its view's type/shape.
+struct Operand {
+  std::uint8_t *data = nullptr;
+  Type type = Type::F32;
+  const Shape *shape = nullptr;
+  std::uint64_t numElements = 0;
+};
+
+using Attrs = std::vector<std::vector<double>>;
+
+enum class FieldDir : std::uint8_t { In, Out, InOut };
+
+struct FieldSpec {
+  std::string_view name;
+  FieldDir dir = FieldDir::In;
+};
+
+struct AttrSpec {
+  std::string_view name;
+  std::vector<double> defaults;
+};
+
+struct CodeletSpec;
+using ValidateFn = std::string (*)(const CodeletSpec &, const Operand *, const Attrs &);
+using CyclesFn = double (*)(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+using ExecuteFn = void (*)(const CodeletSpec &, const Operand *, const Attrs &);
+
+struct CodeletSpec {
+  std::string_view name;
+  std::vector<FieldSpec> fields;
+  std::vector<AttrSpec> attrs;
+  ValidateFn validate = nullptr;
+  CyclesFn cycles = nullptr;
+  ExecuteFn execute = nullptr;
+  int op = 0;  // which member of a family (unary/binary op id)
+};
+
+const std::vector<CodeletSpec> &codeletLibrary();
+std::optional<std::uint16_t> findCodelet(std::string_view name);
+
+// Family op ids.
+enum class UnaryOp : int { Neg, Abs, Relu, Exp, Log, Sqrt, Sigmoid, Tanh, Not, Cast };
+enum class BinaryOp : int {
+  Add, Sub, Mul, Div, Max, Min, Pow,
+  Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual,
+  And, Or
+};
+enum class ReduceOp : int { Sum, Max, Min, Mean };
+
+// Family implementations (codelets/*.cpp).
+std::string validateUnary(const CodeletSpec &, const Operand *, const Attrs &);
+double cyclesUnary(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+void executeUnary(const CodeletSpec &, const Operand *, const Attrs &);
+std::string validateBinary(const CodeletSpec &, const Operand *, const Attrs &);
+double cyclesBinary(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+void executeBinary(const CodeletSpec &, const Operand *, const Attrs &);
+std::string validateFill(const CodeletSpec &, const Operand *, const Attrs &);
+double cyclesFill(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+void executeFill(const CodeletSpec &, const Operand *, const Attrs &);
+std::string validateIncrement(const CodeletSpec &, const Operand *, const Attrs &);
+double cyclesIncrement(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+void executeIncrement(const CodeletSpec &, const Operand *, const Attrs &);
+std::string validateMatMul(const CodeletSpec &, const Operand *, const Attrs &);
+double cyclesMatMul(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+void executeMatMul(const CodeletSpec &, const Operand *, const Attrs &);
+std::string validateReduce(const CodeletSpec &, const Operand *, const Attrs &);
+double cyclesReduce(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+void executeReduce(const CodeletSpec &, const Operand *, const Attrs &);
+std::string validateSoftmax(const CodeletSpec &, const Operand *, const Attrs &);
+double cyclesSoftmax(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+void executeSoftmax(const CodeletSpec &, const Operand *, const Attrs &);
+std::string validateArgMax(const CodeletSpec &, const Operand *, const Attrs &);
+double cyclesArgMax(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+void executeArgMax(const CodeletSpec &, const Operand *, const Attrs &);
+
+// Elements per cycle of the vector unit for a type.
+double vectorWidth(const Target &target, Type type);
+
+}  // namespace hwsim::detail

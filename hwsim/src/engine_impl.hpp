@@ -1,0 +1,117 @@
+// Engine::Impl: the loaded state of an engine and the program interpreter.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "device_state.hpp"
+#include "exe_data.hpp"
+#include "hwsim/engine.hpp"
+
+namespace hwsim {
+
+struct ProfileEvent {
+  std::uint32_t node = 0;
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+};
+
+struct Engine::Impl {
+  // A view resolved to byte ranges of a replica's memory arena.
+  struct ResolvedView {
+    bool contiguous = true;
+    std::uint64_t offset = 0;  // when contiguous
+    std::uint64_t bytes = 0;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> segments;  // (offset, length) when not
+  };
+
+  struct StreamConn {
+    enum class Kind : std::uint8_t { None, Callback, Circular, Fixed };
+    Kind kind = Kind::None;
+    std::unique_ptr<StreamCallback> callback;
+    std::uint8_t *begin = nullptr, *end = nullptr, *cursor = nullptr;
+    std::vector<std::uint8_t> prefetchBuffer;
+    bool prefetched = false;
+    std::vector<std::uint8_t> staging;  // for views that are not contiguous
+  };
+
+  struct Replica {
+    std::unique_ptr<std::uint8_t[]> memory;
+    std::vector<std::vector<std::uint8_t>> remote;
+    std::vector<StreamConn> streams;
+    std::atomic<std::uint64_t> cycles{0};  // written only by the thread running this replica
+    std::vector<ProfileEvent> events;
+    std::vector<std::uint32_t> profiledRuns;  // per program
+    bool profileThisRun = false;
+  };
+
+  enum class State : std::uint8_t { Constructed, Prepared, Loaded, Faulted };
+
+  Impl(const Executable &exe, const OptionFlags &options);
+
+  // ---- setup ----
+  void resolveLayout();
+  void planComputeSets();
+  void deploy();
+  std::uint8_t *base(unsigned replica) const { return replicas[replica]->memory.get(); }
+
+  // ---- execution (interpreter.cpp) ----
+  RunStatus runOne(unsigned program, unsigned replica);
+  void exec(std::uint32_t node, unsigned replica);
+  void executeComputeSet(std::uint32_t cs, unsigned replica);
+  void copyView(std::uint32_t src, std::uint32_t dst, unsigned replica);
+  void streamToTensor(const detail::ExeNode &n, unsigned replica);
+  void tensorToStream(const detail::ExeNode &n, unsigned replica);
+  void remoteCopy(const detail::ExeNode &n, unsigned replica);
+  void printTensor(const detail::ExeNode &n, unsigned replica);
+  double readScalar(std::uint32_t view, unsigned replica) const;
+  void hostSync(unsigned replica);
+  [[noreturn]] void raiseSimulated(std::uint32_t node, unsigned replica);
+  void gather(const ResolvedView &v, const std::uint8_t *base, std::uint8_t *out) const;
+  void scatter(const ResolvedView &v, std::uint8_t *base, const std::uint8_t *in) const;
+
+  // ---- profiling (profile.cpp) ----
+  void writeAutoReports() const;
+
+  unsigned checkReplica(unsigned replica) const;
+  StreamConn &connection(std::string_view handle, unsigned replica);
+
+  Executable exe;
+  const detail::ExecutableData *d = nullptr;
+  OptionFlags options;
+  bool multiThread = true;
+  bool prefetch = true;
+  std::atomic<bool> profiling{false};
+  bool everProfiled = false;
+  std::uint32_t profileRunLimit = 2;
+  bool autoExecutionProfile = false;
+  bool streamAtEachRun = true;
+  std::string reportDir = ".";
+
+  std::vector<std::uint64_t> varOffsets;
+  std::uint64_t arenaBytes = 0;
+  std::vector<ResolvedView> views;
+  std::vector<std::vector<std::uint32_t>> csChunks;  // vertex index boundaries per compute set
+
+  std::vector<std::unique_ptr<Replica>> replicas;
+  std::shared_ptr<detail::DeviceState> device;
+  State state = State::Constructed;
+  std::atomic<bool> stopRequested{false};
+
+  std::map<ErrorLocation, DeviceErrorCode> simulatedErrors;
+  std::vector<std::uint8_t> nodeHasError;
+  bool anySimulatedError = false;
+
+  std::ostream *printStream = nullptr;
+  std::ostream *printTensorStream = nullptr;
+
+  std::unordered_map<std::string, std::uint32_t> streamIndex, hostCopyIndex, remoteIndex;
+};
+
+}  // namespace hwsim

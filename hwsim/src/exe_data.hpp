@@ -1,0 +1,109 @@
+// ExecutableData: the compiled form behind hwsim::Executable. Everything the
+// engine needs is here, and all of it round-trips through the FlatBuffers
+// schema (serialize.cpp). Invariants are checked by validateExecutable().
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hwsim/executable.hpp"
+#include "hwsim/target.hpp"
+#include "program_node.hpp"
+#include "tile_map.hpp"
+
+namespace hwsim::detail {
+
+inline constexpr std::uint32_t kNoView = std::numeric_limits<std::uint32_t>::max();
+inline constexpr std::uint32_t kNoChild = std::numeric_limits<std::uint32_t>::max();
+
+struct ExeRegion {
+  std::uint32_t var = 0;
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+};
+
+// A tensor view: element type, shape and the variable regions, in order.
+struct ExeView {
+  Type type = Type::F32;
+  Shape shape;
+  std::vector<ExeRegion> regions;
+  std::uint64_t numElements = 0;
+};
+
+struct ExeVariable {
+  std::string name;
+  Type type = Type::F32;
+  Shape shape;
+  std::uint64_t numElements = 0;
+  bool isConstant = false;
+  std::vector<std::uint8_t> constantData;
+  std::vector<MappedInterval> mapping;
+};
+
+struct ExeVertex {
+  std::uint16_t codelet = 0;
+  std::uint32_t tile = 0;
+  std::vector<std::uint32_t> operands;            // view per codelet field (kNoView if absent)
+  std::vector<std::vector<double>> attrs;         // value(s) per codelet attribute
+  std::uint64_t cycles = 0;                       // modelled tile cycles
+};
+
+struct ExeComputeSet {
+  std::string name;
+  std::vector<ExeVertex> vertices;  // sorted by tile
+};
+
+struct ExeNode {
+  NodeKind kind = NodeKind::Sequence;
+  std::string name;
+  std::vector<std::uint32_t> children;  // node indices, each < this node's index
+  std::uint32_t index = 0;              // compute set / stream / remote buffer / SyncType
+  std::uint64_t count = 0;              // Repeat count / fixed remote slot
+  std::uint32_t view0 = kNoView;        // source / predicate / control / printed
+  std::uint32_t view1 = kNoView;        // destination / remote slot index
+  std::vector<std::int64_t> caseValues;
+  // Static cost of one execution of this node itself (children excluded),
+  // and how many tiles take part in each phase (for the interval report).
+  std::uint64_t cycles = 0;
+  std::uint32_t computeTiles = 0;
+  std::uint32_t exchangeTiles = 0;
+  std::uint32_t syncTiles = 0;
+};
+
+struct ExeHostCopy {
+  std::string handle;
+  std::uint32_t view = 0;
+  bool isRead = false;
+};
+
+struct ExecutableData {
+  Target target;
+  unsigned replicationFactor = 1;
+  std::vector<ExeVariable> variables;
+  std::vector<ExeView> views;
+  std::vector<ExeComputeSet> computeSets;
+  std::vector<StreamInfo> streams;
+  std::vector<ExeHostCopy> hostCopies;
+  std::vector<RemoteBufferInfo> remoteBuffers;
+  std::vector<ExeNode> nodes;
+  std::vector<std::uint32_t> programs;  // root node per program index
+  OptionFlags options;
+  std::vector<std::uint64_t> tileBytes;
+
+  // Derived (not serialized): filled by finalize().
+  std::vector<HostCopyInfo> hostWriteInfos;
+  std::vector<HostCopyInfo> hostReadInfos;
+  mutable std::once_flag hashOnce;
+  mutable std::uint64_t hashValue = 0;
+
+  void finalize();
+};
+
+// Throws CorruptExecutable (offset 0) naming the first inconsistency.
+void validateExecutable(const ExecutableData &exe);
+
+}  // namespace hwsim::detail

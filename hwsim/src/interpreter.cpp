@@ -1,0 +1,308 @@
+// The program interpreter: walks the compiled program DAG for one replica,
+// running compute sets (bulk-synchronous: compute, sync, exchange), copies,
+// host transfers and control flow, and adds each step's modelled cycles.
+#include <array>
+#include <cstring>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "codelets/registry.hpp"
+#include "codelets/type_dispatch.hpp"
+#include "engine_impl.hpp"
+#include "fail.hpp"
+#include "worker_pool.hpp"
+
+namespace hwsim {
+
+using detail::ExeNode;
+using detail::fail;
+using detail::NodeKind;
+
+namespace {
+// Thrown at a host sync after stop(); caught by runOne.
+struct StopSignal {};
+constexpr std::size_t kMaxOperands = 4;
+constexpr std::size_t kMaxProfileEvents = 4'000'000;
+}  // namespace
+
+RunStatus Engine::Impl::runOne(unsigned program, unsigned replica) {
+  if (program >= d->programs.size()) fail(ErrorKind::InvalidArgument, "program {} out of range ({} programs)", program, d->programs.size());
+  if (state == State::Faulted) {
+    fail(ErrorKind::FailedPrecondition, "the engine hit a device error: reset the device and load() again");
+  }
+  if (state != State::Loaded) fail(ErrorKind::FailedPrecondition, "run: the engine is not loaded on a device");
+  if (stopRequested.load(std::memory_order_acquire)) return RunStatus::Stopped;
+  auto &rep = *replicas[replica];
+  rep.profileThisRun = profiling.load(std::memory_order_relaxed) && rep.profiledRuns[program] < profileRunLimit;
+  if (rep.profileThisRun) ++rep.profiledRuns[program];
+  try {
+    exec(d->programs[program], replica);
+  } catch (const StopSignal &) {
+    if (autoExecutionProfile && streamAtEachRun && replica == 0) writeAutoReports();
+    return RunStatus::Stopped;
+  }
+  if (autoExecutionProfile && streamAtEachRun && replica == 0) writeAutoReports();
+  return RunStatus::Completed;
+}
+
+void Engine::Impl::hostSync(unsigned) {
+  if (stopRequested.load(std::memory_order_acquire)) throw StopSignal{};
+}
+
+[[noreturn]] void Engine::Impl::raiseSimulated(std::uint32_t node, unsigned replica) {
+  // Fire the first error registered for this step (any tile it runs on).
+  auto it = simulatedErrors.lower_bound(ErrorLocation{node, 0});
+  const ErrorLocation loc = it->first;
+  const DeviceErrorCode code = it->second;
+  const RecoveryAction action = recoveryActionFor(code);
+  state = State::Faulted;
+  if (device) device->pendingRecovery.store(static_cast<std::uint8_t>(action));
+  const auto &n = d->nodes[node];
+  throw RuntimeError(code, action, loc, replica, true,
+                     fmt::format("simulated device error {} at program step {} ({} '{}') on tile {}, replica {}: "
+                                 "recovery action {}",
+                                 toString(code), node, detail::toString(n.kind), n.name, loc.tile, replica, toString(action)));
+}
+
+double Engine::Impl::readScalar(std::uint32_t view, unsigned replica) const {
+  const auto &v = d->views[view];
+  std::array<std::uint8_t, 8> buf{};
+  gather(views[view], base(replica), buf.data());
+  return detail::dispatchType(v.type, [&](auto tag) {
+    constexpr Type T = decltype(tag)::value;
+    detail::Storage<T> x;
+    std::memcpy(&x, buf.data(), sizeof(x));
+    return detail::toDouble<T>(x);
+  });
+}
+
+void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
+  if (anySimulatedError && nodeHasError[id]) raiseSimulated(id, replica);
+  const ExeNode &n = d->nodes[id];
+  auto &rep = *replicas[replica];
+  const std::uint64_t start = rep.cycles.load(std::memory_order_relaxed);
+  auto advance = [&](std::uint64_t c) { rep.cycles.store(rep.cycles.load(std::memory_order_relaxed) + c, std::memory_order_relaxed); };
+  bool leaf = true;
+  switch (n.kind) {
+    case NodeKind::Sequence:
+      leaf = false;
+      for (auto c : n.children) exec(c, replica);
+      break;
+    case NodeKind::Execute: executeComputeSet(n.index, replica); break;
+    case NodeKind::Copy: copyView(n.view0, n.view1, replica); break;
+    case NodeKind::StreamToTensor: streamToTensor(n, replica); break;
+    case NodeKind::TensorToStream: tensorToStream(n, replica); break;
+    case NodeKind::RemoteToTensor:
+    case NodeKind::TensorToRemote: remoteCopy(n, replica); break;
+    case NodeKind::Repeat:
+      leaf = false;
+      for (std::uint64_t i = 0; i < n.count; ++i) {
+        advance(n.cycles);
+        exec(n.children[0], replica);
+      }
+      break;
+    case NodeKind::RepeatWhileTrue:
+    case NodeKind::RepeatWhileFalse: {
+      leaf = false;
+      const bool want = n.kind == NodeKind::RepeatWhileTrue;
+      exec(n.children[0], replica);
+      while ((readScalar(n.view0, replica) != 0.0) == want) {
+        advance(n.cycles);
+        exec(n.children[1], replica);
+        exec(n.children[0], replica);
+      }
+      break;
+    }
+    case NodeKind::If:
+      leaf = false;
+      advance(n.cycles);
+      exec(n.children[readScalar(n.view0, replica) != 0.0 ? 0 : 1], replica);
+      break;
+    case NodeKind::Switch: {
+      leaf = false;
+      advance(n.cycles);
+      const auto value = static_cast<std::int64_t>(readScalar(n.view0, replica));
+      std::uint32_t body = n.children[0];
+      for (std::size_t i = 0; i < n.caseValues.size(); ++i) {
+        if (n.caseValues[i] == value) {
+          body = n.children[i + 1];
+          break;
+        }
+      }
+      exec(body, replica);
+      break;
+    }
+    case NodeKind::Sync:
+      if (n.index == static_cast<unsigned>(program::SyncType::Global)) hostSync(replica);
+      break;
+    case NodeKind::Call:
+      leaf = false;
+      advance(n.cycles);
+      exec(n.children[0], replica);
+      break;
+    case NodeKind::WriteUndef: break;
+    case NodeKind::PrintTensor: printTensor(n, replica); break;
+  }
+  if (leaf) advance(n.cycles);
+  if (rep.profileThisRun && leaf && rep.events.size() < kMaxProfileEvents) {
+    rep.events.push_back({id, start, rep.cycles.load(std::memory_order_relaxed)});
+  }
+}
+
+void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
+  const auto &cs = d->computeSets[csId];
+  const auto &chunks = csChunks[csId];
+  std::uint8_t *b = base(replica);
+  const auto &lib = detail::codeletLibrary();
+  auto runVertices = [&](std::size_t chunk) {
+    thread_local std::array<std::vector<std::uint8_t>, kMaxOperands> scratch;
+    for (std::uint32_t vi = chunks[chunk]; vi < chunks[chunk + 1]; ++vi) {
+      const auto &vx = cs.vertices[vi];
+      const auto &spec = lib[vx.codelet];
+      std::array<detail::Operand, kMaxOperands> ops{};
+      for (std::size_t f = 0; f < vx.operands.size(); ++f) {
+        const auto &ev = d->views[vx.operands[f]];
+        const auto &rv = views[vx.operands[f]];
+        ops[f].type = ev.type;
+        ops[f].shape = &ev.shape;
+        ops[f].numElements = ev.numElements;
+        if (rv.contiguous) {
+          ops[f].data = b + rv.offset;
+        } else {
+          scratch[f].resize(rv.bytes + 8);
+          ops[f].data = scratch[f].data();
+          if (spec.fields[f].dir != detail::FieldDir::Out) gather(rv, b, scratch[f].data());
+        }
+      }
+      spec.execute(spec, ops.data(), vx.attrs);
+      for (std::size_t f = 0; f < vx.operands.size(); ++f) {
+        const auto &rv = views[vx.operands[f]];
+        if (!rv.contiguous && spec.fields[f].dir != detail::FieldDir::In) scatter(rv, b, scratch[f].data());
+      }
+    }
+  };
+  const std::size_t numChunks = chunks.size() - 1;
+  if (!multiThread || numChunks <= 1) {
+    for (std::size_t c = 0; c < numChunks; ++c) runVertices(c);
+  } else {
+    detail::WorkerPool::instance().parallelFor(numChunks, runVertices);
+  }
+}
+
+void Engine::Impl::copyView(std::uint32_t src, std::uint32_t dst, unsigned replica) {
+  const auto &s = views[src], &t = views[dst];
+  std::uint8_t *b = base(replica);
+  if (s.contiguous && t.contiguous) {
+    if (s.bytes) std::memmove(b + t.offset, b + s.offset, s.bytes);
+    return;
+  }
+  // Stage through a buffer so overlapping source and destination stay correct.
+  thread_local std::vector<std::uint8_t> staging;
+  staging.resize(s.bytes);
+  gather(s, b, staging.data());
+  scatter(t, b, staging.data());
+}
+
+void Engine::Impl::streamToTensor(const ExeNode &n, unsigned replica) {
+  hostSync(replica);
+  auto &conn = replicas[replica]->streams[n.index];
+  const auto &rv = views[n.view1];
+  const auto &info = d->streams[n.index];
+  std::uint8_t *b = base(replica);
+  std::uint8_t *dst = rv.contiguous ? b + rv.offset : (conn.staging.resize(rv.bytes), conn.staging.data());
+  switch (conn.kind) {
+    case StreamConn::Kind::None:
+      fail(ErrorKind::FailedPrecondition, "stream '{}' (replica {}) is not connected", info.handle, replica);
+    case StreamConn::Kind::Callback:
+      if (conn.prefetched) {
+        if (rv.bytes) std::memcpy(dst, conn.prefetchBuffer.data(), rv.bytes);
+        conn.prefetched = false;
+      } else {
+        conn.callback->fetch(dst);
+      }
+      break;
+    case StreamConn::Kind::Circular:
+      if (conn.cursor + rv.bytes > conn.end) conn.cursor = conn.begin;
+      if (rv.bytes) std::memcpy(dst, conn.cursor, rv.bytes);
+      conn.cursor += rv.bytes;
+      break;
+    case StreamConn::Kind::Fixed:
+      if (rv.bytes) std::memcpy(dst, conn.begin, rv.bytes);
+      break;
+  }
+  if (!rv.contiguous) scatter(rv, b, dst);
+  if (conn.kind == StreamConn::Kind::Callback) {
+    conn.callback->complete();
+    if (prefetch && !stopRequested.load(std::memory_order_acquire)) {
+      conn.prefetched = conn.callback->prefetch(conn.prefetchBuffer.data()) == StreamCallback::Result::Success;
+    }
+  }
+}
+
+void Engine::Impl::tensorToStream(const ExeNode &n, unsigned replica) {
+  hostSync(replica);
+  auto &conn = replicas[replica]->streams[n.index];
+  const auto &rv = views[n.view0];
+  const auto &info = d->streams[n.index];
+  std::uint8_t *b = base(replica);
+  std::uint8_t *src = b + rv.offset;
+  if (!rv.contiguous) {
+    conn.staging.resize(rv.bytes);
+    gather(rv, b, conn.staging.data());
+    src = conn.staging.data();
+  }
+  switch (conn.kind) {
+    case StreamConn::Kind::None:
+      fail(ErrorKind::FailedPrecondition, "stream '{}' (replica {}) is not connected", info.handle, replica);
+    case StreamConn::Kind::Callback:
+      conn.callback->fetch(src);
+      conn.callback->complete();
+      break;
+    case StreamConn::Kind::Circular:
+      if (conn.cursor + rv.bytes > conn.end) conn.cursor = conn.begin;
+      if (rv.bytes) std::memcpy(conn.cursor, src, rv.bytes);
+      conn.cursor += rv.bytes;
+      break;
+    case StreamConn::Kind::Fixed:
+      if (rv.bytes) std::memcpy(conn.begin, src, rv.bytes);
+      break;
+  }
+}
+
+void Engine::Impl::remoteCopy(const ExeNode &n, unsigned replica) {
+  hostSync(replica);
+  const auto &rb = d->remoteBuffers[n.index];
+  std::uint64_t slot = n.count;
+  if (n.view1 != detail::kNoView) {
+    const double s = readScalar(n.view1, replica);
+    if (s < 0 || s >= static_cast<double>(rb.repeats)) {
+      fail(ErrorKind::InvalidArgument, "remote buffer '{}': slot {} out of range ({} slots)", rb.handle, s, rb.repeats);
+    }
+    slot = static_cast<std::uint64_t>(s);
+  }
+  std::uint8_t *mem = replicas[replica]->remote[n.index].data() + slot * rb.slotBytes();
+  if (n.kind == NodeKind::RemoteToTensor) scatter(views[n.view0], base(replica), mem);
+  else gather(views[n.view0], base(replica), mem);
+}
+
+void Engine::Impl::printTensor(const ExeNode &n, unsigned replica) {
+  hostSync(replica);
+  const auto &v = d->views[n.view0];
+  std::vector<std::uint8_t> bytes(views[n.view0].bytes);
+  gather(views[n.view0], base(replica), bytes.data());
+  std::string text = n.name + ": [";
+  detail::dispatchType(v.type, [&](auto tag) {
+    constexpr Type T = decltype(tag)::value;
+    for (std::uint64_t i = 0; i < v.numElements; ++i) {
+      detail::Storage<T> x;
+      std::memcpy(&x, bytes.data() + i * sizeof(x), sizeof(x));
+      text += fmt::format("{}{}", i ? " " : "", detail::toDouble<T>(x));
+    }
+  });
+  text += "]\n";
+  std::ostream &out = printTensorStream ? *printTensorStream : printStream ? *printStream : std::cerr;
+  out << text;
+}
+
+}  // namespace hwsim
