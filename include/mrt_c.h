@@ -160,6 +160,172 @@ MRT_API mrt_status mrt_set_log_callback(mrt_log_fn fn, void *user_data,
  * messages in the same stream. message must not be NULL. */
 MRT_API mrt_status mrt_log_message(int32_t level, const char *message) MRT_NOEXCEPT;
 
+/* ------------------------------------------------------------------------ */
+/* ---- Models (PopEF) ---- */
+
+/* A model loaded from PopEF files (docs/popef.md): its metadata, anchors,
+ * program flow, executable and tensor data. Immutable once loaded, so every
+ * function below may be called from any number of threads at once on the
+ * same model. Everything a model function returns by pointer (strings,
+ * arrays, tensor bytes) is borrowed from the model and stays valid until
+ * mrt_model_destroy(); objects created from a model (runners, sessions) keep
+ * what they need of it alive, so the model may be destroyed before them. */
+typedef struct mrt_model mrt_model;
+
+/* Element types. The values are stable (they are also PopEF's). */
+typedef enum mrt_data_type {
+  MRT_BOOL = 0,
+  MRT_U8 = 1,
+  MRT_S8 = 2,
+  MRT_U16 = 3,
+  MRT_S16 = 4,
+  MRT_S32 = 5,
+  MRT_U32 = 6,
+  MRT_S64 = 7,
+  MRT_U64 = 8,
+  MRT_F16 = 9,
+  MRT_F32 = 10,
+  MRT_F64 = 11
+} mrt_data_type;
+
+/* Direction of an anchor, seen from the device. */
+typedef enum mrt_tensor_type {
+  MRT_TENSOR_INPUT = 0,
+  MRT_TENSOR_OUTPUT = 1,
+  MRT_TENSOR_UNKNOWN = 2
+} mrt_tensor_type;
+
+/* Where an input anchor's bytes come from when the user provides none. */
+typedef enum mrt_data_source {
+  MRT_DATA_SOURCE_NONE = 0,         /* the user must provide them */
+  MRT_DATA_SOURCE_TENSOR_DATA = 1,  /* a TensorData blob of the anchor's name */
+  MRT_DATA_SOURCE_FEED_DATA = 2     /* a FeedData blob of the anchor's name */
+} mrt_data_source;
+
+/* The phases of a model's program flow. */
+typedef enum mrt_program_phase {
+  MRT_PHASE_LOAD = 0,  /* run once after the executable is on the device */
+  MRT_PHASE_MAIN = 1,  /* run once per inference round */
+  MRT_PHASE_SAVE = 2   /* run when the model leaves the device */
+} mrt_program_phase;
+
+/* Which of a model's option sets. */
+typedef enum mrt_model_options {
+  MRT_MODEL_ENGINE_OPTIONS = 0,
+  MRT_MODEL_DEVICE_OPTIONS = 1
+} mrt_model_options;
+
+/* Loads the model held by the num_paths PopEF files (>= 1; a model may be
+ * split over several files, given in any order). The files must hold exactly
+ * one model; use mrt_model_load_named() to pick one of several. The files
+ * are memory-mapped read-only and every blob is checked (checksums, the
+ * FlatBuffers verifier, the consistency of the model) before this returns.
+ * Errors: MRT_NOT_FOUND for a file that does not exist, MRT_CORRUPT_MODEL for
+ * anything wrong in a file (the message names the file, the blob and the
+ * byte offset), MRT_INVALID_ARGUMENT for NULL arguments, num_paths 0 or files
+ * holding several models. *out belongs to the caller: mrt_model_destroy(). */
+MRT_API mrt_status mrt_model_load(const char *const *paths, size_t num_paths,
+                                  mrt_model **out) MRT_NOEXCEPT;
+
+/* As mrt_model_load(), for the model whose executable is named `executable`
+ * (MRT_NOT_FOUND if none of the files has its metadata). */
+MRT_API mrt_status mrt_model_load_named(const char *const *paths, size_t num_paths,
+                                        const char *executable, mrt_model **out) MRT_NOEXCEPT;
+
+/* Releases the caller's reference. NULL is accepted. */
+MRT_API void mrt_model_destroy(mrt_model *model) MRT_NOEXCEPT;
+
+/* The bytes of the model's TensorData blob `name`: *out_data points into the
+ * memory-mapped file (64-byte aligned, read-only, never copied) and
+ * *out_size is its size in bytes. Borrowed: valid until the model is
+ * destroyed. MRT_NOT_FOUND if the model has no TensorData of that name. */
+MRT_API mrt_status mrt_model_tensor_data(const mrt_model *model, const char *name,
+                                         const void **out_data, uint64_t *out_size) MRT_NOEXCEPT;
+
+/* The bytes of FeedData blob `name`: *out_num_tensors tensors of
+ * *out_size / *out_num_tensors bytes each, back to back. Borrowed like
+ * mrt_model_tensor_data(). out_num_tensors may be NULL. MRT_NOT_FOUND if
+ * there is no FeedData of that name. */
+MRT_API mrt_status mrt_model_feed_data(const mrt_model *model, const char *name,
+                                       const void **out_data, uint64_t *out_size,
+                                       uint64_t *out_num_tensors) MRT_NOEXCEPT;
+
+/* The serialized executable (opaque bytes for the simulated IPU). Borrowed. */
+MRT_API mrt_status mrt_model_executable(const mrt_model *model, const void **out_data,
+                                        uint64_t *out_size) MRT_NOEXCEPT;
+
+/* The model's metadata. Set struct_size = sizeof(mrt_model_info) before the
+ * call; the library fills the fields that fit in struct_size (fields are
+ * only appended) and MRT_INVALID_ARGUMENT if struct_size is smaller than the
+ * first version of the struct. Strings are borrowed from the model. */
+typedef struct mrt_model_info {
+  size_t struct_size;
+  const char *executable;       /* executable name, also the model's name */
+  uint64_t replication_factor;  /* replicas the executable was compiled for */
+  uint64_t num_ipus;            /* IPUs per replica */
+  uint32_t ipu_version;         /* 2 (Mk2) or 21 (C600) */
+  bool is_inference;
+  const char *seed_handle;      /* handle of the random seed anchor, "" if none */
+  const char *package_hash;     /* runtime package the model was built for */
+  size_t num_anchors;
+  size_t num_programs;          /* entries of the programs map */
+  size_t num_engine_options;
+  size_t num_device_options;
+  size_t num_tensor_data;       /* TensorData blobs */
+  size_t num_feed_data;         /* FeedData blobs */
+} mrt_model_info;
+
+MRT_API mrt_status mrt_model_get_info(const mrt_model *model,
+                                      mrt_model_info *out_info) MRT_NOEXCEPT;
+
+/* Option `index` (0 <= index < num_engine_options / num_device_options, in
+ * key order) of the set `options` (an mrt_model_options). Borrowed strings.
+ * MRT_INVALID_ARGUMENT for an index out of range or an unknown set. */
+MRT_API mrt_status mrt_model_option(const mrt_model *model, int32_t options, size_t index,
+                                    const char **out_key, const char **out_value) MRT_NOEXCEPT;
+
+/* One anchor: a tensor crossing the host/device boundary. Set struct_size as
+ * for mrt_model_info. Pointers are borrowed from the model; `shape` and
+ * `programs` may be NULL when rank / num_programs is 0. */
+typedef struct mrt_anchor_info {
+  size_t struct_size;
+  const char *name;              /* TensorData / FeedData blobs match it */
+  const char *handle;            /* stream handle, unique in the model */
+  int32_t data_type;             /* an mrt_data_type */
+  const int64_t *shape;
+  size_t rank;
+  int64_t size_in_bytes;
+  const uint64_t *programs;      /* indices of the programs that transfer it */
+  size_t num_programs;
+  bool is_per_replica;
+  int32_t tensor_type;           /* an mrt_tensor_type */
+  int32_t data_source;           /* an mrt_data_source */
+  const char *remote_buffer;     /* remote buffer name, NULL if none */
+  int64_t remote_buffer_repeats; /* its number of slots, 0 if none */
+} mrt_anchor_info;
+
+/* Anchor `index`, 0 <= index < num_anchors (MRT_INVALID_ARGUMENT otherwise). */
+MRT_API mrt_status mrt_model_anchor(const mrt_model *model, size_t index,
+                                    mrt_anchor_info *out_anchor) MRT_NOEXCEPT;
+/* The anchor named `name` (MRT_NOT_FOUND if none). */
+MRT_API mrt_status mrt_model_anchor_by_name(const mrt_model *model, const char *name,
+                                            mrt_anchor_info *out_anchor) MRT_NOEXCEPT;
+/* The anchor whose handle is `handle` (MRT_NOT_FOUND if none). */
+MRT_API mrt_status mrt_model_anchor_by_handle(const mrt_model *model, const char *handle,
+                                              mrt_anchor_info *out_anchor) MRT_NOEXCEPT;
+
+/* The program indices of phase `phase` (an mrt_program_phase), in the order
+ * they run. *out_programs is borrowed and may be NULL when *out_count is 0. */
+MRT_API mrt_status mrt_model_program_flow(const mrt_model *model, int32_t phase,
+                                          const uint64_t **out_programs,
+                                          size_t *out_count) MRT_NOEXCEPT;
+
+/* Entry `index` of the programs map (0 <= index < num_programs, in order of
+ * program index): a program index and its name (borrowed). */
+MRT_API mrt_status mrt_model_program(const mrt_model *model, size_t index,
+                                     uint64_t *out_program_index,
+                                     const char **out_name) MRT_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

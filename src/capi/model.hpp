@@ -1,0 +1,20 @@
+// The C handle of a PopEF model: one shared reference to the immutable
+// mrt::popef::Model, so that runners and sessions created from it can share
+// the model (and its memory-mapped files) beyond mrt_model_destroy().
+#pragma once
+
+#include <memory>
+
+#include "mrt_c.h"
+#include "popef/model.hpp"
+
+struct mrt_model {
+  std::shared_ptr<mrt::popef::Model> model;
+};
+
+namespace mrt::capi {
+
+// The model behind a handle; throws InvalidArgument naming `argument` if NULL.
+const std::shared_ptr<popef::Model> &modelOf(const mrt_model *handle, const char *argument);
+
+}  // namespace mrt::capi
