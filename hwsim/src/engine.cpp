@@ -34,6 +34,7 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(
   prefetch = flag(options, "exchange.enablePrefetch", true);
   const bool all = flag(options, "autoReport.all", false);
   autoExecutionProfile = flag(options, "autoReport.outputExecutionProfile", all);
+  autoGraphProfile = flag(options, "autoReport.outputGraphProfile", all);
   const bool instrument = flag(options, "debug.instrument", autoExecutionProfile);
   profiling = flag(options, "debug.instrumentCompute", instrument) || flag(options, "debug.instrumentExternalExchange", instrument) ||
               flag(options, "debug.instrumentControlFlow", instrument);
@@ -137,6 +138,7 @@ void Engine::Impl::deploy() {
   }
   stopRequested.store(false);
   state = State::Loaded;
+  if (autoGraphProfile) writeGraphProfile();
 }
 
 unsigned Engine::Impl::checkReplica(unsigned replica) const {

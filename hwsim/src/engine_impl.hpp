@@ -78,6 +78,7 @@ struct Engine::Impl {
 
   // ---- profiling (profile.cpp) ----
   void writeAutoReports() const;
+  void writeGraphProfile() const;
 
   unsigned checkReplica(unsigned replica) const;
   StreamConn &connection(std::string_view handle, unsigned replica);
@@ -91,6 +92,7 @@ struct Engine::Impl {
   bool everProfiled = false;
   std::uint32_t profileRunLimit = 2;
   bool autoExecutionProfile = false;
+  bool autoGraphProfile = false;
   bool streamAtEachRun = true;
   std::string reportDir = ".";
 

@@ -27,7 +27,6 @@ constexpr std::array kOptions = {
     OptionSpec{"debug.instrumentCompute", Kind::Bool},
     OptionSpec{"debug.instrumentExternalExchange", Kind::Bool},
     OptionSpec{"debug.instrumentControlFlow", Kind::Bool},
-    OptionSpec{"debug.floatPointOpException", Kind::Bool},
     OptionSpec{"exchange.enablePrefetch", Kind::Bool},
     OptionSpec{"autoReport.all", Kind::Bool},
     OptionSpec{"autoReport.outputExecutionProfile", Kind::Bool},

@@ -137,4 +137,20 @@ void Engine::Impl::writeAutoReports() const {
   summary(*this, summaryFile);
 }
 
+void Engine::Impl::writeGraphProfile() const {
+  namespace fs = std::filesystem;
+  fs::create_directories(reportDir);
+  nlohmann::json vars = nlohmann::json::array();
+  for (const auto &v : d->variables) {
+    vars.push_back({{"name", v.name}, {"type", std::string(toString(v.type))}, {"shape", v.shape},
+                    {"bytes", v.numElements * sizeOf(v.type)}, {"constant", v.isConstant}});
+  }
+  nlohmann::json doc = {{"target", describe(d->target)},
+                        {"replication_factor", d->replicationFactor},
+                        {"bytes_per_tile", d->target.bytesPerTile},
+                        {"memory_per_tile", d->tileBytes},
+                        {"variables", vars}};
+  std::ofstream(fs::path(reportDir) / "graph_profile.json") << doc.dump(1) << '\n';
+}
+
 }  // namespace hwsim

@@ -9,6 +9,7 @@
 #include "hwsim/error.hpp"
 #include "hwsim/executable.hpp"
 #include "hwsim/graph.hpp"
+#include "hwsim/ops.hpp"
 #include "hwsim/options.hpp"
 #include "hwsim/program.hpp"
 #include "hwsim/target.hpp"

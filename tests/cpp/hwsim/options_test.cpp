@@ -48,10 +48,10 @@ TEST(Options, AutoReportWritesProfileFiles) {
     hwsim_test::Harness h;
     auto c = h.output("c", hwsim::Type::S32, {1});
     h.build({h.vertex("Increment", {{"counter", c}})},
-            {{"autoReport.outputExecutionProfile", "true"}, {"autoReport.directory", dir}});
+            {{"autoReport.outputExecutionProfile", "true"}, {"autoReport.outputGraphProfile", "true"}, {"autoReport.directory", dir}});
     h.engine->run(0);
   }
-  for (const char *f : {"/profile_trace.json", "/intervals.csv", "/profile_summary.txt"}) {
+  for (const char *f : {"/profile_trace.json", "/intervals.csv", "/profile_summary.txt", "/graph_profile.json"}) {
     std::FILE *fp = std::fopen((dir + f).c_str(), "r");
     ASSERT_NE(fp, nullptr) << f;
     std::fseek(fp, 0, SEEK_END);

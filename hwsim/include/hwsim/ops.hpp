@@ -1,0 +1,56 @@
+// hwsim::ops: a small PopLibs-like layer that builds whole operations out of
+// vertices, spreading work over a range of tiles and inserting the exchange
+// copies that bring operands to the tiles of the vertices using them. Each
+// function appends its programs to `prog` and returns the result tensor
+// (a new variable) unless it works in place. Example models (add_one, mlp,
+// stateful, conditional, remote_buffer, pipeline2) are built with these.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "hwsim/graph.hpp"
+#include "hwsim/program.hpp"
+
+namespace hwsim::ops {
+
+// Tiles an operation may use: [first, first + count); count 0 = to the last tile.
+struct TileRange {
+  unsigned first = 0;
+  unsigned count = 0;
+};
+
+// A new variable spread linearly over the range, in chunks of whole rows
+// (grain = last dimension) so row-wise ops stay on one tile.
+Tensor createTensor(Graph &graph, Type type, const Shape &shape, std::string_view name, TileRange tiles = {});
+
+// Returns t if it is already laid out exactly like `layout`; otherwise a new
+// variable with layout's tile mapping and a Copy of t into it appended to prog.
+Tensor localize(Graph &graph, program::Sequence &prog, const Tensor &t, const Tensor &layout, std::string_view name);
+
+// out = codelet(in) elementwise (Neg, Exp, Relu, Cast, ...). outType defaults to in's type.
+Tensor unary(Graph &graph, program::Sequence &prog, std::string_view codelet, const Tensor &in,
+             std::string_view name, std::optional<Type> outType = std::nullopt);
+// out = codelet(a, b) elementwise; b has a's shape, one element, or a's last
+// dimension. Comparisons give BOOL.
+Tensor binary(Graph &graph, program::Sequence &prog, std::string_view codelet, const Tensor &a, const Tensor &b,
+              std::string_view name);
+// a = codelet(a, b) in place (a must be a variable laid out by createTensor or similar).
+void binaryInPlace(Graph &graph, program::Sequence &prog, std::string_view codelet, const Tensor &a, const Tensor &b);
+void fill(Graph &graph, program::Sequence &prog, const Tensor &t, double value);
+
+// [M,K] x [K,N] -> [M,N] (outType F32, or F16 for F16 inputs). The output is
+// split in blocks over a grid of tiles; each tile gets copies of its rows of a
+// and columns of b, and one MatMul vertex multiplies the whole block.
+Tensor matMul(Graph &graph, program::Sequence &prog, const Tensor &a, const Tensor &b, std::string_view name,
+              TileRange tiles = {}, Type outType = Type::F32);
+
+// Reduce (ReduceSum/Max/Min/Mean) over `axes` on the first tile of the range.
+Tensor reduce(Graph &graph, program::Sequence &prog, std::string_view codelet, const Tensor &in,
+              const std::vector<std::size_t> &axes, std::string_view name, TileRange tiles = {});
+// Softmax / ArgMax over the last dimension, rows spread over tiles.
+Tensor softmax(Graph &graph, program::Sequence &prog, const Tensor &in, std::string_view name, TileRange tiles = {});
+Tensor argMax(Graph &graph, program::Sequence &prog, const Tensor &in, std::string_view name, TileRange tiles = {});
+
+}  // namespace hwsim::ops

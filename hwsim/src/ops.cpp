@@ -1,0 +1,246 @@
+#include "hwsim/ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "fail.hpp"
+
+namespace hwsim::ops {
+
+using detail::fail;
+
+namespace {
+
+std::pair<unsigned, unsigned> resolve(const Graph &g, TileRange r) {
+  const unsigned total = g.getTarget().numTiles();
+  if (r.first >= total) fail(ErrorKind::InvalidArgument, "tile range starts at {} of {}", r.first, total);
+  const unsigned count = r.count == 0 || r.first + r.count > total ? total - r.first : r.count;
+  return {r.first, count};
+}
+
+std::size_t rowSize(const Tensor &t) { return t.rank() == 0 ? 1 : std::max<std::size_t>(1, t.shape().back()); }
+
+bool isComparison(std::string_view c) {
+  return c == "Equal" || c == "NotEqual" || c == "Less" || c == "LessEqual" || c == "Greater" || c == "GreaterEqual";
+}
+
+// One vertex per tile run of `layout`, on that run's elements of each operand.
+// Operands of `layout`'s size are sliced alike; others (broadcast) are copied
+// to every tile used.
+void perTile(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &layout,
+             const std::vector<std::pair<std::string, Tensor>> &fields, std::string_view name) {
+  auto cs = g.addComputeSet(std::string(name));
+  const auto runs = g.getTileMapping(layout);
+  const std::size_t n = layout.numElements();
+  std::vector<Tensor> broadcastCopies;
+  for (const auto &run : runs) {
+    std::vector<Connection> conns;
+    for (const auto &[field, t] : fields) {
+      if (t.numElements() == n) {
+        conns.emplace_back(field, t.flatten().slice(run.begin, run.end));
+      } else {
+        auto local = g.addVariable(t.elementType(), t.shape(), std::string(name) + "/" + field + "@" + std::to_string(run.tile));
+        g.setTileMapping(local, run.tile);
+        prog.add(program::Copy(t, local));
+        conns.emplace_back(field, local);
+      }
+    }
+    // Keep shapes meaningful for row-wise codelets: whole rows as [rows, cols].
+    const std::size_t cols = rowSize(layout);
+    for (auto &[field, t] : conns) {
+      if (t.numElements() == run.end - run.begin && (run.end - run.begin) % cols == 0 && layout.rank() >= 2) {
+        t = t.reshape({(run.end - run.begin) / cols, cols});
+      }
+    }
+    g.addVertex(cs, codelet, conns, run.tile);
+  }
+  prog.add(program::Execute(cs));
+}
+
+bool isRowBroadcast(const Tensor &a, const Tensor &b) {
+  return b.numElements() != a.numElements() && b.numElements() != 1;
+}
+
+// Row broadcasting needs every vertex to hold whole rows of a.
+bool rowAligned(const Graph &g, const Tensor &a) {
+  const std::size_t cols = rowSize(a);
+  for (const auto &run : g.getTileMapping(a)) {
+    if (run.begin % cols != 0 || run.end % cols != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Tensor createTensor(Graph &g, Type type, const Shape &shape, std::string_view name, TileRange tiles) {
+  auto t = g.addVariable(type, shape, name);
+  const auto [first, count] = resolve(g, tiles);
+  g.mapLinearly(t, rowSize(t), first, count);
+  return t;
+}
+
+Tensor localize(Graph &g, program::Sequence &prog, const Tensor &t, const Tensor &layout, std::string_view name) {
+  if (t.numElements() != layout.numElements()) fail(ErrorKind::InvalidArgument, "localize '{}': sizes differ", name);
+  if (g.getTileMapping(t) == g.getTileMapping(layout)) return t;
+  auto local = g.addVariable(t.elementType(), t.shape(), name);
+  for (const auto &run : g.getTileMapping(layout)) g.setTileMapping(local.flatten().slice(run.begin, run.end), run.tile);
+  prog.add(program::Copy(t, local));
+  return local;
+}
+
+Tensor unary(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &in, std::string_view name,
+             std::optional<Type> outType) {
+  auto out = g.addVariable(outType.value_or(in.elementType()), in.shape(), name);
+  for (const auto &run : g.getTileMapping(in)) g.setTileMapping(out.flatten().slice(run.begin, run.end), run.tile);
+  perTile(g, prog, codelet, in, {{"in", in}, {"out", out}}, name);
+  return out;
+}
+
+Tensor binary(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &aIn, const Tensor &b,
+              std::string_view name) {
+  Tensor a = aIn;
+  if (isRowBroadcast(a, b) && !rowAligned(g, a)) {
+    a = localize(g, prog, a, createTensor(g, a.elementType(), a.shape(), std::string(name) + "/rows"), std::string(name) + "/in0");
+  }
+  auto out = g.addVariable(isComparison(codelet) || codelet == "And" || codelet == "Or" ? Type::BOOL : a.elementType(), a.shape(), name);
+  for (const auto &run : g.getTileMapping(a)) g.setTileMapping(out.flatten().slice(run.begin, run.end), run.tile);
+  program::Sequence copies;
+  const Tensor bl = b.numElements() == a.numElements() ? localize(g, copies, b, a, std::string(name) + "/in1") : b;
+  prog.add(copies);
+  perTile(g, prog, codelet, a, {{"in0", a}, {"in1", bl}, {"out", out}}, name);
+  return out;
+}
+
+void binaryInPlace(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &a, const Tensor &b) {
+  if (isRowBroadcast(a, b) && !rowAligned(g, a)) {
+    // Work on a row-aligned copy and copy the result back.
+    auto result = binary(g, prog, codelet, a, b, std::string(codelet) + "/inplace");
+    prog.add(program::Copy(result, a));
+    return;
+  }
+  program::Sequence copies;
+  const Tensor bl = b.numElements() == a.numElements() ? localize(g, copies, b, a, std::string(codelet) + "/in1") : b;
+  prog.add(copies);
+  perTile(g, prog, codelet, a, {{"in0", a}, {"in1", bl}, {"out", a}}, codelet);
+}
+
+void fill(Graph &g, program::Sequence &prog, const Tensor &t, double value) {
+  auto cs = g.addComputeSet("fill");
+  for (const auto &run : g.getTileMapping(t)) {
+    auto v = g.addVertex(cs, "Fill", {{"out", t.flatten().slice(run.begin, run.end)}}, run.tile);
+    g.setInitialValue(v, "value", value);
+  }
+  prog.add(program::Execute(cs));
+}
+
+Tensor matMul(Graph &g, program::Sequence &prog, const Tensor &a, const Tensor &b, std::string_view name,
+              TileRange tiles, Type outType) {
+  if (a.rank() != 2 || b.rank() != 2 || a.dim(1) != b.dim(0)) {
+    fail(ErrorKind::InvalidArgument, "matMul '{}': shapes do not chain", name);
+  }
+  const std::size_t M = a.dim(0), K = a.dim(1), N = b.dim(1);
+  const auto [first, count] = resolve(g, tiles);
+  const Target &t = g.getTarget();
+  const double es = static_cast<double>(sizeOf(a.elementType()));
+  const double budget = 0.75 * static_cast<double>(t.bytesPerTile);
+  // Pick the grid of output blocks: within tile memory, blocks of at least
+  // kMinBlock rows/columns (so each vertex is one efficient host GEMM), and the
+  // fewest modelled cycles (compute of the busiest tile plus its exchange).
+  constexpr std::size_t kMinBlock = 32;
+  std::size_t bestM = 0, bestN = 0;
+  double bestCycles = 0;
+  for (std::size_t gm = 1; gm <= std::max<std::size_t>(1, M / kMinBlock) && gm <= count; ++gm) {
+    for (std::size_t gn = 1; gn <= std::max<std::size_t>(1, N / kMinBlock) && gm * gn <= count; ++gn) {
+      const double mb = std::ceil(double(M) / double(gm)), nb = std::ceil(double(N) / double(gn));
+      const double bytes = (mb * double(K) + double(K) * nb) * es + mb * nb * 4;
+      if (bytes > budget) continue;
+      const double cycles = 2 * mb * nb * double(K) / t.f32MatMulFlopsPerCycle + (mb + nb) * double(K) * es / t.exchangeBytesPerCycle;
+      if (bestM == 0 || cycles < bestCycles) {
+        bestM = gm;
+        bestN = gn;
+        bestCycles = cycles;
+      }
+    }
+  }
+  if (bestM == 0) fail(ErrorKind::InvalidArgument, "matMul '{}': [{},{}]x[{},{}] does not fit on {} tiles", name, M, K, K, N, count);
+  auto out = g.addVariable(outType, {M, N}, name);
+  auto cs = g.addComputeSet(std::string(name));
+  std::vector<Tensor> aSrc, aDst, bSrc, bDst;
+  unsigned tile = first;
+  for (std::size_t i = 0; i < bestM; ++i) {
+    const std::size_t r0 = i * M / bestM, r1 = (i + 1) * M / bestM;
+    for (std::size_t j = 0; j < bestN; ++j, ++tile) {
+      const std::size_t c0 = j * N / bestN, c1 = (j + 1) * N / bestN;
+      auto aLocal = g.addVariable(a.elementType(), {r1 - r0, K}, std::string(name) + "/a@" + std::to_string(tile));
+      auto bLocal = g.addVariable(b.elementType(), {K, c1 - c0}, std::string(name) + "/b@" + std::to_string(tile));
+      g.setTileMapping(aLocal, tile);
+      g.setTileMapping(bLocal, tile);
+      auto block = out.slice(r0, r1, 0).slice(c0, c1, 1);
+      g.setTileMapping(block, tile);
+      aSrc.push_back(a.slice(r0, r1, 0).flatten());
+      aDst.push_back(aLocal.flatten());
+      bSrc.push_back(b.slice(c0, c1, 1).flatten());
+      bDst.push_back(bLocal.flatten());
+      g.addVertex(cs, "MatMul", {{"a", aLocal}, {"b", bLocal}, {"out", block}}, tile);
+    }
+  }
+  prog.add(program::Copy(concat(aSrc), concat(aDst), std::string(name) + "/exchange_a"));
+  prog.add(program::Copy(concat(bSrc), concat(bDst), std::string(name) + "/exchange_b"));
+  prog.add(program::Execute(cs));
+  return out;
+}
+
+Tensor reduce(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &in,
+              const std::vector<std::size_t> &axes, std::string_view name, TileRange tiles) {
+  const auto [first, count] = resolve(g, tiles);
+  (void)count;
+  Shape kept;
+  for (std::size_t d = 0; d < in.rank(); ++d) {
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept.push_back(in.dim(static_cast<unsigned>(d)));
+  }
+  if (axes.empty()) kept.clear();
+  auto out = g.addVariable(in.elementType(), kept.empty() ? Shape{1} : kept, name);
+  g.setTileMapping(out, first);
+  auto local = g.addVariable(in.elementType(), in.shape(), std::string(name) + "/in");
+  g.setTileMapping(local, first);
+  prog.add(program::Copy(in, local));
+  auto cs = g.addComputeSet(std::string(name));
+  auto v = g.addVertex(cs, codelet, {{"in", local}, {"out", out}}, first);
+  std::vector<double> ax(axes.begin(), axes.end());
+  g.setInitialValue(v, "axes", ax);
+  prog.add(program::Execute(cs));
+  return out;
+}
+
+namespace {
+Tensor rowwise(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &in, Type outType,
+               std::string_view name, TileRange tiles) {
+  if (in.rank() < 1) fail(ErrorKind::InvalidArgument, "{} '{}': needs rank >= 1", codelet, name);
+  const std::size_t cols = in.shape().back(), rows = in.numElements() / std::max<std::size_t>(cols, 1);
+  const Tensor in2 = in.reshape({rows, cols});
+  auto layout = createTensor(g, in.elementType(), {rows, cols}, std::string(name) + "/in", tiles);
+  const Tensor local = localize(g, prog, in2, layout, std::string(name) + "/in");
+  const bool perRowOut = codelet == "ArgMax";
+  auto out = g.addVariable(outType, perRowOut ? Shape{rows} : Shape{rows, cols}, name);
+  auto cs = g.addComputeSet(std::string(name));
+  for (const auto &run : g.getTileMapping(local)) {
+    const std::size_t r0 = run.begin / cols, r1 = run.end / cols;
+    auto o = out.slice(r0, r1, 0);
+    g.setTileMapping(o, run.tile);
+    g.addVertex(cs, codelet, {{"in", local.slice(r0, r1, 0)}, {"out", o}}, run.tile);
+  }
+  prog.add(program::Execute(cs));
+  return perRowOut ? out : out.reshape(in.shape());
+}
+}  // namespace
+
+Tensor softmax(Graph &g, program::Sequence &prog, const Tensor &in, std::string_view name, TileRange tiles) {
+  return rowwise(g, prog, "Softmax", in, in.elementType(), name, tiles);
+}
+
+Tensor argMax(Graph &g, program::Sequence &prog, const Tensor &in, std::string_view name, TileRange tiles) {
+  return rowwise(g, prog, "ArgMax", in, Type::S32, name, tiles);
+}
+
+}  // namespace hwsim::ops

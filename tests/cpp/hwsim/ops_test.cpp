@@ -1,0 +1,120 @@
+// hwsim::ops: the example models' building blocks against reference math,
+// including an mlp split over two IPUs (the pipeline2 layout).
+#include <cmath>
+
+#include "test_util.hpp"
+
+namespace {
+
+using hwsim::Type;
+namespace p = hwsim::program;
+
+std::vector<double> mlpReference(const std::vector<float> &x, const std::vector<float> &w1, const std::vector<float> &b1,
+                                 const std::vector<float> &w2, const std::vector<float> &b2, std::size_t B, std::size_t I,
+                                 std::size_t H, std::size_t O) {
+  std::vector<double> out(B * O);
+  for (std::size_t r = 0; r < B; ++r) {
+    std::vector<double> h(H), o(O);
+    for (std::size_t j = 0; j < H; ++j) {
+      double s = b1[j];
+      for (std::size_t k = 0; k < I; ++k) s += double(x[r * I + k]) * w1[k * H + j];
+      h[j] = std::max(s, 0.0);
+    }
+    double m = -1e300, z = 0;
+    for (std::size_t j = 0; j < O; ++j) {
+      double s = b2[j];
+      for (std::size_t k = 0; k < H; ++k) s += h[k] * w2[k * O + j];
+      o[j] = s;
+      m = std::max(m, s);
+    }
+    for (std::size_t j = 0; j < O; ++j) z += std::exp(o[j] - m);
+    for (std::size_t j = 0; j < O; ++j) out[r * O + j] = std::exp(o[j] - m) / z;
+  }
+  return out;
+}
+
+void runMlp(unsigned ipus) {
+  const std::size_t B = 4, I = 784, H = 128, O = 10;
+  hwsim::Target target = hwsim::Target::gc200(ipus);
+  hwsim::Graph g(target);
+  const unsigned perIpu = target.tilesPerIpu;
+  const hwsim::ops::TileRange first{0, perIpu}, second{ipus == 2 ? perIpu : 0, perIpu};
+  auto image = hwsim::ops::createTensor(g, Type::F32, {B, I}, "image", first);
+  auto w1 = hwsim::ops::createTensor(g, Type::F32, {I, H}, "w1", first);
+  auto b1 = hwsim::ops::createTensor(g, Type::F32, {H}, "b1", first);
+  auto w2 = hwsim::ops::createTensor(g, Type::F32, {H, O}, "w2", second);
+  auto b2 = hwsim::ops::createTensor(g, Type::F32, {O}, "b2", second);
+  p::Sequence load, main;
+  for (auto &[name, t] : std::vector<std::pair<std::string, hwsim::Tensor>>{{"w1", w1}, {"b1", b1}, {"w2", w2}, {"b2", b2}}) {
+    load.add(p::Copy(g.addHostToDeviceFIFO(name, Type::F32, t.numElements()), t));
+  }
+  main.add(p::Copy(g.addHostToDeviceFIFO("image", Type::F32, B * I), image));
+  auto h = hwsim::ops::matMul(g, main, image, w1, "layer1", first);
+  auto hb = hwsim::ops::binary(g, main, "Add", h, b1, "bias1");
+  auto hr = hwsim::ops::unary(g, main, "Relu", hb, "relu");
+  auto o = hwsim::ops::matMul(g, main, hr, w2, "layer2", second);
+  hwsim::ops::binaryInPlace(g, main, "Add", o, b2);
+  auto probs = hwsim::ops::softmax(g, main, o, "probs", second);
+  main.add(p::Copy(probs, g.addDeviceToHostFIFO("probs", Type::F32, B * O)));
+  hwsim::Engine e(g, {load, main});
+  auto dev = hwsim::DeviceManager::createIpuModelDevice(target);
+  ASSERT_TRUE(dev.attach());
+  e.load(dev);
+  const auto x = hwsim_test::randomFloats(B * I, 0, 1, 1), vw1 = hwsim_test::randomFloats(I * H, -0.1f, 0.1f, 2),
+             vb1 = hwsim_test::randomFloats(H, -0.1f, 0.1f, 3), vw2 = hwsim_test::randomFloats(H * O, -0.3f, 0.3f, 4),
+             vb2 = hwsim_test::randomFloats(O, -0.1f, 0.1f, 5);
+  std::vector<float> out(B * O);
+  e.connectStream("image", const_cast<float *>(x.data()));
+  e.connectStream("w1", const_cast<float *>(vw1.data()));
+  e.connectStream("b1", const_cast<float *>(vb1.data()));
+  e.connectStream("w2", const_cast<float *>(vw2.data()));
+  e.connectStream("b2", const_cast<float *>(vb2.data()));
+  e.connectStream("probs", out.data());
+  e.run(0);
+  e.run(1);
+  const auto want = mlpReference(x, vw1, vb1, vw2, vb2, B, I, H, O);
+  for (std::size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], want[i], 1e-5) << i;
+}
+
+TEST(Ops, MlpOnOneIpuMatchesReference) { runMlp(1); }
+TEST(Ops, MlpPipelinedOverTwoIpusMatchesReference) { runMlp(2); }
+
+TEST(Ops, LargeMatMulSpreadsOverTilesAndMatches) {
+  const std::size_t M = 96, K = 64, N = 160;
+  hwsim::Graph g(hwsim::Target::gc200());
+  auto a = hwsim::ops::createTensor(g, Type::F32, {M, K}, "a");
+  auto b = hwsim::ops::createTensor(g, Type::F32, {K, N}, "b");
+  g.createHostWrite("a", a);
+  g.createHostWrite("b", b);
+  p::Sequence prog;
+  auto c = hwsim::ops::matMul(g, prog, a, b, "mm");
+  g.createHostRead("c", c);
+  auto sum = hwsim::ops::reduce(g, prog, "ReduceSum", c, {0}, "colsum");
+  g.createHostRead("sum", sum);
+  hwsim::Engine e(g, {prog});
+  auto dev = hwsim::DeviceManager::createIpuModelDevice(hwsim::Target::gc200());
+  ASSERT_TRUE(dev.attach());
+  e.load(dev);
+  const auto x = hwsim_test::randomFloats(M * K, -1, 1, 8), y = hwsim_test::randomFloats(K * N, -1, 1, 9);
+  e.writeTensor("a", x.data(), x.data() + x.size());
+  e.writeTensor("b", y.data(), y.data() + y.size());
+  e.run(0);
+  std::vector<float> got(M * N), colsum(N);
+  e.readTensor("c", got.data(), got.data() + got.size());
+  e.readTensor("sum", colsum.data(), colsum.data() + N);
+  std::vector<double> want(M * N, 0);
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t k = 0; k < K; ++k)
+      for (std::size_t j = 0; j < N; ++j) want[i * N + j] += double(x[i * K + k]) * y[k * N + j];
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4) << i;
+  for (std::size_t j = 0; j < N; ++j) {
+    double s = 0;
+    for (std::size_t i = 0; i < M; ++i) s += want[i * N + j];
+    ASSERT_NEAR(colsum[j], s, 1e-3);
+  }
+  std::vector<unsigned> used;
+  for (auto bytes : e.getExecutable().memoryPerTile()) used.push_back(bytes > 0);
+  EXPECT_GT(std::count(used.begin(), used.end(), 1u), 10);
+}
+
+}  // namespace
