@@ -262,7 +262,7 @@ typedef struct mrt_model_info {
   size_t struct_size;
   const char *executable;       /* executable name, also the model's name */
   uint64_t replication_factor;  /* replicas the executable was compiled for */
-  uint64_t num_ipus;            /* IPUs per replica */
+  uint64_t num_ipus;            /* IPUs it runs on, all replicas together */
   uint32_t ipu_version;         /* 2 (Mk2) or 21 (C600) */
   bool is_inference;
   const char *seed_handle;      /* handle of the random seed anchor, "" if none */

@@ -26,6 +26,8 @@ class Metadata {
   // model when one file holds several.
   const std::string &executable() const noexcept { return executable_; }
   std::uint64_t replicationFactor() const noexcept { return replicationFactor_; }
+  // IPUs the executable runs on, all replicas together (an hwsim
+  // Executable's numIpus(): per-replica IPUs x replicationFactor).
   std::uint64_t numIpus() const noexcept { return numIpus_; }
   std::uint32_t ipuVersion() const noexcept { return ipuVersion_; }
   bool isInference() const noexcept { return isInference_; }

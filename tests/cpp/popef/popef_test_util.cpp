@@ -5,6 +5,7 @@
 #include <random>
 
 #include <gtest/gtest.h>
+#include <cstring>
 #include <unistd.h>
 
 #include "popef/format.hpp"
@@ -127,6 +128,68 @@ void resealChecksums(std::vector<std::byte> &bytes) {
                                  format::checksum(all.subspan(blob.payloadOffset, blob.payloadSize)));
     format::store<std::uint64_t>(header, offset::kHeaderChecksum,
                                  format::checksum(header.first(format::kHeaderHashedBytes)));
+  }
+}
+
+bool sameBytes(std::span<const std::byte> a, std::span<const std::byte> b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+// Every field and every byte of two models, blob origins aside.
+void expectSameModel(const Model &actual, const Model &expected) {
+  // Field by field first, so a failure says which field differs.
+  const Metadata &a = actual.metadata;
+  const Metadata &e = expected.metadata;
+  EXPECT_EQ(a.executable(), e.executable());
+  EXPECT_EQ(a.replicationFactor(), e.replicationFactor());
+  EXPECT_EQ(a.numIpus(), e.numIpus());
+  EXPECT_EQ(a.ipuVersion(), e.ipuVersion());
+  EXPECT_EQ(a.isInference(), e.isInference());
+  EXPECT_EQ(a.engineOptions(), e.engineOptions());
+  EXPECT_EQ(a.deviceOptions(), e.deviceOptions());
+  EXPECT_EQ(a.seedHandle(), e.seedHandle());
+  EXPECT_EQ(a.packageHash(), e.packageHash());
+  EXPECT_EQ(a.programFlow().load(), e.programFlow().load());
+  EXPECT_EQ(a.programFlow().main(), e.programFlow().main());
+  EXPECT_EQ(a.programFlow().save(), e.programFlow().save());
+  EXPECT_EQ(a.programFlow().programsMap(), e.programFlow().programsMap());
+  ASSERT_EQ(a.anchors().size(), e.anchors().size());
+  for (std::size_t i = 0; i < a.anchors().size(); ++i) {
+    const Anchor &x = a.anchors()[i];
+    const Anchor &y = e.anchors()[i];
+    EXPECT_EQ(x.name(), y.name());
+    EXPECT_EQ(x.handle(), y.handle());
+    EXPECT_EQ(x.tensorInfo(), y.tensorInfo()) << x.name();
+    EXPECT_EQ(x.programs(), y.programs()) << x.name();
+    EXPECT_EQ(x.isPerReplica(), y.isPerReplica()) << x.name();
+    EXPECT_EQ(x.type(), y.type()) << x.name();
+    EXPECT_EQ(x.dataSource(), y.dataSource()) << x.name();
+    EXPECT_EQ(x.remoteBuffer(), y.remoteBuffer()) << x.name();
+  }
+  EXPECT_EQ(a, e);  // and whatever a future field adds
+
+  EXPECT_EQ(actual.executable().name(), expected.executable().name());
+  EXPECT_TRUE(sameBytes(actual.executable().bytes(), expected.executable().bytes()));
+  ASSERT_EQ(actual.tensorDataList().size(), expected.tensorDataList().size());
+  for (const TensorData &want : expected.tensorDataList()) {
+    const TensorData *got = actual.findTensorData(want.name());
+    ASSERT_NE(got, nullptr) << want.name();
+    EXPECT_EQ(got->tensorInfo(), want.tensorInfo());
+    EXPECT_TRUE(sameBytes(got->bytes(), want.bytes())) << want.name();
+  }
+  ASSERT_EQ(actual.feedDataList().size(), expected.feedDataList().size());
+  for (const FeedData &want : expected.feedDataList()) {
+    const FeedData *got = actual.findFeedData(want.name());
+    ASSERT_NE(got, nullptr) << want.name();
+    EXPECT_EQ(got->tensorInfo(), want.tensorInfo());
+    EXPECT_EQ(got->numTensors(), want.numTensors());
+    EXPECT_TRUE(sameBytes(got->bytes(), want.bytes())) << want.name();
+  }
+  ASSERT_EQ(actual.opaqueBlobs().size(), expected.opaqueBlobs().size());
+  for (const OpaqueBlob &want : expected.opaqueBlobs()) {
+    const OpaqueBlob *got = actual.findOpaque(want.name());
+    ASSERT_NE(got, nullptr) << want.name();
+    EXPECT_TRUE(sameBytes(got->bytes(), want.bytes())) << want.name();
   }
 }
 

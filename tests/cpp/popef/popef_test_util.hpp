@@ -61,6 +61,12 @@ struct BlobSpan {
 // The blobs of a well-formed file.
 std::vector<BlobSpan> blobSpans(const std::vector<std::byte> &bytes);
 
+bool sameBytes(std::span<const std::byte> a, std::span<const std::byte> b);
+
+// Every field and every byte of two models (blob origins aside), with gtest
+// expectations that name the field that differs.
+void expectSameModel(const Model &actual, const Model &expected);
+
 // Runs fn and returns the mrt::Error it threw; fails the test if it throws
 // nothing or something else.
 mrt::Error captureError(const std::function<void()> &fn);

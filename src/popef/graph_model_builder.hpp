@@ -1,0 +1,57 @@
+// buildModel: turns an hwsim graph, its programs and their Load/Main/Save
+// flow into a popef::Model: compiles the graph, serializes the executable,
+// and derives each anchor's type, data type and direction from the data
+// stream (or remote buffer) it names, so metadata and executable agree.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <hwsim/graph.hpp>
+#include <hwsim/program.hpp>
+
+#include "popef/model.hpp"
+
+namespace mrt::popef {
+
+// One anchor of the model, named after a data stream or a remote buffer of
+// the graph.
+struct GraphAnchor {
+  std::string name;    // the tensor's name; TensorData/FeedData match it
+  std::string handle;  // a data stream handle, or a remote buffer handle
+  // The shape the user sees; its element count must be the stream's (for a
+  // remote buffer: slot elements x repeats, the buffer's whole content).
+  std::vector<TensorInfo::ShapeDimType> shape;
+  std::vector<ProgramFlow::ProgramIndexType> programs;  // the programs that move it
+  bool isPerReplica = false;
+  DataSource dataSource = DataSource::None;
+};
+
+struct GraphModelDescription {
+  std::string name;  // the executable name
+  // programs[i] is program index i; programNames[i] its name in the programs map.
+  std::vector<hwsim::program::Program> programs;
+  std::vector<std::string> programNames;
+  std::vector<ProgramFlow::ProgramIndexType> load;
+  std::vector<ProgramFlow::ProgramIndexType> main;
+  std::vector<ProgramFlow::ProgramIndexType> save;
+  bool isInference = true;
+  OptionsMap engineOptions;  // also the options the graph is compiled with
+  OptionsMap deviceOptions;
+  std::string seedHandle;
+  std::vector<GraphAnchor> anchors;
+  std::vector<TensorData> tensorData;
+  std::vector<FeedData> feedData;
+  std::vector<OpaqueBlob> opaqueBlobs;
+};
+
+// Throws mrt::Error: InvalidArgument if the graph does not compile (the
+// hwsim message says why) or an anchor does not match its stream,
+// CorruptModel if the result is not a valid model (Model's checks).
+std::shared_ptr<Model> buildModel(const hwsim::Graph &graph, GraphModelDescription description);
+
+// The popef type of an hwsim element type (every hwsim type has one).
+DataType toDataType(hwsim::Type type);
+
+}  // namespace mrt::popef
