@@ -220,6 +220,19 @@ RunStatus Engine::loadAndRun(const Device &device, unsigned program) {
 RunStatus Engine::run(unsigned program, std::string_view) {
   auto &im = *impl_;
   const unsigned n = static_cast<unsigned>(im.replicas.size());
+  // Reports are written once every replica has finished (they read all replicas' profiles).
+  struct AutoReport {
+    Impl &im;
+    ~AutoReport() {
+      if (im.autoExecutionProfile && im.streamAtEachRun) {
+        try {
+          im.writeAutoReports();
+        } catch (...) {
+          // Reporting must not replace the run's own outcome.
+        }
+      }
+    }
+  } report{im};
   if (n == 1) return im.runOne(program, 0);
   std::vector<std::exception_ptr> errors(n);
   std::vector<RunStatus> status(n, RunStatus::Completed);
@@ -256,6 +269,7 @@ RunStatus Engine::run(unsigned program, std::string_view) {
 }
 
 RunStatus Engine::runReplica(unsigned program, unsigned replica) {
+  if (impl_->replicas.size() == 1) return run(program);
   return impl_->runOne(program, impl_->checkReplica(replica));
 }
 

@@ -103,7 +103,7 @@ struct Engine::Impl {
 
   std::vector<std::unique_ptr<Replica>> replicas;
   std::shared_ptr<detail::DeviceState> device;
-  State state = State::Constructed;
+  std::atomic<State> state{State::Constructed};  // runs of different replicas read it concurrently
   std::atomic<bool> stopRequested{false};
 
   std::map<ErrorLocation, DeviceErrorCode> simulatedErrors;

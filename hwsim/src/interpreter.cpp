@@ -39,10 +39,8 @@ RunStatus Engine::Impl::runOne(unsigned program, unsigned replica) {
   try {
     exec(d->programs[program], replica);
   } catch (const StopSignal &) {
-    if (autoExecutionProfile && streamAtEachRun && replica == 0) writeAutoReports();
     return RunStatus::Stopped;
   }
-  if (autoExecutionProfile && streamAtEachRun && replica == 0) writeAutoReports();
   return RunStatus::Completed;
 }
 
