@@ -30,16 +30,21 @@ std::string printable(std::span<const std::byte> bytes) {
 }  // namespace
 
 std::vector<ScannedBlob> scanBlobs(const MappedFile &file) {
+  std::vector<ScannedBlob> blobs;
+  scanBlobs(file, blobs);
+  return blobs;
+}
+
+void scanBlobs(const MappedFile &file, std::vector<ScannedBlob> &out) {
   const std::span<const std::byte> bytes = file.bytes();
   const std::string &path = file.path();
   if (bytes.empty()) {
     throw Error(ErrorCode::CorruptModel, "'{}': empty file, expected at least one blob at byte 0",
                 path);
   }
-  std::vector<ScannedBlob> blobs;
   std::uint64_t at = 0;
-  while (at < bytes.size()) {
-    const std::size_t index = blobs.size();
+  std::size_t index = 0;
+  for (; at < bytes.size(); ++index) {
     const std::uint64_t left = bytes.size() - at;
     if (left < format::kHeaderSize) {
       throw Error(ErrorCode::CorruptModel,
@@ -110,10 +115,9 @@ std::vector<ScannedBlob> scanBlobs(const MappedFile &file) {
     blob.payload = bytes.subspan(payloadOffset, payloadSize);
     blob.storedChecksum = load<std::uint64_t>(header, offset::kPayloadChecksum);
     blob.computedChecksum = format::checksum(blob.payload);
-    blobs.push_back(std::move(blob));
+    out.push_back(std::move(blob));
     at = next;
   }
-  return blobs;
 }
 
 }  // namespace mrt::popef

@@ -26,5 +26,8 @@ struct ScannedBlob {
 // Throws mrt::Error(CorruptModel) naming the file, blob index and byte offset
 // for a framing error; an empty file is an error too.
 std::vector<ScannedBlob> scanBlobs(const MappedFile &file);
+// The same, appending each blob to `out` as it is found, so that a caller
+// that catches the error still has the blobs before it (mrt-info lists them).
+void scanBlobs(const MappedFile &file, std::vector<ScannedBlob> &out);
 
 }  // namespace mrt::popef

@@ -1,0 +1,75 @@
+// mrt-gen MODEL -o FILE [--batch B] [--size N] [--seed S] [--ipus N]
+//         [--tiles T] [--ipu-version V]
+// Writes one of the example models (src/popef/example_models.hpp) as a PopEF
+// file: the counterpart of the seeds' "Generating example PopEF file".
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "common/error.hpp"
+#include "popef/example_models.hpp"
+#include "popef/writer.hpp"
+
+namespace {
+
+// Every failure ends as one line on stderr and a non-zero exit status.
+int fail(const std::string &reason, int status = 1) {
+  std::fprintf(stderr, "mrt-gen: %s\n", reason.c_str());
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  using namespace mrt::popef;
+  const std::vector<std::string> names = exampleModelNames();
+  CLI::App app{fmt::format("Writes an example PopEF model. Models: {}.", fmt::join(names, ", ")),
+               "mrt-gen"};
+  std::string model;
+  std::string output;
+  ExampleOptions options;
+  bool list = false;
+  app.add_option("MODEL", model, "Example model to write")->check(CLI::IsMember(names));
+  app.add_option("-o,--output", output, "PopEF file to write");
+  app.add_option("--batch", options.batch, "Batch size B (default 1)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  app.add_option("--size", options.size, "N of add_one and replicated (default 16)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
+  app.add_option("--seed", options.seed, "Seed of the weights (default 1)");
+  app.add_option("--ipus", options.ipus, "IPUs per replica (default: the model's own)")
+      ->check(CLI::Range(1u, 64u));
+  app.add_option("--tiles", options.tiles, "Tiles per IPU (default: the IPU version's)")
+      ->check(CLI::Range(1u, 8192u));
+  app.add_option("--ipu-version", options.ipuVersion, "IPU version: 2 (GC200) or 21 (C600)")
+      ->check(CLI::IsMember({2u, 21u}));
+  app.add_flag("--list", list, "Print the example model names and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &help) {
+    return app.exit(help);
+  } catch (const CLI::ParseError &error) {
+    return fail(error.what(), 2);
+  }
+  if (list) {
+    for (const std::string &name : names) std::printf("%s\n", name.c_str());
+    return 0;
+  }
+  if (model.empty()) return fail("no MODEL given (one of " + fmt::format("{}", fmt::join(names, ", ")) + ")", 2);
+  if (output.empty()) return fail("no output file given (-o FILE)", 2);
+  try {
+    const auto built = buildExampleModel(model, options);
+    Writer writer(output);
+    writer.writeModel(*built);
+    writer.close();
+    std::printf("wrote %s to %s (%zu anchors, %llu bytes)\n", model.c_str(), output.c_str(),
+                built->metadata.anchors().size(),
+                static_cast<unsigned long long>(writer.bytesWritten()));
+  } catch (const std::exception &error) {
+    return fail(error.what());
+  }
+  return 0;
+}
