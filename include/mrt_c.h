@@ -228,7 +228,8 @@ MRT_API mrt_status mrt_model_load(const char *const *paths, size_t num_paths,
                                   mrt_model **out) MRT_NOEXCEPT;
 
 /* As mrt_model_load(), for the model whose executable is named `executable`
- * (MRT_NOT_FOUND if none of the files has its metadata). */
+ * (not NULL, not empty): MRT_NOT_FOUND if none of the files has its
+ * metadata. Use it when one file holds several models. */
 MRT_API mrt_status mrt_model_load_named(const char *const *paths, size_t num_paths,
                                         const char *executable, mrt_model **out) MRT_NOEXCEPT;
 
