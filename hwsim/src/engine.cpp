@@ -121,7 +121,8 @@ void Engine::Impl::planComputeSets() {
 
 void Engine::Impl::deploy() {
   for (auto &rep : replicas) {
-    rep->memory.reset(new (std::align_val_t(kArenaAlignment)) std::uint8_t[arenaBytes]);
+    static_assert(kArenaAlignment == 64, "AlignedDelete frees with 64-byte alignment");
+    rep->memory.reset(static_cast<std::uint8_t *>(::operator new[](arenaBytes, std::align_val_t(kArenaAlignment))));
     std::memset(rep->memory.get(), 0, arenaBytes);
     for (std::size_t i = 0; i < d->variables.size(); ++i) {
       const auto &v = d->variables[i];

@@ -41,8 +41,13 @@ struct Engine::Impl {
     std::vector<std::uint8_t> staging;  // for views that are not contiguous
   };
 
+  // Arena memory comes from aligned operator new[] and must go back the same way.
+  struct AlignedDelete {
+    void operator()(std::uint8_t *p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+
   struct Replica {
-    std::unique_ptr<std::uint8_t[]> memory;
+    std::unique_ptr<std::uint8_t[], AlignedDelete> memory;
     std::vector<std::vector<std::uint8_t>> remote;
     std::vector<StreamConn> streams;
     std::atomic<std::uint64_t> cycles{0};  // written only by the thread running this replica

@@ -32,6 +32,20 @@ std::shared_ptr<ProgramNode> makeNode(NodeKind kind, std::string_view name, std:
 void requireValid(const Tensor &t, const char *what) {
   if (!t.valid()) detail::fail(ErrorKind::InvalidArgument, "{}: invalid tensor", what);
 }
+// True if `target` is `from` or one of its descendants. Sequence::add and
+// Switch::add use it to refuse cycles (which would also leak the nodes).
+bool reaches(const ProgramNode *from, const ProgramNode *target) {
+  if (from == target) return true;
+  for (const auto &c : from->children) {
+    if (reaches(c.get(), target)) return true;
+  }
+  return false;
+}
+void refuseCycle(const Program &child, const ProgramNode *parent) {
+  if (reaches(child.node().get(), parent)) {
+    detail::fail(ErrorKind::InvalidArgument, "a program cannot contain itself");
+  }
+}
 }  // namespace
 
 Program::Program() : node_(makeNode(NodeKind::Sequence, {})) {}
@@ -48,7 +62,10 @@ Sequence::Sequence(std::initializer_list<Program> programs, std::string_view deb
     : Program(makeNode(NodeKind::Sequence, debugName)) {
   for (const auto &p : programs) add(p);
 }
-void Sequence::add(const Program &p) { node_->children.push_back(p.node()); }
+void Sequence::add(const Program &p) {
+  refuseCycle(p, node_.get());
+  node_->children.push_back(p.node());
+}
 
 Execute::Execute(ComputeSet cs, std::string_view debugName) : Program(makeNode(NodeKind::Execute, debugName, cs.graphId)) {
   node_->index = cs.id;
@@ -143,6 +160,7 @@ Switch &Switch::add(std::int32_t value, const Program &body) {
   for (auto v : node_->caseValues) {
     if (v == value) detail::fail(ErrorKind::InvalidArgument, "Switch already has a case {}", value);
   }
+  refuseCycle(body, node_.get());
   node_->caseValues.push_back(value);
   node_->children.push_back(body.node());
   return *this;

@@ -169,9 +169,19 @@ void diagnoseScalars(flatbuffers::Verifier &v, const flatbuffers::Table *root, f
 
 std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
 
+// The verifier only checks a vector's 4-byte length field alignment; 8-byte
+// elements (ulong, double, structs) must be aligned before they are read.
+template <typename U> void checkAligned(const flatbuffers::Vector<U> *v) {
+  // (FlatBuffers does not align empty vectors, and nothing is read from them.)
+  if (v && v->size() > 0 && reinterpret_cast<std::uintptr_t>(v->Data()) % alignof(U) != 0) {
+    corrupt(0, fmt::format("a vector of {}-byte elements is misaligned", alignof(U)));
+  }
+}
+
 template <typename T, typename U> std::vector<T> toVec(const flatbuffers::Vector<U> *v) {
   std::vector<T> out;
   if (!v) return out;
+  checkAligned(v);
   out.reserve(v->size());
   for (auto x : *v) out.push_back(static_cast<T>(x));
   return out;
@@ -180,6 +190,7 @@ template <typename T, typename U> std::vector<T> toVec(const flatbuffers::Vector
 Shape toShape(const flatbuffers::Vector<std::uint64_t> *v) {
   Shape s;
   if (!v) return s;
+  checkAligned(v);
   for (auto d : *v) {
     if (d > (std::uint64_t{1} << 40)) corrupt(0, fmt::format("dimension {} is out of range", d));
     s.push_back(static_cast<std::size_t>(d));
@@ -196,8 +207,13 @@ template <typename T> std::size_t count(const flatbuffers::Vector<T> *v) { retur
 
 }  // namespace
 
-std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *buf, std::size_t size) {
-  if (buf == nullptr || size < 8) corrupt(size, fmt::format("truncated: only {} bytes", size));
+std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *input, std::size_t size) {
+  if (input == nullptr || size < 8) corrupt(size, fmt::format("truncated: only {} bytes", size));
+  // Work on an 8-byte aligned copy so alignment checks relative to the buffer
+  // start are also true of the addresses actually read.
+  std::vector<std::uint64_t> storage((size + 7) / 8);
+  std::memcpy(storage.data(), input, size);
+  const auto *buf = reinterpret_cast<const std::uint8_t *>(storage.data());
   if (size >= FLATBUFFERS_MAX_BUFFER_SIZE) corrupt(0, "buffer too large");
   {
     flatbuffers::Verifier v(buf, size, verifierOptions());
@@ -243,6 +259,7 @@ std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *buf, s
       ev.isConstant = v->is_constant();
       ev.constantData = toVec<std::uint8_t>(v->constant_data());
       if (const auto *m = v->mapping()) {
+        checkAligned(m);
         ev.mapping.reserve(m->size());
         for (const auto *iv : *m) ev.mapping.push_back({iv->begin(), iv->end(), iv->tile()});
       }
@@ -257,6 +274,7 @@ std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *buf, s
       ev.shape = toShape(v->shape());
       ev.numElements = v->num_elements();
       if (const auto *regions = v->regions()) {
+        checkAligned(regions);
         ev.regions.reserve(regions->size());
         for (const auto *rg : *regions) ev.regions.push_back({rg->var(), rg->begin(), rg->end()});
       }
