@@ -327,6 +327,191 @@ MRT_API mrt_status mrt_model_program(const mrt_model *model, size_t index,
                                      uint64_t *out_program_index,
                                      const char **out_name) MRT_NOEXCEPT;
 
+/* ------------------------------------------------------------------------ */
+/* ---- Devices ---- */
+
+/* The simulated IPU system and its devices (DESIGN.md 5). The system is read
+ * from the environment when a manager is created: MRT_HWSIM_IPUS ("4" - the
+ * default -, "8", "2x21" = 2 IPUs of version 21; "0" = a system without
+ * IPUs) and MRT_HWSIM_LOCK_DIR (directory of the lock files that make
+ * attaching exclusive across processes; default $XDG_RUNTIME_DIR/mrt-hwsim,
+ * else /tmp/mrt-hwsim-<uid>). Device ids: 0..N-1 are the single IPUs, then
+ * the groups of 2 IPUs, of 4, ... up to one group of all N.
+ *
+ * Device options are passed as a NULL-terminated array of key/value string
+ * pairs, { "ipuLinkDomainSize", "4", NULL }, or NULL for none. Known keys:
+ * ipuLinkDomainSize (a positive integer), ipuLinkConfiguration (default,
+ * slidingWindow, barleyTwist), ipuLinkTopology (mesh, torus). They are
+ * checked (MRT_INVALID_ARGUMENT naming an unknown key or bad value) but do
+ * not change which simulated device is chosen: the simulated IPU-Link fabric
+ * connects the IPUs of every device alike.
+ *
+ * Getting a device: mrt_device_manager_get_* fail with MRT_UNAVAILABLE when
+ * no device could be attached; the message lists the candidate devices and
+ * which are busy, how long the call waited and every device of the system.
+ * mrt_device_manager_try_get_* return MRT_OK with *out = NULL instead, and
+ * fail like the get_* calls for anything else (bad arguments, unknown ids). */
+
+/* A view of the simulated system. Holds only its immutable description, so
+ * every function may be called on the same manager from any number of
+ * threads at once. Devices do not need their manager: it may be destroyed
+ * first. */
+typedef struct mrt_device_manager mrt_device_manager;
+
+/* One attached device: its IPUs are held exclusively (across processes too)
+ * until the device is destroyed and nothing else (a session) still uses it.
+ * The accessors may be called from any thread at once. */
+typedef struct mrt_device mrt_device;
+
+/* What to do when no matching device is free. */
+typedef enum mrt_device_wait_strategy {
+  MRT_DEVICE_NO_WAIT = 0,            /* fail at once */
+  MRT_DEVICE_WAIT_WITH_TIMEOUT = 1,  /* retry every sleep_time_ns until timeout_ns has passed */
+  MRT_DEVICE_WAIT_FOREVER = 2        /* retry every sleep_time_ns until a device is free */
+} mrt_device_wait_strategy;
+
+/* How to wait for a device. Fill with mrt_device_wait_config_init() and then
+ * set the fields. Functions taking one accept NULL for the defaults and
+ * reject (MRT_INVALID_ARGUMENT) a struct_size smaller than the first
+ * version of this struct, an unknown strategy or negative times. */
+typedef struct mrt_device_wait_config {
+  size_t struct_size;
+  int32_t strategy;      /* an mrt_device_wait_strategy; default MRT_DEVICE_NO_WAIT */
+  int64_t timeout_ns;    /* WAIT_WITH_TIMEOUT only: how long to keep trying; default 0 */
+  int64_t sleep_time_ns; /* pause between attempts; default 15 s; pauses below 1 ms are
+                            lengthened to 1 ms so that waiting never spins */
+} mrt_device_wait_config;
+
+/* Sets struct_size = sizeof(mrt_device_wait_config) and every field to its
+ * default. NULL is ignored. */
+MRT_API void mrt_device_wait_config_init(mrt_device_wait_config *config) MRT_NOEXCEPT;
+
+/* One device of the simulated system, as listed by
+ * mrt_device_manager_device_info(). Set struct_size = sizeof(mrt_device_info)
+ * before the call (as for mrt_model_info). */
+typedef struct mrt_device_info {
+  size_t struct_size;
+  int64_t id;
+  int64_t num_ipus;
+  int64_t ipu_version;    /* 2 (Mk2) or 21 (C600) */
+  int64_t tiles_per_ipu;
+  bool is_free;           /* nobody, in any process, holds any of its IPUs right now */
+  const char *target_name; /* "GC200", "C600", ...: static storage */
+} mrt_device_info;
+
+/* Creates a manager of the system described by the environment (above).
+ * MRT_INVALID_ARGUMENT, naming the variable, if MRT_HWSIM_IPUS is malformed.
+ * *out belongs to the caller: mrt_device_manager_destroy(). */
+MRT_API mrt_status mrt_device_manager_create(mrt_device_manager **out) MRT_NOEXCEPT;
+
+/* NULL is accepted. Devices got from the manager stay valid. */
+MRT_API void mrt_device_manager_destroy(mrt_device_manager *manager) MRT_NOEXCEPT;
+
+/* The IPU architecture version of the system: 2 (Mk2: GC200, Bow) or 21
+ * (C600); 0 if the system has no IPUs. */
+MRT_API mrt_status mrt_device_manager_ipu_hardware_version(const mrt_device_manager *manager,
+                                                           int64_t *out_version) MRT_NOEXCEPT;
+
+/* The number of device ids of the system (0 if it has no IPUs). */
+MRT_API mrt_status mrt_device_manager_device_count(const mrt_device_manager *manager,
+                                                   size_t *out_count) MRT_NOEXCEPT;
+
+/* Device `index` (= its id), 0 <= index < count (MRT_INVALID_ARGUMENT
+ * otherwise). is_free is a snapshot: another process may attach the device
+ * right after. */
+MRT_API mrt_status mrt_device_manager_device_info(const mrt_device_manager *manager, size_t index,
+                                                  mrt_device_info *out_info) MRT_NOEXCEPT;
+
+/* Attaches the first free device of num_ipus IPUs (1, 2, 4, ...; other
+ * counts are MRT_INVALID_ARGUMENT), waiting as wait_config says (NULL: do
+ * not wait). requires_remote_buffers asks for a device that supports remote
+ * buffers (every simulated device does). A count the system has no device
+ * of fails at once with MRT_UNAVAILABLE, whatever the strategy.
+ * *out belongs to the caller: mrt_device_destroy(). */
+MRT_API mrt_status mrt_device_manager_get_device(const mrt_device_manager *manager, int64_t num_ipus,
+                                                 const char *const *device_options,
+                                                 const mrt_device_wait_config *wait_config,
+                                                 bool requires_remote_buffers,
+                                                 mrt_device **out) MRT_NOEXCEPT;
+/* As mrt_device_manager_get_device(), but *out = NULL and MRT_OK when no
+ * device could be attached. */
+MRT_API mrt_status mrt_device_manager_try_get_device(const mrt_device_manager *manager, int64_t num_ipus,
+                                                     const char *const *device_options,
+                                                     const mrt_device_wait_config *wait_config,
+                                                     bool requires_remote_buffers,
+                                                     mrt_device **out) MRT_NOEXCEPT;
+
+/* A device for `model`: its number of IPUs, IPU version and device options;
+ * remote buffer support if the model uses remote buffers. A model compiled
+ * for an IPU version the system does not have fails with MRT_UNAVAILABLE
+ * saying so. The device does not keep the model. */
+MRT_API mrt_status mrt_device_manager_get_device_for_model(const mrt_device_manager *manager,
+                                                           const mrt_model *model,
+                                                           const mrt_device_wait_config *wait_config,
+                                                           mrt_device **out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_device_manager_try_get_device_for_model(const mrt_device_manager *manager,
+                                                               const mrt_model *model,
+                                                               const mrt_device_wait_config *wait_config,
+                                                               mrt_device **out) MRT_NOEXCEPT;
+
+/* Attaches device `device_id` (MRT_NOT_FOUND if the system has no such id),
+ * waiting as wait_config says (NULL: do not wait). */
+MRT_API mrt_status mrt_device_manager_get_specific_device(const mrt_device_manager *manager,
+                                                          int64_t device_id,
+                                                          const char *const *device_options,
+                                                          const mrt_device_wait_config *wait_config,
+                                                          mrt_device **out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_device_manager_try_get_specific_device(const mrt_device_manager *manager,
+                                                              int64_t device_id,
+                                                              const char *const *device_options,
+                                                              const mrt_device_wait_config *wait_config,
+                                                              mrt_device **out) MRT_NOEXCEPT;
+
+/* As above with the model's device options. The device must have at least
+ * the model's number of IPUs (MRT_INVALID_ARGUMENT otherwise) and its IPU
+ * version (MRT_UNAVAILABLE otherwise). */
+MRT_API mrt_status mrt_device_manager_get_specific_device_for_model(
+    const mrt_device_manager *manager, int64_t device_id, const mrt_model *model,
+    const mrt_device_wait_config *wait_config, mrt_device **out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_device_manager_try_get_specific_device_for_model(
+    const mrt_device_manager *manager, int64_t device_id, const mrt_model *model,
+    const mrt_device_wait_config *wait_config, mrt_device **out) MRT_NOEXCEPT;
+
+/* An IPU Model device: simulated IPUs outside the system's pool, never busy
+ * and never seen by other callers. num_ipus from 1 to 256, ipu_version 2 or
+ * 21, tiles_per_ipu 0 (the architecture's 1472) to 1472. Its id is -1.
+ * *out belongs to the caller: mrt_device_destroy(). */
+MRT_API mrt_status mrt_device_manager_create_ipu_model_device(const mrt_device_manager *manager,
+                                                              int64_t num_ipus, int64_t ipu_version,
+                                                              int64_t tiles_per_ipu,
+                                                              mrt_device **out) MRT_NOEXCEPT;
+/* With the model's number of IPUs and IPU version. */
+MRT_API mrt_status mrt_device_manager_create_ipu_model_device_for_model(
+    const mrt_device_manager *manager, const mrt_model *model, int64_t tiles_per_ipu,
+    mrt_device **out) MRT_NOEXCEPT;
+
+/* A small IPU Model device: 4 tiles per IPU, quick to create and run, for
+ * small programs (models compiled for 4 tiles per IPU). */
+MRT_API mrt_status mrt_device_manager_create_small_ipu_model_device(const mrt_device_manager *manager,
+                                                                    int64_t num_ipus, int64_t ipu_version,
+                                                                    mrt_device **out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_device_manager_create_small_ipu_model_device_for_model(
+    const mrt_device_manager *manager, const mrt_model *model, mrt_device **out) MRT_NOEXCEPT;
+
+/* Releases the caller's reference; when nothing else uses the device, it is
+ * detached and its IPUs are free for others. NULL is accepted. Must not run
+ * at the same time as another call on the same handle. */
+MRT_API void mrt_device_destroy(mrt_device *device) MRT_NOEXCEPT;
+
+/* The IPU architecture version of the device: 2 or 21. */
+MRT_API mrt_status mrt_device_ipu_version(const mrt_device *device, int64_t *out_version) MRT_NOEXCEPT;
+
+/* The device's id in the system, -1 for an IPU Model device. */
+MRT_API mrt_status mrt_device_id(const mrt_device *device, int64_t *out_id) MRT_NOEXCEPT;
+
+/* The number of IPUs of the device. */
+MRT_API mrt_status mrt_device_num_ipus(const mrt_device *device, int64_t *out_num_ipus) MRT_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,0 +1,342 @@
+// The device part of the C API (include/mrt_c.h, "Devices"), over
+// src/device. A manager handle holds its own copy of the immutable
+// mrt::DeviceManager; a device handle holds one shared reference to an
+// mrt::Device, so sessions can keep using the device after
+// mrt_device_destroy() (the IPUs are detached with the last reference).
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "capi/guard.hpp"
+#include "capi/model.hpp"
+#include "device/device_manager.hpp"
+
+struct mrt_device_manager {
+  mrt::DeviceManager manager;
+};
+
+struct mrt_device {
+  std::shared_ptr<mrt::Device> device;
+};
+
+namespace {
+
+using mrt::Error;
+using mrt::ErrorCode;
+using mrt::capi::modelOf;
+using mrt::capi::requireNotNull;
+
+static_assert(static_cast<int>(mrt::DeviceWaitStrategy::NO_WAIT) == MRT_DEVICE_NO_WAIT);
+static_assert(static_cast<int>(mrt::DeviceWaitStrategy::WAIT_WITH_TIMEOUT) == MRT_DEVICE_WAIT_WITH_TIMEOUT);
+static_assert(static_cast<int>(mrt::DeviceWaitStrategy::WAIT_FOREVER) == MRT_DEVICE_WAIT_FOREVER);
+
+// The first published layouts: callers may pass these sizes or larger.
+constexpr std::size_t kWaitConfigV1Size = sizeof(mrt_device_wait_config);
+constexpr std::size_t kDeviceInfoV1Size = sizeof(mrt_device_info);
+
+const mrt::DeviceManager &managerOf(const mrt_device_manager *handle) {
+  requireNotNull(handle, "manager");
+  return handle->manager;
+}
+
+const mrt::Device &deviceOf(const mrt_device *handle) {
+  requireNotNull(handle, "device");
+  return *handle->device;
+}
+
+// NULL: the defaults (NO_WAIT). Fields beyond the caller's struct_size keep
+// their defaults; all fields are in the first version today.
+mrt::DeviceWaitConfig waitConfigOf(const mrt_device_wait_config *config) {
+  mrt::DeviceWaitConfig result;
+  if (config == nullptr) return result;
+  if (config->struct_size < kWaitConfigV1Size) {
+    throw Error(ErrorCode::InvalidArgument, "wait_config->struct_size is {}, expected at least {}",
+                config->struct_size, kWaitConfigV1Size);
+  }
+  if (config->strategy < MRT_DEVICE_NO_WAIT || config->strategy > MRT_DEVICE_WAIT_FOREVER) {
+    throw Error(ErrorCode::InvalidArgument,
+                "wait_config->strategy {} is not an mrt_device_wait_strategy value", config->strategy);
+  }
+  if (config->timeout_ns < 0) {
+    throw Error(ErrorCode::InvalidArgument, "wait_config->timeout_ns must not be negative (got {})",
+                config->timeout_ns);
+  }
+  if (config->sleep_time_ns < 0) {
+    throw Error(ErrorCode::InvalidArgument, "wait_config->sleep_time_ns must not be negative (got {})",
+                config->sleep_time_ns);
+  }
+  result.strategy = static_cast<mrt::DeviceWaitStrategy>(config->strategy);
+  result.timeout = std::chrono::nanoseconds(config->timeout_ns);
+  result.sleepTime = std::chrono::nanoseconds(config->sleep_time_ns);
+  return result;
+}
+
+// { key, value, key, value, ..., NULL } or NULL.
+mrt::DeviceOptions deviceOptionsOf(const char *const *pairs) {
+  mrt::DeviceOptions options;
+  if (pairs == nullptr) return options;
+  for (std::size_t i = 0; pairs[i] != nullptr; i += 2) {
+    if (pairs[i + 1] == nullptr) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "device_options[{}] '{}' has no value (the array holds key/value pairs, then NULL)", i,
+                  pairs[i]);
+    }
+    if (!options.emplace(pairs[i], pairs[i + 1]).second) {
+      throw Error(ErrorCode::InvalidArgument, "device_options[{}]: device option '{}' is given twice", i,
+                  pairs[i]);
+    }
+  }
+  return options;
+}
+
+// The result of a get (never null) or tryGet (null: none free) call.
+void giveDevice(std::shared_ptr<mrt::Device> device, mrt_device **out) {
+  *out = device ? new mrt_device{std::move(device)} : nullptr;
+}
+
+const char *staticTargetName(const std::string &name) {
+  for (const char *known : {"GC200", "Bow", "C600", "IPU-Model", "IPU-Model small"}) {
+    if (name == known) return known;
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+extern "C" {
+
+MRT_API void mrt_device_wait_config_init(mrt_device_wait_config *config) noexcept {
+  if (config == nullptr) return;
+  const mrt::DeviceWaitConfig defaults;
+  config->struct_size = sizeof(mrt_device_wait_config);
+  config->strategy = static_cast<int32_t>(defaults.strategy);
+  config->timeout_ns = defaults.timeout.count();
+  config->sleep_time_ns = defaults.sleepTime.count();
+}
+
+MRT_API mrt_status mrt_device_manager_create(mrt_device_manager **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    requireNotNull(out, "out");
+    *out = new mrt_device_manager{mrt::DeviceManager()};
+  });
+}
+
+MRT_API void mrt_device_manager_destroy(mrt_device_manager *manager) noexcept { delete manager; }
+
+MRT_API mrt_status mrt_device_manager_ipu_hardware_version(const mrt_device_manager *manager,
+                                                           int64_t *out_version) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    requireNotNull(out_version, "out_version");
+    *out_version = m.ipuHardwareVersion();
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_device_count(const mrt_device_manager *manager,
+                                                   size_t *out_count) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    requireNotNull(out_count, "out_count");
+    *out_count = m.deviceInfos().size();
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_device_info(const mrt_device_manager *manager, size_t index,
+                                                  mrt_device_info *out_info) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    requireNotNull(out_info, "out_info");
+    const std::size_t size = out_info->struct_size;
+    if (size < kDeviceInfoV1Size) {
+      throw Error(ErrorCode::InvalidArgument, "out_info->struct_size is {}, expected at least {}", size,
+                  kDeviceInfoV1Size);
+    }
+    const auto &infos = m.deviceInfos();
+    if (index >= infos.size()) {
+      throw Error(ErrorCode::InvalidArgument, "device index {} is out of range (the system has {} devices)",
+                  index, infos.size());
+    }
+    const hwsim::DeviceInfo &device = infos[index];
+    mrt_device_info info{};
+    info.struct_size = size;
+    info.id = device.id;
+    info.num_ipus = device.numIpus;
+    info.ipu_version = static_cast<int64_t>(device.target.ipuVersion);
+    info.tiles_per_ipu = device.target.tilesPerIpu;
+    info.is_free = m.isFree(device.id);
+    info.target_name = staticTargetName(device.target.name);
+    std::memcpy(out_info, &info, std::min(size, sizeof info));
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_get_device(const mrt_device_manager *manager, int64_t num_ipus,
+                                                 const char *const *device_options,
+                                                 const mrt_device_wait_config *wait_config,
+                                                 bool requires_remote_buffers, mrt_device **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    requireNotNull(out, "out");
+    giveDevice(m.getDevice(num_ipus, deviceOptionsOf(device_options), waitConfigOf(wait_config),
+                           mrt::DeviceConstraints(requires_remote_buffers)),
+               out);
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_try_get_device(const mrt_device_manager *manager, int64_t num_ipus,
+                                                     const char *const *device_options,
+                                                     const mrt_device_wait_config *wait_config,
+                                                     bool requires_remote_buffers,
+                                                     mrt_device **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    requireNotNull(out, "out");
+    giveDevice(m.tryGetDevice(num_ipus, deviceOptionsOf(device_options), waitConfigOf(wait_config),
+                              mrt::DeviceConstraints(requires_remote_buffers)),
+               out);
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_get_device_for_model(const mrt_device_manager *manager,
+                                                           const mrt_model *model,
+                                                           const mrt_device_wait_config *wait_config,
+                                                           mrt_device **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    const auto &popefModel = modelOf(model, "model");
+    requireNotNull(out, "out");
+    giveDevice(m.getDevice(popefModel, waitConfigOf(wait_config)), out);
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_try_get_device_for_model(const mrt_device_manager *manager,
+                                                               const mrt_model *model,
+                                                               const mrt_device_wait_config *wait_config,
+                                                               mrt_device **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    const auto &popefModel = modelOf(model, "model");
+    requireNotNull(out, "out");
+    giveDevice(m.tryGetDevice(popefModel, waitConfigOf(wait_config)), out);
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_get_specific_device(const mrt_device_manager *manager,
+                                                          int64_t device_id,
+                                                          const char *const *device_options,
+                                                          const mrt_device_wait_config *wait_config,
+                                                          mrt_device **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    requireNotNull(out, "out");
+    giveDevice(m.getSpecificDevice(device_id, deviceOptionsOf(device_options), waitConfigOf(wait_config)),
+               out);
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_try_get_specific_device(const mrt_device_manager *manager,
+                                                              int64_t device_id,
+                                                              const char *const *device_options,
+                                                              const mrt_device_wait_config *wait_config,
+                                                              mrt_device **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    requireNotNull(out, "out");
+    giveDevice(m.tryGetSpecificDevice(device_id, deviceOptionsOf(device_options), waitConfigOf(wait_config)),
+               out);
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_get_specific_device_for_model(const mrt_device_manager *manager,
+                                                                    int64_t device_id, const mrt_model *model,
+                                                                    const mrt_device_wait_config *wait_config,
+                                                                    mrt_device **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    const auto &popefModel = modelOf(model, "model");
+    requireNotNull(out, "out");
+    giveDevice(m.getSpecificDevice(device_id, popefModel, waitConfigOf(wait_config)), out);
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_try_get_specific_device_for_model(
+    const mrt_device_manager *manager, int64_t device_id, const mrt_model *model,
+    const mrt_device_wait_config *wait_config, mrt_device **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    const auto &popefModel = modelOf(model, "model");
+    requireNotNull(out, "out");
+    giveDevice(m.tryGetSpecificDevice(device_id, popefModel, waitConfigOf(wait_config)), out);
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_create_ipu_model_device(const mrt_device_manager *manager,
+                                                              int64_t num_ipus, int64_t ipu_version,
+                                                              int64_t tiles_per_ipu,
+                                                              mrt_device **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    requireNotNull(out, "out");
+    giveDevice(m.createIpuModelDevice(num_ipus, ipu_version, tiles_per_ipu), out);
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_create_ipu_model_device_for_model(const mrt_device_manager *manager,
+                                                                        const mrt_model *model,
+                                                                        int64_t tiles_per_ipu,
+                                                                        mrt_device **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    const auto &popefModel = modelOf(model, "model");
+    requireNotNull(out, "out");
+    giveDevice(m.createIpuModelDevice(popefModel, tiles_per_ipu), out);
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_create_small_ipu_model_device(const mrt_device_manager *manager,
+                                                                    int64_t num_ipus, int64_t ipu_version,
+                                                                    mrt_device **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    requireNotNull(out, "out");
+    giveDevice(m.createSmallIpuModelDevice(num_ipus, ipu_version), out);
+  });
+}
+
+MRT_API mrt_status mrt_device_manager_create_small_ipu_model_device_for_model(
+    const mrt_device_manager *manager, const mrt_model *model, mrt_device **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = managerOf(manager);
+    const auto &popefModel = modelOf(model, "model");
+    requireNotNull(out, "out");
+    giveDevice(m.createSmallIpuModelDevice(popefModel), out);
+  });
+}
+
+MRT_API void mrt_device_destroy(mrt_device *device) noexcept { delete device; }
+
+MRT_API mrt_status mrt_device_ipu_version(const mrt_device *device, int64_t *out_version) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &d = deviceOf(device);
+    requireNotNull(out_version, "out_version");
+    *out_version = d.ipuVersion();
+  });
+}
+
+MRT_API mrt_status mrt_device_id(const mrt_device *device, int64_t *out_id) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &d = deviceOf(device);
+    requireNotNull(out_id, "out_id");
+    *out_id = d.id();
+  });
+}
+
+MRT_API mrt_status mrt_device_num_ipus(const mrt_device *device, int64_t *out_num_ipus) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &d = deviceOf(device);
+    requireNotNull(out_num_ipus, "out_num_ipus");
+    *out_num_ipus = d.numIpus();
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,40 @@
+// Calls into hwsim from the runtime: hwsim reports failures as hwsim::Error
+// with a kind; the runtime reports mrt::Error with a status code. rethrowAsMrt
+// maps one onto the other, keeping hwsim's message (which names the value).
+#pragma once
+
+#include <utility>
+
+#include <hwsim/error.hpp>
+
+#include "common/error.hpp"
+
+namespace mrt {
+
+inline ErrorCode errorCodeOf(hwsim::ErrorKind kind) noexcept {
+  switch (kind) {
+    case hwsim::ErrorKind::InvalidArgument:
+    case hwsim::ErrorKind::InvalidOption: return ErrorCode::InvalidArgument;
+    case hwsim::ErrorKind::NotFound: return ErrorCode::NotFound;
+    case hwsim::ErrorKind::FailedPrecondition:
+    case hwsim::ErrorKind::ProfilingDisabled: return ErrorCode::FailedPrecondition;
+    case hwsim::ErrorKind::CorruptExecutable: return ErrorCode::CorruptModel;
+    case hwsim::ErrorKind::DeviceError: return ErrorCode::DeviceError;
+    case hwsim::ErrorKind::Unavailable: return ErrorCode::Unavailable;
+    case hwsim::ErrorKind::GraphError:
+    case hwsim::ErrorKind::LinkError: return ErrorCode::InvalidArgument;
+  }
+  return ErrorCode::Internal;
+}
+
+// Runs fn() and returns its result; an hwsim::Error becomes an mrt::Error.
+template <typename Fn>
+decltype(auto) callHwsim(Fn &&fn) {
+  try {
+    return std::forward<Fn>(fn)();
+  } catch (const hwsim::Error &error) {
+    throw Error(errorCodeOf(error.kind()), error.what());
+  }
+}
+
+}  // namespace mrt
