@@ -87,8 +87,9 @@ class Decoder {
   Decoder(std::string_view where, std::uint64_t fileOffset) : where_(where), offset_(fileOffset) {}
 
   template <typename Root>
-  const Root *verify(std::span<const std::byte> bytes, BlobType type) const {
+  const Root *verify(std::span<const std::byte> bytes, BlobType type) {
     const auto *data = reinterpret_cast<const std::uint8_t *>(bytes.data());
+    base_ = data;
     // Root offset + identifier: the smallest FlatBuffer that can be checked.
     constexpr std::size_t kMinimumSize = sizeof(flatbuffers::uoffset_t) + flatbuffers::kFileIdentifierLength;
     if (bytes.size() >= kMinimumSize &&
@@ -108,9 +109,20 @@ class Decoder {
     return text == nullptr ? std::string() : text->str();
   }
 
+  // FlatBuffers 2.0's verifier checks the alignment of a vector's length
+  // but not of its elements, so a hostile buffer can place 8-byte elements
+  // at a 4-byte boundary; reading them would be a misaligned load. The
+  // descriptor itself starts 16-byte aligned, so checking the address is
+  // checking the offset. (Empty vectors are not aligned by the builder, and
+  // need not be: nothing is read.)
   template <typename T>
-  static std::vector<T> vector(const flatbuffers::Vector<T> *values) {
-    return values == nullptr ? std::vector<T>() : std::vector<T>(values->begin(), values->end());
+  std::vector<T> vector(const flatbuffers::Vector<T> *values) const {
+    if (values == nullptr || values->size() == 0) return {};
+    if (reinterpret_cast<std::uintptr_t>(values->Data()) % alignof(T) != 0) {
+      fail("a vector of {}-byte elements at descriptor offset {} is misaligned", sizeof(T),
+           static_cast<std::uint64_t>(values->Data() - base_));
+    }
+    return std::vector<T>(values->begin(), values->end());
   }
 
   TensorInfo tensorInfo(const fb::TensorInfo *info, std::string_view owner) const {
@@ -182,6 +194,7 @@ class Decoder {
  private:
   std::string_view where_;
   std::uint64_t offset_;
+  const std::uint8_t *base_ = nullptr;  // the verified buffer
 };
 
 }  // namespace
@@ -245,7 +258,7 @@ std::vector<std::byte> encodeDescriptor(BlobType type, const DataDescriptor &des
 
 Metadata decodeMetadata(std::span<const std::byte> bytes, std::string_view where,
                         std::uint64_t fileOffset) {
-  const Decoder decoder(where, fileOffset);
+  Decoder decoder(where, fileOffset);
   const fb::Metadata *root = decoder.verify<fb::Metadata>(bytes, BlobType::Metadata);
   Metadata metadata;
   metadata.setExecutable(Decoder::string(root->executable()));
@@ -269,7 +282,7 @@ Metadata decodeMetadata(std::span<const std::byte> bytes, std::string_view where
 
 DataDescriptor decodeDescriptor(BlobType type, std::span<const std::byte> bytes,
                                 std::string_view where, std::uint64_t fileOffset) {
-  const Decoder decoder(where, fileOffset);
+  Decoder decoder(where, fileOffset);
   DataDescriptor descriptor;
   switch (type) {
     case BlobType::Executable: {
