@@ -16,7 +16,9 @@ build: deps
 	@cmake --build --preset $(PRESET) -j$(JOBS)
 
 demo: build
-	@$(BUILD)/tools/mrt-demo/mrt-demo
+	@mkdir -p $(BUILD)/demo
+	@$(BUILD)/tools/mrt-gen/mrt-gen mlp -o $(BUILD)/demo/mlp.popef
+	@$(BUILD)/tools/mrt-demo/mrt-demo $(BUILD)/demo/mlp.popef
 
 test: build
 	@ctest --preset $(PRESET) -j$(JOBS)
