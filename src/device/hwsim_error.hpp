@@ -1,8 +1,10 @@
 // Calls into hwsim from the runtime: hwsim reports failures as hwsim::Error
-// with a kind; the runtime reports mrt::Error with a status code. rethrowAsMrt
-// maps one onto the other, keeping hwsim's message (which names the value).
+// with a kind; the runtime reports mrt::Error with a status code. callHwsim
+// maps one onto the other, keeping hwsim's message (which names the value);
+// a lock directory that cannot be created or used is Unavailable too.
 #pragma once
 
+#include <system_error>
 #include <utility>
 
 #include <hwsim/error.hpp>
@@ -34,6 +36,9 @@ decltype(auto) callHwsim(Fn &&fn) {
     return std::forward<Fn>(fn)();
   } catch (const hwsim::Error &error) {
     throw Error(errorCodeOf(error.kind()), error.what());
+  } catch (const std::system_error &error) {
+    // The lock directory or files cannot be used (std::filesystem errors).
+    throw Error(ErrorCode::Unavailable, "simulated IPU system: {}", error.what());
   }
 }
 

@@ -252,7 +252,8 @@ static void devices_by_id(void **state) {
   assert_null(device);
   assert_int_equal(mrt_device_manager_get_specific_device(manager, 7, NULL, NULL, &device), MRT_NOT_FOUND);
   expect_message_contains("no device 7: system: 4 IPUs of version 2 (GC200)");
-  assert_int_equal(mrt_device_manager_try_get_specific_device(manager, -1, NULL, NULL, &device), MRT_NOT_FOUND);
+  assert_int_equal(mrt_device_manager_try_get_specific_device(manager, -1, NULL, NULL, &device),
+                   MRT_NOT_FOUND);
   expect_message_contains("no device -1");
   assert_int_equal(mrt_device_manager_get_specific_device(manager, 4, NULL, NULL, &device), MRT_OK);
   assert_int_equal(id_of(device), 4);
@@ -323,7 +324,8 @@ static void devices_for_a_model(void **state) {
   assert_int_equal(mrt_device_manager_get_specific_device_for_model(c600, 0, model, NULL, &other),
                    MRT_INVALID_ARGUMENT);
   expect_message_contains("model 'sample': needs 2 IPUs, but device 0 has 1 IPU");
-  assert_int_equal(mrt_device_manager_try_get_specific_device_for_model(c600, 4, model, NULL, &other), MRT_OK);
+  assert_int_equal(mrt_device_manager_try_get_specific_device_for_model(c600, 4, model, NULL, &other),
+                   MRT_OK);
   assert_null(other);
   assert_int_equal(mrt_device_manager_get_specific_device_for_model(c600, 5, model, NULL, &other), MRT_OK);
   assert_int_equal(id_of(other), 5);
@@ -359,7 +361,8 @@ static void ipu_model_devices(void **state) {
   mrt_device *a = NULL;
   mrt_device *b = NULL;
   assert_int_equal(mrt_device_manager_create_ipu_model_device(manager, 2, 21, 8, &a), MRT_OK);
-  assert_int_equal(mrt_device_manager_create_ipu_model_device(manager, 2, 21, 8, &b), MRT_OK); /* never busy */
+  assert_int_equal(mrt_device_manager_create_ipu_model_device(manager, 2, 21, 8, &b),
+                   MRT_OK); /* never busy */
   assert_int_equal(id_of(a), -1);
   assert_int_equal(num_ipus_of(a), 2);
   assert_int_equal(ipu_version_of(a), 21);
@@ -391,18 +394,21 @@ static void device_options(void **state) {
   mrt_device_destroy(device);
   device = NULL;
   static const char *const unknown[] = {"ipuLinkDomainSize", "4", "bogus", "1", NULL};
-  assert_int_equal(mrt_device_manager_get_device(manager, 1, unknown, NULL, false, &device), MRT_INVALID_ARGUMENT);
+  assert_int_equal(mrt_device_manager_get_device(manager, 1, unknown, NULL, false, &device),
+                   MRT_INVALID_ARGUMENT);
   expect_message_contains("unknown device option 'bogus'");
   static const char *const bad_value[] = {"ipuLinkConfiguration", "zigzag", NULL};
   assert_int_equal(mrt_device_manager_get_specific_device(manager, 0, bad_value, NULL, &device),
                    MRT_INVALID_ARGUMENT);
-  expect_message_contains("device option 'ipuLinkConfiguration': 'zigzag' is not one of default, slidingWindow");
+  expect_message_contains(
+      "device option 'ipuLinkConfiguration': 'zigzag' is not one of default, slidingWindow");
   static const char *const no_value[] = {"ipuLinkTopology", NULL};
   assert_int_equal(mrt_device_manager_try_get_device(manager, 1, no_value, NULL, false, &device),
                    MRT_INVALID_ARGUMENT);
   expect_message_contains("device_options[0] 'ipuLinkTopology' has no value");
   static const char *const twice[] = {"ipuLinkTopology", "mesh", "ipuLinkTopology", "torus", NULL};
-  assert_int_equal(mrt_device_manager_get_device(manager, 1, twice, NULL, false, &device), MRT_INVALID_ARGUMENT);
+  assert_int_equal(mrt_device_manager_get_device(manager, 1, twice, NULL, false, &device),
+                   MRT_INVALID_ARGUMENT);
   expect_message_contains("device option 'ipuLinkTopology' is given twice");
   assert_null(device);
   mrt_device_manager_destroy(manager);
@@ -423,7 +429,8 @@ static void bad_arguments_leave_everything_usable(void **state) {
   expect_message_contains("mrt_device_manager_get_device: manager must not be NULL");
   assert_int_equal(mrt_device_manager_get_device(manager, 1, NULL, NULL, false, NULL), MRT_INVALID_ARGUMENT);
   expect_message_contains("out must not be NULL");
-  assert_int_equal(mrt_device_manager_get_device_for_model(manager, NULL, NULL, &device), MRT_INVALID_ARGUMENT);
+  assert_int_equal(mrt_device_manager_get_device_for_model(manager, NULL, NULL, &device),
+                   MRT_INVALID_ARGUMENT);
   expect_message_contains("model must not be NULL");
   assert_int_equal(mrt_device_manager_ipu_hardware_version(manager, NULL), MRT_INVALID_ARGUMENT);
   assert_int_equal(mrt_device_manager_device_count(NULL, &count), MRT_INVALID_ARGUMENT);
@@ -433,7 +440,8 @@ static void bad_arguments_leave_everything_usable(void **state) {
   assert_int_equal(mrt_device_num_ipus(held, NULL), MRT_INVALID_ARGUMENT);
   assert_int_equal(mrt_device_ipu_version(NULL, &value), MRT_INVALID_ARGUMENT);
 
-  assert_int_equal(mrt_device_manager_get_device(manager, 0, NULL, NULL, false, &device), MRT_INVALID_ARGUMENT);
+  assert_int_equal(mrt_device_manager_get_device(manager, 0, NULL, NULL, false, &device),
+                   MRT_INVALID_ARGUMENT);
   expect_message_contains("num_ipus must be at least 1 (got 0)");
   assert_int_equal(mrt_device_manager_try_get_device(manager, 3, NULL, NULL, false, &device),
                    MRT_INVALID_ARGUMENT);
@@ -441,19 +449,23 @@ static void bad_arguments_leave_everything_usable(void **state) {
 
   mrt_device_wait_config wait = wait_config(MRT_DEVICE_WAIT_WITH_TIMEOUT, MS, MS);
   wait.struct_size = sizeof wait - 1;
-  assert_int_equal(mrt_device_manager_get_device(manager, 1, NULL, &wait, false, &device), MRT_INVALID_ARGUMENT);
+  assert_int_equal(mrt_device_manager_get_device(manager, 1, NULL, &wait, false, &device),
+                   MRT_INVALID_ARGUMENT);
   expect_message_contains("wait_config->struct_size is");
   wait.struct_size = 0;
   assert_int_equal(mrt_device_manager_get_specific_device(manager, 1, NULL, &wait, &device),
                    MRT_INVALID_ARGUMENT);
   wait = wait_config(7, 0, MS);
-  assert_int_equal(mrt_device_manager_get_device(manager, 1, NULL, &wait, false, &device), MRT_INVALID_ARGUMENT);
+  assert_int_equal(mrt_device_manager_get_device(manager, 1, NULL, &wait, false, &device),
+                   MRT_INVALID_ARGUMENT);
   expect_message_contains("wait_config->strategy 7 is not an mrt_device_wait_strategy value");
   wait = wait_config(MRT_DEVICE_WAIT_WITH_TIMEOUT, -1, MS);
-  assert_int_equal(mrt_device_manager_get_device(manager, 1, NULL, &wait, false, &device), MRT_INVALID_ARGUMENT);
+  assert_int_equal(mrt_device_manager_get_device(manager, 1, NULL, &wait, false, &device),
+                   MRT_INVALID_ARGUMENT);
   expect_message_contains("wait_config->timeout_ns must not be negative (got -1)");
   wait = wait_config(MRT_DEVICE_WAIT_FOREVER, 0, -5);
-  assert_int_equal(mrt_device_manager_get_device(manager, 1, NULL, &wait, false, &device), MRT_INVALID_ARGUMENT);
+  assert_int_equal(mrt_device_manager_get_device(manager, 1, NULL, &wait, false, &device),
+                   MRT_INVALID_ARGUMENT);
   expect_message_contains("wait_config->sleep_time_ns must not be negative (got -5)");
   assert_null(device);
 

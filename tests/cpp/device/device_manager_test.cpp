@@ -70,6 +70,16 @@ TEST(DeviceManager, TheEnvironmentDescribesTheSystem) {
   ::unsetenv("MRT_HWSIM_LOCK_DIR");
 }
 
+TEST(DeviceManager, AnUnusableLockDirectoryIsUnavailable) {
+  hwsim::SystemConfig config;
+  config.lockDirectory = "/proc/mrt-device-test/locks";  // nobody can create directories in /proc
+  const DeviceManager manager(config);
+  const Error error = errorOf([&] { manager.getDevice(1); });
+  EXPECT_EQ(error.code(), ErrorCode::Unavailable);
+  EXPECT_THAT(error.what(), HasSubstr("/proc/mrt-device-test"));
+  EXPECT_EQ(errorOf([&] { manager.tryGetSpecificDevice(0); }).code(), ErrorCode::Unavailable);
+}
+
 TEST(DeviceManager, GetDeviceAttachesFreeDevicesExclusively) {
   LockDir dir;
   const DeviceManager manager = managerIn(dir, 4);
