@@ -347,8 +347,9 @@ MRT_API mrt_status mrt_model_program(const mrt_model *model, size_t index,
  * connects the IPUs of every device alike.
  *
  * Getting a device: mrt_device_manager_get_* fail with MRT_UNAVAILABLE when
- * no device could be attached; the message lists the candidate devices and
- * which are busy, how long the call waited and every device of the system.
+ * no device could be attached (also when the lock directory cannot be used);
+ * the message lists the candidate devices and which are busy, how long the
+ * call waited and every device of the system.
  * mrt_device_manager_try_get_* return MRT_OK with *out = NULL instead, and
  * fail like the get_* calls for anything else (bad arguments, unknown ids). */
 
@@ -393,9 +394,9 @@ typedef struct mrt_device_info {
   size_t struct_size;
   int64_t id;
   int64_t num_ipus;
-  int64_t ipu_version;    /* 2 (Mk2) or 21 (C600) */
+  int64_t ipu_version;     /* 2 (Mk2) or 21 (C600) */
   int64_t tiles_per_ipu;
-  bool is_free;           /* nobody, in any process, holds any of its IPUs right now */
+  bool is_free;            /* nobody, in any process, holds any of its IPUs right now */
   const char *target_name; /* "GC200", "C600", ...: static storage */
 } mrt_device_info;
 
