@@ -15,12 +15,12 @@
 
 namespace mrt::popef {
 
-// A serialized hwsim executable, linked to its Metadata by name. This layer
-// treats the bytes as opaque; hwsim verifies them when it deserializes.
-class ExecutableBlob {
+// A named run of bytes this layer does not interpret: the shared part of
+// the executable and opaque blobs.
+class NamedBytesBlob {
  public:
-  ExecutableBlob() = default;
-  ExecutableBlob(std::string name, SharedBytes bytes, std::optional<BlobLocation> origin = {})
+  NamedBytesBlob() = default;
+  NamedBytesBlob(std::string name, SharedBytes bytes, std::optional<BlobLocation> origin = {})
       : name_(std::move(name)), bytes_(std::move(bytes)), origin_(std::move(origin)) {}
 
   const std::string &name() const noexcept { return name_; }
@@ -32,6 +32,13 @@ class ExecutableBlob {
   std::string name_;
   SharedBytes bytes_;
   std::optional<BlobLocation> origin_;
+};
+
+// A serialized hwsim executable, linked to its Metadata by name. This layer
+// treats the bytes as opaque; hwsim verifies them when it deserializes.
+class ExecutableBlob : public NamedBytesBlob {
+ public:
+  using NamedBytesBlob::NamedBytesBlob;
 };
 
 // The bytes of one tensor (a weight, an initial state, a remote buffer's
@@ -93,21 +100,9 @@ class FeedData {
 
 // Bytes the runtime does not interpret, kept with the model (for example a
 // framework's own description of it).
-class OpaqueBlob {
+class OpaqueBlob : public NamedBytesBlob {
  public:
-  OpaqueBlob() = default;
-  OpaqueBlob(std::string name, SharedBytes bytes, std::optional<BlobLocation> origin = {})
-      : name_(std::move(name)), bytes_(std::move(bytes)), origin_(std::move(origin)) {}
-
-  const std::string &name() const noexcept { return name_; }
-  std::span<const std::byte> bytes() const noexcept { return bytes_.bytes(); }
-  const SharedBytes &sharedBytes() const noexcept { return bytes_; }
-  const std::optional<BlobLocation> &origin() const noexcept { return origin_; }
-
- private:
-  std::string name_;
-  SharedBytes bytes_;
-  std::optional<BlobLocation> origin_;
+  using NamedBytesBlob::NamedBytesBlob;
 };
 
 }  // namespace mrt::popef
