@@ -1,0 +1,122 @@
+// mrt::Session (seed 001, 10.2.4; seed 004): one model linked to one device.
+// It owns the hwsim engine of the model's executable, loads it on the bound
+// device, binds every anchor's stream (PopEF data, user callbacks or empty
+// callbacks), fills remote buffers from TensorData, and runs the model's
+// Load/Main/Save programs.
+//
+// Sessions sharing a device: the device has one active session (its session
+// slot). A session that is not active reloads its executable when it next
+// runs: the active one is displaced first, which runs its Save programs if
+// its Load programs have run. The displaced session runs its Load programs
+// again before its next Main. Binding to a new device, unloadFromDevice() and
+// the displacement above run Save; destroying a session does not.
+//
+// Errors (mrt::Error): FailedPrecondition for a call in the wrong state (not
+// bound, stopped, after a device error), NotFound for an unknown anchor
+// handle or program index, InvalidArgument for unsupported models
+// (replication factor other than 1, remote-buffer anchors without data),
+// VersionMismatch for a package hash other than the runtime's,
+// DeviceError (with the recovery action) for a simulated device failure,
+// Cancelled when stop() interrupted the programs. Every message names the
+// session's model and the bad value.
+//
+// Thread safety: stop() and isStopped() may be called from any thread at
+// any time. Everything else must be called from one thread at a time, and
+// sessions sharing a device must also be used one at a time (a run on one
+// may displace another). Callbacks run on the thread running the programs.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <hwsim/engine.hpp>
+
+#include "device/device.hpp"
+#include "popef/model.hpp"
+#include "session/predicates.hpp"
+#include "session/session_config.hpp"
+
+namespace mrt {
+
+class Session {
+ public:
+  using ProgIdxType = popef::ProgramFlow::ProgramIndexType;
+  using ProgramsAndAnchorsMap = std::map<ProgIdxType, std::vector<const popef::Anchor *>>;
+
+  explicit Session(const std::vector<std::string> &popef_paths, const SessionConfig &config = {});
+  explicit Session(std::shared_ptr<const popef::Model> model, const SessionConfig &config = {});
+  ~Session();
+
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+  Session(Session &&) noexcept;
+  Session &operator=(Session &&) noexcept;
+
+  // Binds to `device` (unbinding from the current one first, running Save)
+  // and loads the executable on it. The session keeps the device alive.
+  void bindToDevice(std::shared_ptr<Device> device);
+  // Runs Save if Load has run, and leaves the device. FailedPrecondition if
+  // the session is not bound.
+  void unloadFromDevice();
+  // Loads the executable again on the last bound device (resetting it after
+  // a device error); needed after stop(). FailedPrecondition if never bound.
+  void reload();
+
+  void runLoadPrograms();
+  // Runs Load first if it has not run since the executable was loaded.
+  void runMainPrograms();
+  void runSavePrograms();
+  // Each program once, in order; no implicit Load.
+  void runPrograms(const std::vector<ProgIdxType> &progs);
+
+  std::shared_ptr<const popef::Model> model() const;
+  // The device bound last (also after unloadFromDevice()); nullptr if none.
+  std::shared_ptr<Device> device() const;
+
+  // Binds `callback` to the stream of the anchor whose handle is
+  // anchor_handle (NotFound if none; InvalidArgument for a remote-buffer
+  // anchor, whose data the session copies itself). An empty callback binds
+  // an empty (dummy) callback. May be called before binding to a device.
+  void setCallbackForAnchor(const std::string &anchor_handle, CallbackHandle callback);
+  // For each input (output) anchor with a stream: the predicate's policy
+  // (BIND_USER_CB without a predicate); for BIND_USER_CB the factory is
+  // called (unless skip_connected and the anchor is connected) and a
+  // non-empty result replaces the binding.
+  void setUserInputHandler(const CallbackFactory &factory,
+                           const AnchorCallbackPredicate &anchor_callback_predicate = null_anchor_callback_predicate,
+                           bool skip_connected = false);
+  void setUserOutputHandler(const CallbackFactory &factory,
+                            const AnchorCallbackPredicate &anchor_callback_predicate = null_anchor_callback_predicate,
+                            bool skip_connected = false);
+
+  // Program -> its anchors with a stream and no binding; programs whose
+  // anchors are all bound are left out. NotFound for an unknown index.
+  ProgramsAndAnchorsMap anchorsNotConnectedToCallbacks(const std::vector<ProgIdxType> &progs) const;
+  // FailedPrecondition listing each program and its unbound anchors.
+  void errorIfAnchorsAreNotConnectedToCallbacks(const std::vector<ProgIdxType> &progs) const;
+
+  // Stops running programs at their next host sync (they fail with
+  // Cancelled) and any later run until reload(). Does nothing if the
+  // executable is not loaded.
+  void stop();
+  bool isStopped() const;
+
+  // Every input anchor, those bound to PopEF data and remote buffers too.
+  std::vector<const popef::Anchor *> getInputAnchors() const;
+  // Input anchors that need a user callback: not fed by PopEF data.
+  std::vector<const popef::Anchor *> getUserInputAnchors() const;
+  std::vector<const popef::Anchor *> getUserOutputAnchors() const;
+
+  // The engine running the executable, for diagnostics and tests
+  // (profiles, simulated errors). Connect streams through the Session only.
+  hwsim::Engine &engine();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mrt

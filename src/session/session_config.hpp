@@ -1,0 +1,34 @@
+// SessionConfig and LaunchPolicy (seed 001, 10.2.4): how a Session gets its
+// device and which checks it makes when created.
+#pragma once
+
+#include <string>
+
+#include "device/device_wait_config.hpp"
+#include "session/predicates.hpp"
+
+namespace mrt {
+
+enum class LaunchPolicy {
+  Immediate,  // the constructor gets a device for the model and loads the executable
+  Deferred,   // the user gets a device and calls bindToDevice()
+};
+
+struct SessionConfig {
+  LaunchPolicy policy = LaunchPolicy::Deferred;
+  // Which input anchors with PopEF TensorData/FeedData use it (default: all).
+  PopefDataUsagePredicate pred_tensor_data = null_popef_data_usage_predicate;
+  // Compare the model's package hash with popef::runtimePackageHash().
+  bool check_package_hash = true;
+  // How an Immediate session waits for a device.
+  DeviceWaitConfig wait_config = {};
+  // "unlimited" or an unsigned integer: host sync points prepared ahead.
+  // Checked and kept; the simulated engine has no look-ahead to limit.
+  std::string max_look_ahead = "unlimited";
+};
+
+// Throws mrt::Error(InvalidArgument) naming the bad value for a malformed
+// max_look_ahead or wait_config.
+void validate(const SessionConfig &config);
+
+}  // namespace mrt
