@@ -513,6 +513,285 @@ MRT_API mrt_status mrt_device_id(const mrt_device *device, int64_t *out_id) MRT_
 /* The number of IPUs of the device. */
 MRT_API mrt_status mrt_device_num_ipus(const mrt_device *device, int64_t *out_num_ipus) MRT_NOEXCEPT;
 
+/* ------------------------------------------------------------------------ */
+/* ---- Sessions ---- */
+
+/* A session links one model to one device (docs/session.md): it loads the
+ * model's executable on the device, binds every anchor's stream - the
+ * model's TensorData/FeedData, user callbacks or empty callbacks - fills
+ * remote buffers from TensorData, and runs the Load, Main and Save programs.
+ *
+ * Sessions sharing a device: the device has one active session. Running a
+ * session that is not active reloads its executable; the active session is
+ * displaced first, which runs its Save programs if its Load programs have
+ * run. Load runs implicitly before the first Main after (re)loading.
+ *
+ * Errors: MRT_FAILED_PRECONDITION for a call in the wrong state (not bound,
+ * stopped, after a device error: the message says what to call),
+ * MRT_NOT_FOUND for an unknown anchor handle or program index,
+ * MRT_INVALID_ARGUMENT for unsupported models (replication factor other
+ * than 1, remote-buffer anchors without TensorData), MRT_VERSION_MISMATCH
+ * for a model built for another runtime package (unless check_package_hash
+ * is false), MRT_DEVICE_ERROR for a simulated device failure (the message
+ * names the recovery action; mrt_session_reload() resets the device and
+ * recovers), MRT_CANCELLED when mrt_session_stop() interrupted the programs.
+ * A failed call leaves the session usable.
+ *
+ * Thread safety: mrt_session_stop() and mrt_session_is_stopped() may be
+ * called from any thread at any time. Every other call on a session must
+ * not overlap another call on it, and sessions sharing a device must be
+ * used one at a time. */
+typedef struct mrt_session mrt_session;
+
+/* An anchor predicate: for one anchor, a policy - an
+ * mrt_anchor_callback_policy (kind MRT_PREDICATE_ANCHOR_CALLBACK) or an
+ * mrt_popef_data_usage_policy (kind MRT_PREDICATE_POPEF_DATA_USAGE).
+ * Immutable once made: may be used from any number of threads and by any
+ * number of sessions; sessions keep their own reference, so it may be
+ * destroyed right after use. */
+typedef struct mrt_anchor_predicate mrt_anchor_predicate;
+
+typedef enum mrt_launch_policy {
+  MRT_LAUNCH_IMMEDIATE = 0, /* the session gets a device for the model when created */
+  MRT_LAUNCH_DEFERRED = 1   /* the caller binds a device: mrt_session_bind_to_device() */
+} mrt_launch_policy;
+
+typedef enum mrt_predicate_kind {
+  MRT_PREDICATE_ANCHOR_CALLBACK = 0,  /* results are mrt_anchor_callback_policy */
+  MRT_PREDICATE_POPEF_DATA_USAGE = 1  /* results are mrt_popef_data_usage_policy */
+} mrt_predicate_kind;
+
+typedef enum mrt_anchor_callback_policy {
+  MRT_BIND_USER_CB = 0,  /* bind the factory's callback */
+  MRT_BIND_EMPTY_CB = 1, /* bind a callback that does nothing */
+  MRT_SKIP_CB = 2        /* leave the anchor's binding as it is */
+} mrt_anchor_callback_policy;
+
+typedef enum mrt_popef_data_usage_policy {
+  MRT_USE_POPEF_DATA_IF_ANY = 0, /* bind the anchor's TensorData / FeedData if the model has it */
+  MRT_USE_USER_DATA = 1          /* do not: the user binds a callback */
+} mrt_popef_data_usage_policy;
+
+/* The prebuilt predicates (seed predicate_factory). Each returns
+ * accept_policy for the anchors it selects and reject_policy otherwise. */
+typedef enum mrt_prebuilt_predicate {
+  MRT_PRED_PROGRAM_FLOW_LOAD = 0,    /* anchors moved by the model's Load programs */
+  MRT_PRED_PROGRAM_FLOW_MAIN = 1,    /* ... Main programs */
+  MRT_PRED_PROGRAM_FLOW_SAVE = 2,    /* ... Save programs */
+  MRT_PRED_PROGRAM_NOT_ASSIGNED = 3, /* anchors no program moves */
+  MRT_PRED_NON_SCALAR_TYPE = 4,      /* anchors of rank >= 1 (kind ANCHOR_CALLBACK only) */
+  MRT_PRED_PROGRAM_INDEXES = 5       /* anchors moved by any of the given programs */
+} mrt_prebuilt_predicate;
+
+/* Which anchors mrt_session_anchor_count() / mrt_session_anchor() list. */
+typedef enum mrt_session_anchor_set {
+  MRT_SESSION_INPUT_ANCHORS = 0,      /* every input, PopEF-fed and remote-buffer ones too */
+  MRT_SESSION_USER_INPUT_ANCHORS = 1, /* inputs that need a user callback */
+  MRT_SESSION_USER_OUTPUT_ANCHORS = 2 /* outputs that need a user callback */
+} mrt_session_anchor_set;
+
+/* An anchor callback: called whenever the device reads (input anchor: write
+ * `size` bytes to buffer) or wrote (output anchor: read them) the anchor's
+ * stream. Called on the thread running the session's programs (the caller
+ * of mrt_session_run_*), in program order; calls never overlap for one
+ * session. buffer is valid only during the call. Must not call functions on
+ * the same session other than mrt_session_stop() / mrt_session_is_stopped(). */
+typedef void (*mrt_anchor_callback_fn)(void *buffer, uint64_t size, void *user_data);
+
+/* A callback triple, as a factory hands it back. */
+typedef struct mrt_anchor_callback {
+  mrt_anchor_callback_fn fn;       /* NULL: none */
+  void *user_data;
+  void (*user_data_free)(void *);  /* may be NULL */
+} mrt_anchor_callback;
+
+/* A callback factory: given an anchor (borrowed, valid during the call),
+ * fills *out_callback (zeroed before the call) and returns true, or returns
+ * false for "no callback: keep the anchor's binding". If it returns false
+ * but set user_data_free, that is called at once. Called on the thread that
+ * called mrt_session_set_user_*_handler(), once per anchor, never overlapping. */
+typedef bool (*mrt_callback_factory_fn)(const mrt_anchor_info *anchor, mrt_anchor_callback *out_callback,
+                                        void *user_data);
+
+/* A user predicate: returns the policy (of the predicate's kind) for an
+ * anchor (borrowed, valid during the call). Called on the thread of the call
+ * that uses the predicate (session creation, handlers, mrt_anchor_predicate_
+ * evaluate), possibly from several threads at once if the predicate is used
+ * so. A value outside the kind's enum makes that call fail with
+ * MRT_INVALID_ARGUMENT. */
+typedef int32_t (*mrt_anchor_predicate_fn)(const mrt_anchor_info *anchor, void *user_data);
+
+/* One group of mrt_anchor_predicate_create_program_policies(). */
+typedef struct mrt_programs_with_policy {
+  const uint64_t *programs; /* program indices; may be NULL when num_programs is 0 */
+  size_t num_programs;
+  int32_t policy;
+} mrt_programs_with_policy;
+
+/* One entry of mrt_anchor_predicate_create_anchor_policies(). */
+typedef struct mrt_anchor_with_policy {
+  const char *handle; /* the anchor's handle */
+  int32_t policy;
+} mrt_anchor_with_policy;
+
+/* A prebuilt predicate. `model` is needed by the PROGRAM_FLOW ones (its
+ * program flow is copied; the predicate does not keep the model) and may be
+ * NULL otherwise; `programs`/`num_programs` by PROGRAM_INDEXES (copied).
+ * MRT_INVALID_ARGUMENT for an unknown kind, prebuilt value or policy, or a
+ * missing argument. *out belongs to the caller: mrt_anchor_predicate_destroy(). */
+MRT_API mrt_status mrt_anchor_predicate_create(int32_t kind, int32_t prebuilt, const mrt_model *model,
+                                               const uint64_t *programs, size_t num_programs,
+                                               int32_t accept_policy, int32_t reject_policy,
+                                               mrt_anchor_predicate **out) MRT_NOEXCEPT;
+/* predProgramIndexes with groups: the first group (in order) that moves an
+ * anchor gives its policy; reject_policy if none does. Arrays are copied. */
+MRT_API mrt_status mrt_anchor_predicate_create_program_policies(int32_t kind,
+                                                                const mrt_programs_with_policy *groups,
+                                                                size_t num_groups, int32_t reject_policy,
+                                                                mrt_anchor_predicate **out) MRT_NOEXCEPT;
+/* predAnchorsPolicies: the anchors named by handle get their policy,
+ * others reject_policy. Handles are copied. */
+MRT_API mrt_status mrt_anchor_predicate_create_anchor_policies(int32_t kind,
+                                                               const mrt_anchor_with_policy *entries,
+                                                               size_t num_entries, int32_t reject_policy,
+                                                               mrt_anchor_predicate **out) MRT_NOEXCEPT;
+/* A user function (see mrt_anchor_predicate_fn). user_data_free is called
+ * when the last user of the predicate lets go (also if this call fails). */
+MRT_API mrt_status mrt_anchor_predicate_create_user(int32_t kind, mrt_anchor_predicate_fn fn, void *user_data,
+                                                    void (*user_data_free)(void *),
+                                                    mrt_anchor_predicate **out) MRT_NOEXCEPT;
+/* andBind / orBind: accept_policy when every (and) / any (or) of the
+ * num_predicates (>= 1) predicates returns accept_policy, reject_policy
+ * otherwise. All must be of `kind`; the result keeps its own references. */
+MRT_API mrt_status mrt_anchor_predicate_and(int32_t kind, int32_t accept_policy, int32_t reject_policy,
+                                            const mrt_anchor_predicate *const *predicates, size_t num_predicates,
+                                            mrt_anchor_predicate **out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_anchor_predicate_or(int32_t kind, int32_t accept_policy, int32_t reject_policy,
+                                           const mrt_anchor_predicate *const *predicates, size_t num_predicates,
+                                           mrt_anchor_predicate **out) MRT_NOEXCEPT;
+/* The policy the predicate gives the anchor of `model` whose handle is
+ * anchor_handle (MRT_NOT_FOUND if none). */
+MRT_API mrt_status mrt_anchor_predicate_evaluate(const mrt_anchor_predicate *predicate, const mrt_model *model,
+                                                 const char *anchor_handle, int32_t *out_policy) MRT_NOEXCEPT;
+/* NULL is accepted. Sessions using the predicate keep it alive. */
+MRT_API void mrt_anchor_predicate_destroy(mrt_anchor_predicate *predicate) MRT_NOEXCEPT;
+
+/* Session options; fill with mrt_session_config_init(). Creation rejects
+ * (MRT_INVALID_ARGUMENT) a struct_size smaller than the first version. */
+typedef struct mrt_session_config {
+  size_t struct_size;
+  int32_t policy;             /* an mrt_launch_policy; default MRT_LAUNCH_DEFERRED */
+  /* Which input anchors use the model's TensorData/FeedData: a predicate of
+   * kind MRT_PREDICATE_POPEF_DATA_USAGE, or NULL (default) for all. The
+   * session keeps its own reference. */
+  const mrt_anchor_predicate *pred_tensor_data;
+  bool check_package_hash;    /* default true */
+  /* How an Immediate session waits for a device; NULL (default): NO_WAIT. Copied. */
+  const mrt_device_wait_config *wait_config;
+  /* "unlimited" or an unsigned integer; NULL (default): "unlimited". Copied. */
+  const char *max_look_ahead;
+} mrt_session_config;
+
+/* Sets struct_size = sizeof(mrt_session_config) and the defaults. NULL is ignored. */
+MRT_API void mrt_session_config_init(mrt_session_config *config) MRT_NOEXCEPT;
+
+/* A session of `model` (the session keeps the model alive); config NULL for
+ * the defaults. An Immediate session gets a device for the model (as
+ * mrt_device_manager_get_device_for_model() with config->wait_config) and
+ * loads the executable, or fails (MRT_UNAVAILABLE if no device is free).
+ * *out belongs to the caller: mrt_session_destroy(). */
+MRT_API mrt_status mrt_session_create(const mrt_model *model, const mrt_session_config *config,
+                                      mrt_session **out) MRT_NOEXCEPT;
+/* As mrt_session_create() with the model held by the PopEF files (see mrt_model_load()). */
+MRT_API mrt_status mrt_session_create_from_files(const char *const *paths, size_t num_paths,
+                                                 const mrt_session_config *config,
+                                                 mrt_session **out) MRT_NOEXCEPT;
+/* Leaves the device (without running Save) and frees the session and its
+ * callbacks (their user_data_free run here). NULL is accepted. Must not
+ * overlap any other call on the session, mrt_session_stop() included. */
+MRT_API void mrt_session_destroy(mrt_session *session) MRT_NOEXCEPT;
+
+/* The session's model: a new reference for the caller (mrt_model_destroy()). */
+MRT_API mrt_status mrt_session_model(const mrt_session *session, mrt_model **out) MRT_NOEXCEPT;
+
+/* Binds to `device` (unbinding from the current device first, which runs
+ * Save if Load has run) and loads the executable on it. The session keeps
+ * its own reference to the device: the caller may destroy its handle. */
+MRT_API mrt_status mrt_session_bind_to_device(mrt_session *session, const mrt_device *device) MRT_NOEXCEPT;
+/* Runs Save if Load has run, and leaves the device (FAILED_PRECONDITION if not bound). */
+MRT_API mrt_status mrt_session_unload_from_device(mrt_session *session) MRT_NOEXCEPT;
+/* Loads the executable again on the last bound device, resetting it after a
+ * device error; needed after mrt_session_stop(). FAILED_PRECONDITION if the
+ * session was never bound. */
+MRT_API mrt_status mrt_session_reload(mrt_session *session) MRT_NOEXCEPT;
+
+MRT_API mrt_status mrt_session_run_load_programs(mrt_session *session) MRT_NOEXCEPT;
+/* Runs the Load programs first if they have not run since the executable was loaded. */
+MRT_API mrt_status mrt_session_run_main_programs(mrt_session *session) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_session_run_save_programs(mrt_session *session) MRT_NOEXCEPT;
+/* Each program once, in the order given; no implicit Load. programs may be
+ * NULL when num_programs is 0. */
+MRT_API mrt_status mrt_session_run_programs(mrt_session *session, const uint64_t *programs,
+                                            size_t num_programs) MRT_NOEXCEPT;
+
+/* Binds a callback to the stream of the anchor whose handle is
+ * anchor_handle (MRT_NOT_FOUND if none; MRT_INVALID_ARGUMENT for a
+ * remote-buffer anchor, which the session fills itself). fn NULL binds an
+ * empty callback. Replaces the previous binding; a replaced callback's
+ * user_data_free runs when the session no longer needs it. May be called
+ * before binding to a device. */
+MRT_API mrt_status mrt_session_set_callback_for_anchor(mrt_session *session, const char *anchor_handle,
+                                                       mrt_anchor_callback_fn fn, void *user_data,
+                                                       void (*user_data_free)(void *)) MRT_NOEXCEPT;
+
+/* For each input (output) anchor with a stream: the predicate's policy
+ * (kind MRT_PREDICATE_ANCHOR_CALLBACK; NULL: BIND_USER_CB for all). For
+ * BIND_USER_CB the factory is called - unless skip_connected and the anchor
+ * already has a binding - and a callback it returns replaces the binding;
+ * BIND_EMPTY_CB binds an empty callback; SKIP_CB leaves the anchor alone.
+ * factory_user_data_free runs before this returns (the factory is not kept). */
+MRT_API mrt_status mrt_session_set_user_input_handler(mrt_session *session, mrt_callback_factory_fn factory,
+                                                      void *factory_user_data,
+                                                      void (*factory_user_data_free)(void *),
+                                                      const mrt_anchor_predicate *predicate,
+                                                      bool skip_connected) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_session_set_user_output_handler(mrt_session *session, mrt_callback_factory_fn factory,
+                                                       void *factory_user_data,
+                                                       void (*factory_user_data_free)(void *),
+                                                       const mrt_anchor_predicate *predicate,
+                                                       bool skip_connected) MRT_NOEXCEPT;
+
+/* The anchors of set `set` (an mrt_session_anchor_set), in model order. */
+MRT_API mrt_status mrt_session_anchor_count(const mrt_session *session, int32_t set,
+                                            size_t *out_count) MRT_NOEXCEPT;
+/* Anchor `index` of the set (MRT_INVALID_ARGUMENT if out of range). Set
+ * out_anchor->struct_size first (as for mrt_model_anchor()); pointers are
+ * borrowed from the session's model, valid while the session lives. */
+MRT_API mrt_status mrt_session_anchor(const mrt_session *session, int32_t set, size_t index,
+                                      mrt_anchor_info *out_anchor) MRT_NOEXCEPT;
+
+/* Called once per (program, unbound anchor) by
+ * mrt_session_anchors_not_connected(), on the calling thread, in program
+ * order; anchor is borrowed, valid during the call. */
+typedef void (*mrt_unbound_anchor_fn)(uint64_t program, const mrt_anchor_info *anchor, void *user_data);
+/* Reports every anchor with a stream and no binding moved by each of the
+ * programs (MRT_NOT_FOUND for an unknown index); *out_count (may be NULL)
+ * gets the number of reports. visit may be NULL to only count. */
+MRT_API mrt_status mrt_session_anchors_not_connected(const mrt_session *session, const uint64_t *programs,
+                                                     size_t num_programs, mrt_unbound_anchor_fn visit,
+                                                     void *user_data, size_t *out_count) MRT_NOEXCEPT;
+/* MRT_FAILED_PRECONDITION, listing each program and its unbound anchors, if any. */
+MRT_API mrt_status mrt_session_error_if_anchors_not_connected(const mrt_session *session,
+                                                              const uint64_t *programs,
+                                                              size_t num_programs) MRT_NOEXCEPT;
+
+/* Stops running programs at their next host sync (the run returns
+ * MRT_CANCELLED) and every later run until mrt_session_reload(). Callbacks
+ * waiting for data should give up when mrt_session_is_stopped() becomes
+ * true. Does nothing if the executable is not loaded. Any thread. */
+MRT_API mrt_status mrt_session_stop(mrt_session *session) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_session_is_stopped(const mrt_session *session, bool *out_stopped) MRT_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

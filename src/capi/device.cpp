@@ -8,16 +8,13 @@
 #include <memory>
 #include <string>
 
+#include "capi/device.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
 #include "device/device_manager.hpp"
 
 struct mrt_device_manager {
   mrt::DeviceManager manager;
-};
-
-struct mrt_device {
-  std::shared_ptr<mrt::Device> device;
 };
 
 namespace {
