@@ -1,0 +1,40 @@
+// Ring size multipliers (seed 001, "ring_size_multiplier_factory"): how many
+// model transfers' worth of entries a QueueManager ring holds for an anchor.
+// A queue's numBuffers() is multiplier x modelBatchSize(tensor), so that with
+// one sample per entry `multiplier` whole transfers can be queued ahead.
+// Anchors fed once (Load weights, Save state) need only 1.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "popef/anchor.hpp"
+#include "popef/model.hpp"
+#include "popef/program_flow.hpp"
+
+namespace mrt {
+
+using RingSizeMultiplierProdType = std::function<std::int64_t(const popef::Anchor &)>;
+
+// ModelRunnerConfig::ring_buffer_size_multiplier's default.
+inline constexpr std::int64_t kDefaultRingSizeMultiplier = 2;
+
+namespace ring_size_multiplier_factory {
+
+// The same multiplier for every anchor.
+RingSizeMultiplierProdType constantRingSizeMult(std::int64_t multiplier);
+
+// selected_ring_size_multiplier for anchors transferred by any of
+// `programs`, others_ring_size_multiplier for the rest.
+RingSizeMultiplierProdType ringSizeMultForProgs(
+    const std::vector<popef::ProgramFlow::ProgramIndexType> &programs,
+    std::int64_t selected_ring_size_multiplier, std::int64_t others_ring_size_multiplier = 1);
+
+// ringSizeMultForProgs over the model's Main programs.
+RingSizeMultiplierProdType ringSizeMultForMainProgs(const popef::Model &model,
+                                                    std::int64_t main_ring_size_multiplier,
+                                                    std::int64_t load_save_ring_size_multiplier = 1);
+
+}  // namespace ring_size_multiplier_factory
+}  // namespace mrt
