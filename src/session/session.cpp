@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <set>
 
 #include <fmt/format.h>
 #include <hwsim/device_error.hpp>
@@ -46,7 +45,8 @@ struct Session::Impl {
   std::string failure;  // non-empty after a device error: reload() needed
 
   std::map<std::string, Binding, std::less<>> bindings;  // by handle, streams only
-  std::set<ProgIdxType> verifiedPrograms;  // programs whose anchors were all bound; cleared on rebinding
+  // verified[i]: program i's anchors were all bound when last checked; cleared on rebinding.
+  std::vector<char> verifiedPrograms;
   std::vector<const popef::Anchor *> inputs, userInputs, userOutputs;
 
   Impl(std::shared_ptr<const popef::Model> m, const SessionConfig &c)
@@ -144,7 +144,7 @@ struct Session::Impl {
 
   void setBinding(const std::string &handle, Binding binding) {
     bindings[handle] = binding;
-    verifiedPrograms.clear();
+    std::fill(verifiedPrograms.begin(), verifiedPrograms.end(), 0);
   }
 
   void connect(const popef::Anchor &anchor, CallbackHandle callback) {
@@ -230,7 +230,9 @@ struct Session::Impl {
 
   // Makes this session the device's active one with its executable loaded.
   void activate() {
-    if (onDevice && device->isActiveSession(this)) return;
+    // onDevice is cleared by onDisplaced() when another session takes the
+    // device, so the slot's mutex stays off the hot path.
+    if (onDevice) return;
     device->bindToSession(this, [this] { onDisplaced(); });
     try {
       loadExecutable();
@@ -296,9 +298,10 @@ struct Session::Impl {
   void runPhase(const std::vector<ProgIdxType> &progs, const char *phase) {
     // Checked once per program until a binding changes, so Main stays cheap.
     for (const ProgIdxType index : progs) {
-      if (verifiedPrograms.contains(index)) continue;
+      if (index < verifiedPrograms.size() && verifiedPrograms[index]) continue;
       errorIfNotConnected({index});
-      verifiedPrograms.insert(index);
+      if (index >= verifiedPrograms.size()) verifiedPrograms.resize(index + 1, 0);
+      verifiedPrograms[index] = 1;
     }
     for (const ProgIdxType index : progs) runOne(index, phase);
   }
