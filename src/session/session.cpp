@@ -34,6 +34,10 @@ struct Session::Impl {
   SessionConfig config;
   std::string name;  // the executable's name, for messages
   hwsim::Executable executable;
+  // Declared before the engine, whose stream callbacks refer to it, so the
+  // engine is destroyed first.
+  std::unique_ptr<QueueManager> queues;
+  std::atomic<QueueManager *> queuesForStop{nullptr};  // read by stop() from any thread
   std::unique_ptr<hwsim::Engine> engine;
 
   std::shared_ptr<Device> device;  // bound last; kept after unloadFromDevice() for reload()
@@ -371,6 +375,7 @@ void Session::reload() {
   }
   // Whatever was on the device is discarded (stopped or failed runs leave it undefined).
   im.leaveDevice();
+  if (im.queues) im.queues->resetAll();  // no run is in progress: the queues are idle
   im.bound = true;
   try {
     im.activate();
@@ -437,6 +442,24 @@ void Session::stop() {
   if (!im.loaded.load()) return;
   im.stopped.store(true);
   im.engine->stop();
+  // Wakes stream callbacks blocked on empty queues, so the run reaches its host sync.
+  if (QueueManager *queues = im.queuesForStop.load()) queues->disconnectAll();
+}
+
+QueueManager *Session::adoptQueueManager(std::unique_ptr<QueueManager> manager) {
+  Impl &im = *impl_;
+  if (im.queues) {
+    // The old manager goes: none of its callbacks may stay on the engine.
+    for (const QueueManager::AnchorStream &stream : im.queues->streams()) {
+      im.connect(im.streamAnchor(stream.handle), {});
+    }
+  }
+  for (const QueueManager::AnchorStream &stream : manager->streams()) {
+    im.connect(im.streamAnchor(stream.handle), stream.callback);
+  }
+  im.queuesForStop.store(manager.get());
+  im.queues = std::move(manager);
+  return im.queues.get();
 }
 
 hwsim::Engine &Session::engine() { return *impl_->engine; }

@@ -35,6 +35,7 @@
 
 #include "device/device.hpp"
 #include "popef/model.hpp"
+#include "queue/queue_manager.hpp"
 #include "session/predicates.hpp"
 #include "session/session_config.hpp"
 
@@ -109,6 +110,18 @@ class Session {
   std::vector<const popef::Anchor *> getUserInputAnchors() const;
   std::vector<const popef::Anchor *> getUserOutputAnchors() const;
 
+  // Creates the session's QueueManager from `args` (see
+  // queue/queue_manager.hpp for its constructors; typically
+  // createQueueManager(getUserInputAnchors() + getUserOutputAnchors()
+  // concatenated) and connects every queue's stream callback to its anchor,
+  // replacing earlier bindings. The session owns it (one at a time: a second
+  // call replaces the first); stop() disconnects its queues and reload()
+  // resets them. Not concurrent with stop().
+  template <typename... T>
+  QueueManager *createQueueManager(T &&...args) {
+    return adoptQueueManager(std::make_unique<QueueManager>(std::forward<T>(args)...));
+  }
+
   // The engine running the executable, for diagnostics and tests
   // (profiles, simulated errors). Connect streams through the Session only.
   hwsim::Engine &engine();
@@ -116,6 +129,8 @@ class Session {
   struct Impl;
 
  private:
+  QueueManager *adoptQueueManager(std::unique_ptr<QueueManager> manager);
+
   std::unique_ptr<Impl> impl_;
 };
 

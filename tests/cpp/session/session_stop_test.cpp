@@ -46,3 +46,36 @@ TEST(SessionStopTest, StopFromAnotherThreadThenReload) {
 
 }  // namespace
 }  // namespace mrt
+
+namespace mrt {
+namespace {
+
+using namespace session_test;
+
+// The same with the session's QueueManager: Main blocks in the input queue's
+// stream callback, stop() disconnects the queues, reload() resets them.
+TEST(SessionStopTest, StopDisconnectsTheQueueManager) {
+  const auto model = exampleModel("add_one");
+  Session session(model);
+  session.bindToDevice(smallDevice(model));
+  std::vector<const popef::Anchor *> anchors = session.getUserInputAnchors();
+  for (const popef::Anchor *anchor : session.getUserOutputAnchors()) anchors.push_back(anchor);
+  QueueManager *queues = session.createQueueManager(anchors);
+  EXPECT_TRUE(session.anchorsNotConnectedToCallbacks({0}).empty());
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let Main block on the empty queue
+    session.stop();
+  });
+  EXPECT_EQ(captureError([&] { session.runMainPrograms(); }).code(), ErrorCode::Cancelled);
+  stopper.join();
+
+  session.reload();
+  std::vector<float> x(16, 9.0f), y(16);
+  queues->inputQueue("x").enqueue(x.data(), 64);
+  queues->outputQueue("y").enqueue(y.data(), 64);
+  session.runMainPrograms();
+  EXPECT_EQ(y, std::vector<float>(16, 10.0f));
+}
+
+}  // namespace
+}  // namespace mrt
