@@ -1,0 +1,69 @@
+// mrt::Completion: the shared state of one asynchronous request. It is
+// completed exactly once (from the device thread, or by whoever cancels) with
+// a status and a message; any number of threads may wait for it, with or
+// without a timeout, and ready-callbacks fire exactly once each - inline if
+// the request is already done, otherwise on the completing thread.
+//
+// This is what backs mrt_future and the runner's C++ futures. It is not a
+// std::promise because the C API needs on_ready callbacks and timed waits
+// that do not depend on who holds the future: destroying every future of a
+// pending request is allowed, and the request still completes safely.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace mrt {
+
+class Completion {
+ public:
+  using ReadyCallback = std::function<void(ErrorCode code, const std::string &message)>;
+
+  Completion() = default;
+  Completion(const Completion &) = delete;
+  Completion &operator=(const Completion &) = delete;
+
+  // Records the outcome and wakes waiters and callbacks. Only the first call
+  // counts: it returns true, later ones return false and change nothing.
+  bool complete(ErrorCode code, std::string message = {});
+
+  bool isReady() const noexcept;
+
+  // Blocks until the request is done or `timeout` has passed (a negative
+  // timeout waits forever). True if done. Spins briefly before parking, so a
+  // request that finishes within microseconds costs no syscall to wait for.
+  bool wait(std::chrono::nanoseconds timeout) const;
+
+  // The outcome. Precondition: isReady() (FailedPrecondition otherwise).
+  ErrorCode code() const;
+  const std::string &message() const;
+
+  // Calls `callback` exactly once with the outcome: now, on this thread, if
+  // the request is done, otherwise on the thread that completes it, after
+  // waiters can already see the outcome. A callback that throws has its
+  // exception swallowed (there is nobody to report it to).
+  void onReady(ReadyCallback callback);
+
+ private:
+  enum State : std::uint32_t { kPending = 0, kCompleting = 1, kReady = 2 };
+
+  void requireReady(const char *what) const;
+
+  // The futex word. Waiters sleep on it while it is not kReady.
+  mutable std::atomic<std::uint32_t> state_{kPending};
+  // Parked waiters, so complete() skips the wake syscall when there are none.
+  mutable std::atomic<std::uint32_t> parked_{0};
+  ErrorCode code_ = ErrorCode::Ok;  // written before state_ becomes kReady
+  std::string message_;
+  std::mutex callbacksMutex_;
+  std::vector<ReadyCallback> callbacks_;
+};
+
+}  // namespace mrt

@@ -1,0 +1,118 @@
+#include "runner/completion.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+using namespace std::chrono_literals;
+using mrt::Completion;
+using mrt::ErrorCode;
+
+TEST(Completion, FirstCompletionWinsAndLaterOnesChangeNothing) {
+  Completion c;
+  EXPECT_FALSE(c.isReady());
+  EXPECT_TRUE(c.complete(ErrorCode::DeviceError, "replica 0: IPU_RESET needed"));
+  EXPECT_FALSE(c.complete(ErrorCode::Ok));
+  EXPECT_FALSE(c.complete(ErrorCode::Cancelled, "late"));
+  ASSERT_TRUE(c.isReady());
+  EXPECT_EQ(c.code(), ErrorCode::DeviceError);
+  EXPECT_EQ(c.message(), "replica 0: IPU_RESET needed");
+}
+
+TEST(Completion, OutcomeOfAPendingRequestIsAFailedPrecondition) {
+  Completion c;
+  try {
+    (void)c.code();
+    FAIL() << "code() of a pending request did not throw";
+  } catch (const mrt::Error &e) {
+    EXPECT_EQ(e.code(), ErrorCode::FailedPrecondition);
+    EXPECT_STREQ(e.what(), "the request is still running: its status is not known yet");
+  }
+  EXPECT_THROW((void)c.message(), mrt::Error);
+}
+
+TEST(Completion, WaitTimesOutWhilePendingAfterAtLeastTheTimeout) {
+  Completion c;
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(c.wait(20ms));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 20ms);
+  EXPECT_FALSE(c.wait(0ns));
+}
+
+TEST(Completion, WaitReturnsAtOnceWhenDone) {
+  Completion c;
+  c.complete(ErrorCode::Ok);
+  EXPECT_TRUE(c.wait(0ns));
+  EXPECT_TRUE(c.wait(-1ns));
+}
+
+TEST(Completion, ParkedWaitersWakeWhenAnotherThreadCompletes) {
+  Completion c;
+  std::atomic<int> woken{0};
+  std::vector<std::thread> waiters;
+  for (int i = 0; i < 4; ++i) {
+    waiters.emplace_back([&, i] {
+      bool done = i % 2 ? c.wait(-1ns) : c.wait(std::chrono::nanoseconds(30s));
+      if (done && c.code() == ErrorCode::Ok && c.message() == "done") ++woken;
+    });
+  }
+  std::this_thread::sleep_for(50ms);  // let them park
+  c.complete(ErrorCode::Ok, "done");
+  for (auto &t : waiters) t.join();
+  EXPECT_EQ(woken.load(), 4);
+}
+
+TEST(Completion, OnReadyRunsInlineWhenDoneAndOnTheCompletingThreadOtherwise) {
+  Completion c;
+  std::thread::id ranOn;
+  ErrorCode seen = ErrorCode::Internal;
+  c.onReady([&](ErrorCode code, const std::string &) {
+    ranOn = std::this_thread::get_id();
+    seen = code;
+  });
+  std::thread::id completer;
+  std::thread t([&] {
+    completer = std::this_thread::get_id();
+    c.complete(ErrorCode::Cancelled, "runner destroyed");
+  });
+  t.join();
+  EXPECT_EQ(ranOn, completer);
+  EXPECT_EQ(seen, ErrorCode::Cancelled);
+
+  int inlineCalls = 0;
+  c.onReady([&](ErrorCode code, const std::string &message) {
+    EXPECT_EQ(code, ErrorCode::Cancelled);
+    EXPECT_EQ(message, "runner destroyed");
+    EXPECT_EQ(std::this_thread::get_id(), std::this_thread::get_id());
+    ++inlineCalls;
+  });
+  EXPECT_EQ(inlineCalls, 1);
+}
+
+TEST(Completion, EveryCallbackFiresExactlyOnceUnderRacingRegistrationAndCompletion) {
+  for (int round = 0; round < 200; ++round) {
+    Completion c;
+    std::atomic<int> calls{0};
+    std::thread registrar([&] {
+      for (int i = 0; i < 50; ++i) c.onReady([&](ErrorCode, const std::string &) { ++calls; });
+    });
+    std::thread completer1([&] { c.complete(ErrorCode::Ok); });
+    std::thread completer2([&] { c.complete(ErrorCode::DeviceError, "x"); });
+    registrar.join();
+    completer1.join();
+    completer2.join();
+    EXPECT_EQ(calls.load(), 50);
+  }
+}
+
+TEST(Completion, AThrowingCallbackDoesNotStopTheOthers) {
+  Completion c;
+  int after = 0;
+  c.onReady([](ErrorCode, const std::string &) { throw std::runtime_error("user bug"); });
+  c.onReady([&](ErrorCode, const std::string &) { ++after; });
+  EXPECT_TRUE(c.complete(ErrorCode::Ok));
+  EXPECT_EQ(after, 1);
+}
