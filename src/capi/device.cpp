@@ -9,6 +9,7 @@
 #include <string>
 
 #include "capi/device.hpp"
+#include "capi/sized_struct.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
 #include "device/device_manager.hpp"
@@ -21,7 +22,9 @@ namespace {
 
 using mrt::Error;
 using mrt::ErrorCode;
+using mrt::capi::fillSized;
 using mrt::capi::modelOf;
+using mrt::capi::waitConfigOf;
 using mrt::capi::requireNotNull;
 
 static_assert(static_cast<int>(mrt::DeviceWaitStrategy::NO_WAIT) == MRT_DEVICE_NO_WAIT);
@@ -40,33 +43,6 @@ const mrt::DeviceManager &managerOf(const mrt_device_manager *handle) {
 const mrt::Device &deviceOf(const mrt_device *handle) {
   requireNotNull(handle, "device");
   return *handle->device;
-}
-
-// NULL: the defaults (NO_WAIT). Fields beyond the caller's struct_size keep
-// their defaults; all fields are in the first version today.
-mrt::DeviceWaitConfig waitConfigOf(const mrt_device_wait_config *config) {
-  mrt::DeviceWaitConfig result;
-  if (config == nullptr) return result;
-  if (config->struct_size < kWaitConfigV1Size) {
-    throw Error(ErrorCode::InvalidArgument, "wait_config->struct_size is {}, expected at least {}",
-                config->struct_size, kWaitConfigV1Size);
-  }
-  if (config->strategy < MRT_DEVICE_NO_WAIT || config->strategy > MRT_DEVICE_WAIT_FOREVER) {
-    throw Error(ErrorCode::InvalidArgument,
-                "wait_config->strategy {} is not an mrt_device_wait_strategy value", config->strategy);
-  }
-  if (config->timeout_ns < 0) {
-    throw Error(ErrorCode::InvalidArgument, "wait_config->timeout_ns must not be negative (got {})",
-                config->timeout_ns);
-  }
-  if (config->sleep_time_ns < 0) {
-    throw Error(ErrorCode::InvalidArgument, "wait_config->sleep_time_ns must not be negative (got {})",
-                config->sleep_time_ns);
-  }
-  result.strategy = static_cast<mrt::DeviceWaitStrategy>(config->strategy);
-  result.timeout = std::chrono::nanoseconds(config->timeout_ns);
-  result.sleepTime = std::chrono::nanoseconds(config->sleep_time_ns);
-  return result;
 }
 
 // { key, value, key, value, ..., NULL } or NULL.
@@ -100,6 +76,38 @@ const char *staticTargetName(const std::string &name) {
 }
 
 }  // namespace
+
+namespace mrt::capi {
+
+// NULL: the defaults (NO_WAIT). Fields beyond the caller's struct_size keep
+// their defaults; all fields are in the first version today.
+mrt::DeviceWaitConfig waitConfigOf(const mrt_device_wait_config *config, const char *argument) {
+  mrt::DeviceWaitConfig result;
+  if (config == nullptr) return result;
+  if (config->struct_size < kWaitConfigV1Size) {
+    throw mrt::Error(mrt::ErrorCode::InvalidArgument, "{}->struct_size is {}, expected at least {}",
+                argument, config->struct_size, kWaitConfigV1Size);
+  }
+  if (config->strategy < MRT_DEVICE_NO_WAIT || config->strategy > MRT_DEVICE_WAIT_FOREVER) {
+    throw mrt::Error(mrt::ErrorCode::InvalidArgument,
+                "{}->strategy {} is not an mrt_device_wait_strategy value", argument,
+                config->strategy);
+  }
+  if (config->timeout_ns < 0) {
+    throw mrt::Error(mrt::ErrorCode::InvalidArgument, "{}->timeout_ns must not be negative (got {})", argument,
+                config->timeout_ns);
+  }
+  if (config->sleep_time_ns < 0) {
+    throw mrt::Error(mrt::ErrorCode::InvalidArgument, "{}->sleep_time_ns must not be negative (got {})", argument,
+                config->sleep_time_ns);
+  }
+  result.strategy = static_cast<mrt::DeviceWaitStrategy>(config->strategy);
+  result.timeout = std::chrono::nanoseconds(config->timeout_ns);
+  result.sleepTime = std::chrono::nanoseconds(config->sleep_time_ns);
+  return result;
+}
+
+}  // namespace mrt::capi
 
 extern "C" {
 
@@ -143,12 +151,6 @@ MRT_API mrt_status mrt_device_manager_device_info(const mrt_device_manager *mana
                                                   mrt_device_info *out_info) noexcept {
   return mrt::capi::guard(__func__, [&] {
     const auto &m = managerOf(manager);
-    requireNotNull(out_info, "out_info");
-    const std::size_t size = out_info->struct_size;
-    if (size < kDeviceInfoV1Size) {
-      throw Error(ErrorCode::InvalidArgument, "out_info->struct_size is {}, expected at least {}", size,
-                  kDeviceInfoV1Size);
-    }
     const auto &infos = m.deviceInfos();
     if (index >= infos.size()) {
       throw Error(ErrorCode::InvalidArgument, "device index {} is out of range (the system has {} devices)",
@@ -156,14 +158,13 @@ MRT_API mrt_status mrt_device_manager_device_info(const mrt_device_manager *mana
     }
     const hwsim::DeviceInfo &device = infos[index];
     mrt_device_info info{};
-    info.struct_size = size;
     info.id = device.id;
     info.num_ipus = device.numIpus;
     info.ipu_version = static_cast<int64_t>(device.target.ipuVersion);
     info.tiles_per_ipu = device.target.tilesPerIpu;
     info.is_free = m.isFree(device.id);
     info.target_name = staticTargetName(device.target.name);
-    std::memcpy(out_info, &info, std::min(size, sizeof info));
+    fillSized(out_info, info, kDeviceInfoV1Size, "out_info");
   });
 }
 
@@ -174,7 +175,7 @@ MRT_API mrt_status mrt_device_manager_get_device(const mrt_device_manager *manag
   return mrt::capi::guard(__func__, [&] {
     const auto &m = managerOf(manager);
     requireNotNull(out, "out");
-    giveDevice(m.getDevice(num_ipus, deviceOptionsOf(device_options), waitConfigOf(wait_config),
+    giveDevice(m.getDevice(num_ipus, deviceOptionsOf(device_options), waitConfigOf(wait_config, "wait_config"),
                            mrt::DeviceConstraints(requires_remote_buffers)),
                out);
   });
@@ -188,7 +189,7 @@ MRT_API mrt_status mrt_device_manager_try_get_device(const mrt_device_manager *m
   return mrt::capi::guard(__func__, [&] {
     const auto &m = managerOf(manager);
     requireNotNull(out, "out");
-    giveDevice(m.tryGetDevice(num_ipus, deviceOptionsOf(device_options), waitConfigOf(wait_config),
+    giveDevice(m.tryGetDevice(num_ipus, deviceOptionsOf(device_options), waitConfigOf(wait_config, "wait_config"),
                               mrt::DeviceConstraints(requires_remote_buffers)),
                out);
   });
@@ -202,7 +203,7 @@ MRT_API mrt_status mrt_device_manager_get_device_for_model(const mrt_device_mana
     const auto &m = managerOf(manager);
     const auto &popefModel = modelOf(model, "model");
     requireNotNull(out, "out");
-    giveDevice(m.getDevice(popefModel, waitConfigOf(wait_config)), out);
+    giveDevice(m.getDevice(popefModel, waitConfigOf(wait_config, "wait_config")), out);
   });
 }
 
@@ -214,7 +215,7 @@ MRT_API mrt_status mrt_device_manager_try_get_device_for_model(const mrt_device_
     const auto &m = managerOf(manager);
     const auto &popefModel = modelOf(model, "model");
     requireNotNull(out, "out");
-    giveDevice(m.tryGetDevice(popefModel, waitConfigOf(wait_config)), out);
+    giveDevice(m.tryGetDevice(popefModel, waitConfigOf(wait_config, "wait_config")), out);
   });
 }
 
@@ -226,7 +227,7 @@ MRT_API mrt_status mrt_device_manager_get_specific_device(const mrt_device_manag
   return mrt::capi::guard(__func__, [&] {
     const auto &m = managerOf(manager);
     requireNotNull(out, "out");
-    giveDevice(m.getSpecificDevice(device_id, deviceOptionsOf(device_options), waitConfigOf(wait_config)),
+    giveDevice(m.getSpecificDevice(device_id, deviceOptionsOf(device_options), waitConfigOf(wait_config, "wait_config")),
                out);
   });
 }
@@ -239,7 +240,7 @@ MRT_API mrt_status mrt_device_manager_try_get_specific_device(const mrt_device_m
   return mrt::capi::guard(__func__, [&] {
     const auto &m = managerOf(manager);
     requireNotNull(out, "out");
-    giveDevice(m.tryGetSpecificDevice(device_id, deviceOptionsOf(device_options), waitConfigOf(wait_config)),
+    giveDevice(m.tryGetSpecificDevice(device_id, deviceOptionsOf(device_options), waitConfigOf(wait_config, "wait_config")),
                out);
   });
 }
@@ -252,7 +253,7 @@ MRT_API mrt_status mrt_device_manager_get_specific_device_for_model(const mrt_de
     const auto &m = managerOf(manager);
     const auto &popefModel = modelOf(model, "model");
     requireNotNull(out, "out");
-    giveDevice(m.getSpecificDevice(device_id, popefModel, waitConfigOf(wait_config)), out);
+    giveDevice(m.getSpecificDevice(device_id, popefModel, waitConfigOf(wait_config, "wait_config")), out);
   });
 }
 
@@ -263,7 +264,7 @@ MRT_API mrt_status mrt_device_manager_try_get_specific_device_for_model(
     const auto &m = managerOf(manager);
     const auto &popefModel = modelOf(model, "model");
     requireNotNull(out, "out");
-    giveDevice(m.tryGetSpecificDevice(device_id, popefModel, waitConfigOf(wait_config)), out);
+    giveDevice(m.tryGetSpecificDevice(device_id, popefModel, waitConfigOf(wait_config, "wait_config")), out);
   });
 }
 

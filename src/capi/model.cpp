@@ -7,12 +7,15 @@
 #include <vector>
 
 #include "capi/guard.hpp"
+#include "capi/sized_struct.hpp"
 #include "popef/reader.hpp"
 
 namespace {
 
 using mrt::Error;
 using mrt::ErrorCode;
+using mrt::capi::fillSized;
+using mrt::capi::anchorInfo;
 using mrt::capi::modelOf;
 using mrt::capi::requireNotNull;
 namespace popef = mrt::popef;
@@ -40,20 +43,6 @@ static_assert(static_cast<int>(popef::DataSource::FeedData) == MRT_DATA_SOURCE_F
 constexpr std::size_t kModelInfoV1Size = sizeof(mrt_model_info);
 constexpr std::size_t kAnchorInfoV1Size = sizeof(mrt_anchor_info);
 
-// Copies `full` into the caller's struct, only as far as its struct_size
-// reaches, so a caller compiled against an older, shorter struct is safe.
-template <typename Struct>
-void fillSized(Struct *out, Struct full, std::size_t oldestSize, const char *argument) {
-  requireNotNull(out, argument);
-  const std::size_t size = out->struct_size;
-  if (size < oldestSize) {
-    throw Error(ErrorCode::InvalidArgument, "{}->struct_size is {}, expected at least {}",
-                argument, size, oldestSize);
-  }
-  full.struct_size = size;
-  std::memcpy(out, &full, std::min(size, sizeof(Struct)));
-}
-
 std::vector<std::string> pathsOf(const char *const *paths, std::size_t numPaths) {
   requireNotNull(paths, "paths");
   if (numPaths == 0) throw Error(ErrorCode::InvalidArgument, "num_paths must be at least 1");
@@ -73,8 +62,21 @@ void loadInto(const char *const *paths, std::size_t numPaths, std::string_view e
   *out = new mrt_model{std::move(model)};
 }
 
+void writeBytes(std::span<const std::byte> bytes, const void **outData, uint64_t *outSize) {
+  requireNotNull(outData, "out_data");
+  requireNotNull(outSize, "out_size");
+  *outData = bytes.data();
+  *outSize = bytes.size();
+}
+
+}  // namespace
+
+namespace mrt::capi {
+
 mrt_anchor_info anchorInfo(const popef::Anchor &anchor) {
+  namespace popef = mrt::popef;
   mrt_anchor_info info{};
+  info.struct_size = sizeof(mrt_anchor_info);
   info.name = anchor.name().c_str();
   info.handle = anchor.handle().c_str();
   info.data_type = static_cast<int32_t>(anchor.tensorInfo().dataType());
@@ -92,17 +94,6 @@ mrt_anchor_info anchorInfo(const popef::Anchor &anchor) {
   }
   return info;
 }
-
-void writeBytes(std::span<const std::byte> bytes, const void **outData, uint64_t *outSize) {
-  requireNotNull(outData, "out_data");
-  requireNotNull(outSize, "out_size");
-  *outData = bytes.data();
-  *outSize = bytes.size();
-}
-
-}  // namespace
-
-namespace mrt::capi {
 
 const std::shared_ptr<popef::Model> &modelOf(const mrt_model *handle, const char *argument) {
   requireNotNull(handle, argument);

@@ -14,6 +14,10 @@ struct mrt_model {
 
 namespace mrt::capi {
 
+// An anchor as the C API describes it; strings and arrays are borrowed from
+// the anchor. struct_size is sizeof(mrt_anchor_info).
+mrt_anchor_info anchorInfo(const popef::Anchor &anchor);
+
 // The model behind a handle; throws InvalidArgument naming `argument` if NULL.
 const std::shared_ptr<popef::Model> &modelOf(const mrt_model *handle, const char *argument);
 

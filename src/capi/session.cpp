@@ -11,6 +11,7 @@
 
 #include "capi/device.hpp"
 #include "capi/guard.hpp"
+#include "capi/sized_struct.hpp"
 #include "capi/model.hpp"
 #include "capi/user_data.hpp"
 #include "popef/reader.hpp"
@@ -29,6 +30,8 @@ namespace {
 
 using mrt::Error;
 using mrt::ErrorCode;
+using mrt::capi::anchorInfo;
+using mrt::capi::fillSized;
 using mrt::capi::modelOf;
 using mrt::capi::ownUserData;
 using mrt::capi::requireNotNull;
@@ -47,42 +50,6 @@ static_assert(static_cast<int>(DataPolicy::USE_USER_DATA) == MRT_USE_USER_DATA);
 // The first published layouts: callers may pass these sizes or larger.
 constexpr std::size_t kSessionConfigV1Size = sizeof(mrt_session_config);
 constexpr std::size_t kAnchorInfoV1Size = sizeof(mrt_anchor_info);
-constexpr std::size_t kWaitConfigV1Size = sizeof(mrt_device_wait_config);
-
-// ---- anchors as mrt_anchor_info (the Models section's layout) ----
-
-mrt_anchor_info anchorInfo(const popef::Anchor &anchor) {
-  mrt_anchor_info info{};
-  info.struct_size = sizeof(mrt_anchor_info);
-  info.name = anchor.name().c_str();
-  info.handle = anchor.handle().c_str();
-  info.data_type = static_cast<int32_t>(anchor.tensorInfo().dataType());
-  info.shape = anchor.tensorInfo().shape().empty() ? nullptr : anchor.tensorInfo().shape().data();
-  info.rank = anchor.tensorInfo().shape().size();
-  info.size_in_bytes = anchor.tensorInfo().sizeInBytes();
-  info.programs = anchor.programs().empty() ? nullptr : anchor.programs().data();
-  info.num_programs = anchor.programs().size();
-  info.is_per_replica = anchor.isPerReplica();
-  info.tensor_type = static_cast<int32_t>(anchor.type());
-  info.data_source = static_cast<int32_t>(anchor.dataSource());
-  if (anchor.remoteBuffer()) {
-    info.remote_buffer = anchor.remoteBuffer()->name.c_str();
-    info.remote_buffer_repeats = anchor.remoteBuffer()->repeats;
-  }
-  return info;
-}
-
-// Copies as much of `full` as the caller's struct_size reaches.
-void fillAnchorInfo(mrt_anchor_info *out, mrt_anchor_info full) {
-  requireNotNull(out, "out_anchor");
-  const std::size_t size = out->struct_size;
-  if (size < kAnchorInfoV1Size) {
-    throw Error(ErrorCode::InvalidArgument, "out_anchor->struct_size is {}, expected at least {}", size,
-                kAnchorInfoV1Size);
-  }
-  full.struct_size = size;
-  std::memcpy(out, &full, std::min(size, sizeof(mrt_anchor_info)));
-}
 
 // ---- predicates ----
 
@@ -245,15 +212,7 @@ mrt::SessionConfig sessionConfigOf(const mrt_session_config *config) {
     result.pred_tensor_data = predicateOfKind<DataPolicy>(config->pred_tensor_data, "config->pred_tensor_data");
   }
   result.check_package_hash = config->check_package_hash;
-  if (const mrt_device_wait_config *wait = config->wait_config) {
-    if (wait->struct_size < kWaitConfigV1Size) {
-      throw Error(ErrorCode::InvalidArgument, "config->wait_config->struct_size is {}, expected at least {}",
-                  wait->struct_size, kWaitConfigV1Size);
-    }
-    result.wait_config.strategy = static_cast<mrt::DeviceWaitStrategy>(wait->strategy);
-    result.wait_config.timeout = std::chrono::nanoseconds(wait->timeout_ns);
-    result.wait_config.sleepTime = std::chrono::nanoseconds(wait->sleep_time_ns);
-  }
+  result.wait_config = mrt::capi::waitConfigOf(config->wait_config, "config->wait_config");
   if (config->max_look_ahead != nullptr) result.max_look_ahead = config->max_look_ahead;
   return result;
 }
@@ -584,7 +543,7 @@ MRT_API mrt_status mrt_session_anchor(const mrt_session *session, int32_t set, s
       throw Error(ErrorCode::InvalidArgument, "anchor index {} is out of range (the set has {})", index,
                   anchors.size());
     }
-    fillAnchorInfo(out_anchor, anchorInfo(*anchors[index]));
+    fillSized(out_anchor, anchorInfo(*anchors[index]), kAnchorInfoV1Size, "out_anchor");
   });
 }
 
