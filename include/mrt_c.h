@@ -792,6 +792,173 @@ MRT_API mrt_status mrt_session_error_if_anchors_not_connected(const mrt_session 
 MRT_API mrt_status mrt_session_stop(mrt_session *session) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_session_is_stopped(const mrt_session *session, bool *out_stopped) MRT_NOEXCEPT;
 
+/* ------------------------------------------------------------------------ */
+/* ---- Queues ---- */
+
+/* Queues of pointers between the caller and a device (the seeds' Queue
+ * Manager). A queue manager holds one input queue per user input anchor of a
+ * model (anchors without TensorData/FeedData) and one output queue per
+ * output anchor. Queues carry POINTERS to the caller's memory, never tensor
+ * bytes: the bytes are copied once, straight between the caller's buffer and
+ * the device's, when the device transfers the anchor.
+ *
+ * Batches: if the model's tensor is [B, ...], one sample is its size / B
+ * bytes, and any buffer of a positive whole number of samples may be
+ * enqueued: small buffers are packed into one device transfer, large ones
+ * split across several. Enqueue outputs in the same sample counts as the
+ * inputs.
+ *
+ * Threads: each queue has ONE producer thread (enqueue, flush) at a time,
+ * and the device thread on the other side. disconnect may be called from any
+ * thread. reset only while no other thread uses the queue. A manager's
+ * lookups may be called from any thread.
+ *
+ * Lifetime: queue handles are borrowed from their manager and valid until
+ * the manager is destroyed (for a session's manager: until the session is).
+ *
+ * A manager comes from a session (it connects the queues to the device) or,
+ * without a session, from mrt_queue_manager_create(); then the caller plays
+ * the device with mrt_queue_manager_transfer() (custom transports, tests). */
+typedef struct mrt_queue_manager mrt_queue_manager;
+typedef struct mrt_input_queue mrt_input_queue;
+typedef struct mrt_output_queue mrt_output_queue;
+
+/* Called on the device thread when a transfer has waited timeout_ns for the
+ * caller's data (input) or buffers (output), and again every timeout_ns it
+ * keeps waiting. anchor_name is the queue's name, direction an
+ * mrt_tensor_type, bytes_done how much of the transfer is already filled or
+ * drained. Calls for different anchors may come from different device
+ * threads; calls for one anchor never overlap. To let the device go on,
+ * flush the queue; flushing is a producer call, so keep it from overlapping
+ * with your producer thread's calls on that queue (e.g. one mutex). */
+typedef void (*mrt_queue_timeout_fn)(const char *anchor_name, int32_t direction,
+                                     int64_t bytes_done, void *user_data);
+
+/* Fill with mrt_queue_manager_config_init(), then set fields. */
+typedef struct mrt_queue_manager_config {
+  size_t struct_size;
+  /* Ring entries per queue = multiplier x B (the model's batch): how many
+   * transfers of single samples can be queued ahead. For anchors of the Main
+   * programs; default 2, at least 1. */
+  int64_t ring_size_multiplier;
+  /* The same for anchors only of the Load or Save programs; default 1. */
+  int64_t load_save_ring_size_multiplier;
+  /* 0 (default): wait forever, timeout_fn is never called. */
+  int64_t timeout_ns;
+  mrt_queue_timeout_fn timeout_fn;       /* may be NULL */
+  void *timeout_user_data;
+  void (*timeout_user_data_free)(void *user_data);  /* called once, when the manager goes */
+} mrt_queue_manager_config;
+
+MRT_API void mrt_queue_manager_config_init(mrt_queue_manager_config *config) MRT_NOEXCEPT;
+
+/* A manager over a model's anchors, not connected to any device: the caller
+ * moves the data with mrt_queue_manager_transfer(). config may be NULL for
+ * the defaults. The config's timeout_user_data_free runs exactly once, also
+ * when this call fails. */
+MRT_API mrt_status mrt_queue_manager_create(const mrt_model *model,
+                                            const mrt_queue_manager_config *config,
+                                            mrt_queue_manager **out) MRT_NOEXCEPT;
+/* Only for managers from mrt_queue_manager_create(); a session's manager is
+ * destroyed with its session. NULL is ignored. No thread may be inside a
+ * call on the manager or its queues. */
+MRT_API void mrt_queue_manager_destroy(mrt_queue_manager *manager) MRT_NOEXCEPT;
+
+/* The queue of an anchor, by anchor name or stream handle (MRT_NOT_FOUND
+ * listing the queues otherwise). Borrowed from the manager. */
+MRT_API mrt_status mrt_queue_manager_input_queue(mrt_queue_manager *manager, const char *name,
+                                                 mrt_input_queue **out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_queue_manager_output_queue(mrt_queue_manager *manager, const char *name,
+                                                  mrt_output_queue **out) MRT_NOEXCEPT;
+
+/* How many queues, and the name of the index-th (names in sorted order;
+ * borrowed from the manager). MRT_INVALID_ARGUMENT for an index out of range. */
+MRT_API mrt_status mrt_queue_manager_num_inputs(const mrt_queue_manager *manager,
+                                                size_t *out_count) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_queue_manager_num_outputs(const mrt_queue_manager *manager,
+                                                 size_t *out_count) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_queue_manager_input_name(const mrt_queue_manager *manager, size_t index,
+                                                const char **out_name) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_queue_manager_output_name(const mrt_queue_manager *manager, size_t index,
+                                                 const char **out_name) MRT_NOEXCEPT;
+
+/* flush / disconnect / reset every queue (see the queue calls below). */
+MRT_API mrt_status mrt_queue_manager_flush_all(mrt_queue_manager *manager) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_queue_manager_disconnect_all(mrt_queue_manager *manager) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_queue_manager_reset_all(mrt_queue_manager *manager) MRT_NOEXCEPT;
+
+/* The device side of one anchor (by stream handle or name), what a session's
+ * engine does for each transfer: for an input, copies the next enqueued
+ * bytes into device_buffer; for an output, copies device_buffer into the
+ * next enqueued buffers. device_buffer holds exactly the tensor's size in
+ * bytes. Blocks until enough has been enqueued (or the queue is
+ * disconnected: then inputs get zeros and outputs are dropped). Call it for
+ * one anchor from one thread at a time. Runs the enqueued callbacks. */
+MRT_API mrt_status mrt_queue_manager_transfer(mrt_queue_manager *manager, const char *handle,
+                                              void *device_buffer) MRT_NOEXCEPT;
+
+/* Called on the device thread with the user_data given at enqueue. */
+typedef void (*mrt_queue_data_fn)(void *user_data);
+
+/* Queues `size_bytes` bytes at `data` for the device. The bytes are NOT
+ * copied now: `data` must stay valid and unchanged until read_complete_fn
+ * runs (or the queue is disconnected). read_start_fn (may be NULL) runs just
+ * before the first byte is copied, read_complete_fn (may be NULL) once the
+ * last byte is. user_data_free (may be NULL) runs exactly once when the
+ * library drops the entry (after read_complete_fn, at the latest when the
+ * queue is reset or its manager destroyed), also when this call fails.
+ * Blocks while the queue is full. MRT_INVALID_ARGUMENT if data is NULL or
+ * size_bytes is not a positive multiple of the sample size;
+ * MRT_CANCELLED if the queue is or gets disconnected. */
+MRT_API mrt_status mrt_input_queue_enqueue(mrt_input_queue *queue, const void *data,
+                                           int64_t size_bytes, mrt_queue_data_fn read_start_fn,
+                                           mrt_queue_data_fn read_complete_fn, void *user_data,
+                                           void (*user_data_free)(void *user_data)) MRT_NOEXCEPT;
+/* Completes a partially enqueued transfer with zeros, or if none is pending
+ * enqueues one whole transfer of zeros, so the device can run. Does nothing
+ * on a disconnected queue. Producer thread. */
+MRT_API mrt_status mrt_input_queue_flush(mrt_input_queue *queue) MRT_NOEXCEPT;
+/* Empties the queue, forgets partial transfers and reconnects it. */
+MRT_API mrt_status mrt_input_queue_reset(mrt_input_queue *queue) MRT_NOEXCEPT;
+/* Wakes blocked calls; from now on the device gets zeros and enqueue fails
+ * with MRT_CANCELLED until reset. The caller's memory is not touched again.
+ * Any thread. */
+MRT_API mrt_status mrt_input_queue_disconnect(mrt_input_queue *queue) MRT_NOEXCEPT;
+
+/* Queues the buffer `data` of `size_bytes` bytes for the device's output;
+ * it must stay valid until write_complete_fn runs (or the queue is
+ * disconnected). Otherwise as mrt_input_queue_enqueue. */
+MRT_API mrt_status mrt_output_queue_enqueue(mrt_output_queue *queue, void *data,
+                                            int64_t size_bytes,
+                                            mrt_queue_data_fn write_complete_fn, void *user_data,
+                                            void (*user_data_free)(void *user_data)) MRT_NOEXCEPT;
+/* Gives the dummy output of a flushed input a scratch buffer (completing a
+ * partial transfer, or one whole transfer). Producer thread. */
+MRT_API mrt_status mrt_output_queue_flush(mrt_output_queue *queue) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_output_queue_reset(mrt_output_queue *queue) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_output_queue_disconnect(mrt_output_queue *queue) MRT_NOEXCEPT;
+
+/* What a queue transfers. Set struct_size (mrt_queue_info_init) before
+ * calling mrt_input_queue_info / mrt_output_queue_info; pointers in it are
+ * borrowed from the manager. Any thread. */
+typedef struct mrt_queue_info {
+  size_t struct_size;        /* set by the caller, e.g. with mrt_queue_info_init() */
+  const char *name;          /* the anchor name; borrowed from the manager */
+  int32_t data_type;         /* an mrt_data_type */
+  const int64_t *shape;      /* rank dimensions; borrowed from the manager */
+  size_t rank;
+  int64_t size_in_bytes;     /* one device transfer */
+  int64_t sample_size_bytes; /* size_in_bytes / B: the unit of enqueued sizes */
+  int64_t num_buffers;       /* ring entries */
+  bool connected;            /* false after disconnect, until reset */
+} mrt_queue_info;
+
+MRT_API void mrt_queue_info_init(mrt_queue_info *info) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_input_queue_info(const mrt_input_queue *queue,
+                                        mrt_queue_info *out_info) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_output_queue_info(const mrt_output_queue *queue,
+                                         mrt_queue_info *out_info) MRT_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,0 +1,325 @@
+// The queue part of the C API (include/mrt_c.h, "Queues"), over src/queue.
+#include "capi/queue.hpp"
+
+#include <cstring>
+#include <utility>
+
+#include "capi/guard.hpp"
+#include "capi/model.hpp"
+#include "capi/user_data.hpp"
+
+namespace {
+
+using mrt::Error;
+using mrt::ErrorCode;
+using mrt::capi::requireNotNull;
+
+static_assert(static_cast<int>(mrt::popef::TensorType::INPUT) == MRT_TENSOR_INPUT);
+static_assert(static_cast<int>(mrt::popef::TensorType::OUTPUT) == MRT_TENSOR_OUTPUT);
+
+// The first published layouts: callers may pass these sizes or larger.
+constexpr std::size_t kConfigV1Size = sizeof(mrt_queue_manager_config);
+constexpr std::size_t kInfoV1Size = sizeof(mrt_queue_info);
+
+mrt::QueueManager &managerOf(mrt_queue_manager *handle) {
+  requireNotNull(handle, "manager");
+  return *handle->manager;
+}
+
+mrt::InputQueue &queueOf(mrt_input_queue *handle) {
+  requireNotNull(handle, "queue");
+  return *handle->queue;
+}
+
+mrt::OutputQueue &queueOf(mrt_output_queue *handle) {
+  requireNotNull(handle, "queue");
+  return *handle->queue;
+}
+
+void requireSize(std::int64_t size_bytes) {
+  if (size_bytes <= 0) {
+    throw Error(ErrorCode::InvalidArgument, "size_bytes must be positive, got {}", size_bytes);
+  }
+}
+
+// A C callback as a std::function that keeps the user data alive.
+std::function<void()> callbackOf(mrt_queue_data_fn fn,
+                                 const std::shared_ptr<mrt::capi::UserData> &owner) {
+  if (fn == nullptr) return nullptr;
+  return [fn, owner] { fn(owner->get()); };
+}
+
+void fillInfo(const mrt::IQueue &queue, bool connected, std::int64_t sample_size,
+              mrt_queue_info *out) {
+  requireNotNull(out, "out_info");
+  if (out->struct_size < kInfoV1Size) {
+    throw Error(ErrorCode::InvalidArgument, "out_info->struct_size is {}, expected at least {}",
+                out->struct_size, kInfoV1Size);
+  }
+  const mrt::popef::TensorInfo &info = queue.tensorInfo();
+  out->name = queue.name().c_str();
+  out->data_type = static_cast<int32_t>(info.dataType());
+  out->shape = info.shape().data();
+  out->rank = info.shape().size();
+  out->size_in_bytes = info.sizeInBytes();
+  out->sample_size_bytes = sample_size;
+  out->num_buffers = queue.numBuffers();
+  out->connected = connected;
+}
+
+}  // namespace
+
+namespace mrt::capi {
+
+std::unique_ptr<mrt_queue_manager> wrapQueueManager(std::shared_ptr<QueueManager> manager,
+                                                    std::shared_ptr<void> keep_alive) {
+  auto handle = std::make_unique<mrt_queue_manager>();
+  for (auto &[name, queue] : manager->inputs) {
+    auto &entry = *handle->inputs.try_emplace(name, mrt_input_queue{&queue}).first;
+    handle->input_names.push_back(&entry.first);
+  }
+  for (auto &[name, queue] : manager->outputs) {
+    auto &entry = *handle->outputs.try_emplace(name, mrt_output_queue{&queue}).first;
+    handle->output_names.push_back(&entry.first);
+  }
+  handle->manager = std::move(manager);
+  handle->keep_alive = std::move(keep_alive);
+  return handle;
+}
+
+QueueManagerArgs queueManagerArgs(const popef::Model &model, const mrt_queue_manager_config *config) {
+  mrt_queue_manager_config defaults;
+  mrt_queue_manager_config_init(&defaults);
+  // Own the user data first, so its free runs exactly once whatever fails.
+  QueueManagerArgs args;
+  std::shared_ptr<UserData> owner;
+  if (config != nullptr) {
+    owner = ownUserData(config->timeout_user_data, config->timeout_user_data_free);
+    args.keep_alive = owner;
+    if (config->struct_size < kConfigV1Size) {
+      throw Error(ErrorCode::InvalidArgument, "config->struct_size is {}, expected at least {}",
+                  config->struct_size, kConfigV1Size);
+    }
+  }
+  const mrt_queue_manager_config &c = config != nullptr ? *config : defaults;
+  if (c.ring_size_multiplier < 1) {
+    throw Error(ErrorCode::InvalidArgument, "config->ring_size_multiplier must be at least 1, got {}",
+                c.ring_size_multiplier);
+  }
+  if (c.load_save_ring_size_multiplier < 1) {
+    throw Error(ErrorCode::InvalidArgument,
+                "config->load_save_ring_size_multiplier must be at least 1, got {}",
+                c.load_save_ring_size_multiplier);
+  }
+  if (c.timeout_ns < 0) {
+    throw Error(ErrorCode::InvalidArgument, "config->timeout_ns must not be negative, got {}",
+                c.timeout_ns);
+  }
+  args.ring_size_multiplier = ring_size_multiplier_factory::ringSizeMultForMainProgs(
+      model, c.ring_size_multiplier, c.load_save_ring_size_multiplier);
+  args.timeout = std::chrono::nanoseconds(c.timeout_ns);
+  if (c.timeout_fn != nullptr) {
+    args.timeout_callback = [fn = c.timeout_fn, owner](const std::string &name,
+                                                       popef::TensorType direction,
+                                                       std::int64_t bytes_done) {
+      fn(name.c_str(), static_cast<int32_t>(direction), bytes_done, owner ? owner->get() : nullptr);
+    };
+  }
+  return args;
+}
+
+}  // namespace mrt::capi
+
+extern "C" {
+
+MRT_API void mrt_queue_manager_config_init(mrt_queue_manager_config *config) noexcept {
+  if (config == nullptr) return;
+  *config = mrt_queue_manager_config{};
+  config->struct_size = sizeof(mrt_queue_manager_config);
+  config->ring_size_multiplier = mrt::kDefaultRingSizeMultiplier;
+  config->load_save_ring_size_multiplier = 1;
+}
+
+MRT_API mrt_status mrt_queue_manager_create(const mrt_model *model,
+                                            const mrt_queue_manager_config *config,
+                                            mrt_queue_manager **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    if (model == nullptr && config != nullptr) {
+      // The promise: the config's user_data_free runs once, also on failure.
+      mrt::capi::ownUserData(config->timeout_user_data, config->timeout_user_data_free);
+    }
+    const std::shared_ptr<mrt::popef::Model> &popef_model = mrt::capi::modelOf(model, "model");
+    mrt::capi::QueueManagerArgs args = mrt::capi::queueManagerArgs(*popef_model, config);
+    requireNotNull(out, "out");
+    auto manager = std::make_shared<mrt::QueueManager>(*popef_model, args.ring_size_multiplier,
+                                                       args.timeout, args.timeout_callback);
+    *out = mrt::capi::wrapQueueManager(std::move(manager), std::move(args.keep_alive)).release();
+  });
+}
+
+MRT_API void mrt_queue_manager_destroy(mrt_queue_manager *manager) noexcept { delete manager; }
+
+MRT_API mrt_status mrt_queue_manager_input_queue(mrt_queue_manager *manager, const char *name,
+                                                 mrt_input_queue **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    requireNotNull(name, "name");
+    requireNotNull(out, "out");
+    const std::string &key = managerOf(manager).inputQueue(name).name();
+    *out = &manager->inputs.at(key);
+  });
+}
+
+MRT_API mrt_status mrt_queue_manager_output_queue(mrt_queue_manager *manager, const char *name,
+                                                  mrt_output_queue **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    requireNotNull(name, "name");
+    requireNotNull(out, "out");
+    const std::string &key = managerOf(manager).outputQueue(name).name();
+    *out = &manager->outputs.at(key);
+  });
+}
+
+MRT_API mrt_status mrt_queue_manager_num_inputs(const mrt_queue_manager *manager,
+                                                size_t *out_count) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    requireNotNull(manager, "manager");
+    requireNotNull(out_count, "out_count");
+    *out_count = manager->input_names.size();
+  });
+}
+
+MRT_API mrt_status mrt_queue_manager_num_outputs(const mrt_queue_manager *manager,
+                                                 size_t *out_count) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    requireNotNull(manager, "manager");
+    requireNotNull(out_count, "out_count");
+    *out_count = manager->output_names.size();
+  });
+}
+
+namespace {
+const char *nameAt(const std::vector<const std::string *> &names, size_t index, const char *what) {
+  if (index >= names.size()) {
+    throw Error(ErrorCode::InvalidArgument, "{} index {} is out of range (the manager has {})", what,
+                index, names.size());
+  }
+  return names[index]->c_str();
+}
+}  // namespace
+
+MRT_API mrt_status mrt_queue_manager_input_name(const mrt_queue_manager *manager, size_t index,
+                                                const char **out_name) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    requireNotNull(manager, "manager");
+    requireNotNull(out_name, "out_name");
+    *out_name = nameAt(manager->input_names, index, "input queue");
+  });
+}
+
+MRT_API mrt_status mrt_queue_manager_output_name(const mrt_queue_manager *manager, size_t index,
+                                                 const char **out_name) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    requireNotNull(manager, "manager");
+    requireNotNull(out_name, "out_name");
+    *out_name = nameAt(manager->output_names, index, "output queue");
+  });
+}
+
+MRT_API mrt_status mrt_queue_manager_flush_all(mrt_queue_manager *manager) noexcept {
+  return mrt::capi::guard(__func__, [&] { managerOf(manager).flushAll(); });
+}
+
+MRT_API mrt_status mrt_queue_manager_disconnect_all(mrt_queue_manager *manager) noexcept {
+  return mrt::capi::guard(__func__, [&] { managerOf(manager).disconnectAll(); });
+}
+
+MRT_API mrt_status mrt_queue_manager_reset_all(mrt_queue_manager *manager) noexcept {
+  return mrt::capi::guard(__func__, [&] { managerOf(manager).resetAll(); });
+}
+
+MRT_API mrt_status mrt_queue_manager_transfer(mrt_queue_manager *manager, const char *handle,
+                                              void *device_buffer) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    requireNotNull(handle, "handle");
+    const mrt::StreamCallbackFn &callback = managerOf(manager).streamCallback(handle);
+    requireNotNull(device_buffer, "device_buffer");
+    callback(device_buffer);
+  });
+}
+
+MRT_API mrt_status mrt_input_queue_enqueue(mrt_input_queue *queue, const void *data,
+                                           int64_t size_bytes, mrt_queue_data_fn read_start_fn,
+                                           mrt_queue_data_fn read_complete_fn, void *user_data,
+                                           void (*user_data_free)(void *)) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    auto owner = mrt::capi::ownUserData(user_data, user_data_free);
+    mrt::InputQueue &input = queueOf(queue);
+    requireNotNull(data, "data");
+    requireSize(size_bytes);
+    input.enqueue(data, size_bytes, callbackOf(read_start_fn, owner),
+                  callbackOf(read_complete_fn, owner));
+  });
+}
+
+MRT_API mrt_status mrt_input_queue_flush(mrt_input_queue *queue) noexcept {
+  return mrt::capi::guard(__func__, [&] { queueOf(queue).flush(); });
+}
+
+MRT_API mrt_status mrt_input_queue_reset(mrt_input_queue *queue) noexcept {
+  return mrt::capi::guard(__func__, [&] { queueOf(queue).reset(); });
+}
+
+MRT_API mrt_status mrt_input_queue_disconnect(mrt_input_queue *queue) noexcept {
+  return mrt::capi::guard(__func__, [&] { queueOf(queue).disconnect(); });
+}
+
+MRT_API mrt_status mrt_output_queue_enqueue(mrt_output_queue *queue, void *data,
+                                            int64_t size_bytes,
+                                            mrt_queue_data_fn write_complete_fn, void *user_data,
+                                            void (*user_data_free)(void *)) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    auto owner = mrt::capi::ownUserData(user_data, user_data_free);
+    mrt::OutputQueue &output = queueOf(queue);
+    requireNotNull(data, "data");
+    requireSize(size_bytes);
+    output.enqueue(data, size_bytes, callbackOf(write_complete_fn, owner));
+  });
+}
+
+MRT_API mrt_status mrt_output_queue_flush(mrt_output_queue *queue) noexcept {
+  return mrt::capi::guard(__func__, [&] { queueOf(queue).flush(); });
+}
+
+MRT_API mrt_status mrt_output_queue_reset(mrt_output_queue *queue) noexcept {
+  return mrt::capi::guard(__func__, [&] { queueOf(queue).reset(); });
+}
+
+MRT_API mrt_status mrt_output_queue_disconnect(mrt_output_queue *queue) noexcept {
+  return mrt::capi::guard(__func__, [&] { queueOf(queue).disconnect(); });
+}
+
+MRT_API void mrt_queue_info_init(mrt_queue_info *info) noexcept {
+  if (info == nullptr) return;
+  *info = mrt_queue_info{};
+  info->struct_size = sizeof(mrt_queue_info);
+}
+
+MRT_API mrt_status mrt_input_queue_info(const mrt_input_queue *queue,
+                                        mrt_queue_info *out_info) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    requireNotNull(queue, "queue");
+    const mrt::InputQueue &input = *queue->queue;
+    fillInfo(input, input.isConnected(), input.sampleSize(), out_info);
+  });
+}
+
+MRT_API mrt_status mrt_output_queue_info(const mrt_output_queue *queue,
+                                         mrt_queue_info *out_info) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    requireNotNull(queue, "queue");
+    const mrt::OutputQueue &output = *queue->queue;
+    fillInfo(output, output.isConnected(), output.sampleSize(), out_info);
+  });
+}
+
+}  // extern "C"
