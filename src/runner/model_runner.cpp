@@ -1,0 +1,160 @@
+#include "runner/model_runner.hpp"
+
+#include "device/device_manager.hpp"
+#include "popef/reader.hpp"
+#include "runner/replica.hpp"
+#include "runner/runner_layout.hpp"
+
+namespace mrt {
+
+struct ModelRunner::Impl {
+  Impl(std::shared_ptr<popef::Model> m, const ModelRunnerConfig &c)
+      : model(std::move(m)), config((validate(c), c)), layout(model, config) {
+    std::optional<DeviceManager> manager;
+    replicas.reserve(config.replication_factor);
+    for (unsigned r = 0; r < config.replication_factor; ++r) {
+      std::shared_ptr<Device> device;
+      if (auto it = config.replica_to_device.find(r); it != config.replica_to_device.end()) {
+        device = it->second;
+      } else {
+        if (!manager) manager.emplace();
+        device = manager->getDevice(model, config.device_wait_config);
+      }
+      replicas.push_back(std::make_unique<Replica>(r, model, config, layout, std::move(device)));
+    }
+    for (auto &replica : replicas) replica->start();
+  }
+
+  ~Impl() {
+    // Every replica stops first, then each cancels and saves.
+    for (auto &replica : replicas) replica->shutdown();
+  }
+
+  Replica &replica(unsigned id) {
+    if (id >= replicas.size()) {
+      throw Error(ErrorCode::InvalidArgument, "replica_id {} out of range: the runner has {} replica{}", id,
+                  replicas.size(), replicas.size() == 1 ? "" : "s");
+    }
+    return *replicas[id];
+  }
+
+  std::shared_ptr<popef::Model> model;
+  ModelRunnerConfig config;
+  RunnerLayout layout;
+  std::vector<std::unique_ptr<Replica>> replicas;
+};
+
+namespace {
+
+std::shared_ptr<popef::Model> requireModel(std::shared_ptr<popef::Model> model) {
+  if (!model) throw Error(ErrorCode::InvalidArgument, "ModelRunner: the model must not be null");
+  return model;
+}
+
+void waitFor(const Completion &completion) {
+  completion.wait(std::chrono::nanoseconds(-1));
+  if (completion.code() != ErrorCode::Ok) throw Error(completion.code(), completion.message());
+}
+
+}  // namespace
+
+ModelRunner::ModelRunner(const std::string &popef_path, const ModelRunnerConfig &config)
+    : ModelRunner(std::vector<std::string>{popef_path}, config) {}
+
+ModelRunner::ModelRunner(const std::vector<std::string> &popef_paths, const ModelRunnerConfig &config)
+    : ModelRunner(std::shared_ptr<popef::Model>(popef::loadModel(popef_paths)), config) {}
+
+ModelRunner::ModelRunner(std::shared_ptr<popef::Model> model, const ModelRunnerConfig &config)
+    : impl_(std::make_unique<Impl>(requireModel(std::move(model)), config)) {}
+
+ModelRunner::~ModelRunner() = default;
+ModelRunner::ModelRunner(ModelRunner &&) noexcept = default;
+ModelRunner &ModelRunner::operator=(ModelRunner &&) noexcept = default;
+
+std::shared_ptr<Completion> ModelRunner::submit(const InputMemoryView &input_data, const OutputMemoryView &output_data,
+                                                unsigned replica_id) {
+  const auto received = RequestClock::now();
+  Replica &replica = impl_->replica(replica_id);
+  RequestViews views = impl_->layout.inputViews(input_data);
+  impl_->layout.addOutputViews(views, output_data);
+  return replica.submit(views, received, {});
+}
+
+Submission ModelRunner::submit(const InputMemoryView &input_data, unsigned replica_id) {
+  const auto received = RequestClock::now();
+  Replica &replica = impl_->replica(replica_id);
+  RequestViews views = impl_->layout.inputViews(input_data);
+  const std::vector<std::int64_t> sizes = impl_->layout.outputSizes(views);
+  const auto &outputs = impl_->layout.executeOutputs();
+  Submission submission;
+  std::vector<std::shared_ptr<void>> keep;
+  keep.reserve(outputs.size());
+  views.outputs.reserve(outputs.size());
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    TensorMemory memory(sizes[i]);
+    views.outputs.push_back(memory.getView());
+    keep.push_back(memory.data);
+    submission.outputs.emplace(outputs[i].anchor->name(), std::move(memory));
+  }
+  submission.completion = replica.submit(views, received, std::move(keep));
+  return submission;
+}
+
+OutputMemory ModelRunner::execute(const InputMemoryView &input_data, unsigned replica_id) {
+  Submission submission = submit(input_data, replica_id);
+  waitFor(*submission.completion);
+  return std::move(submission.outputs);
+}
+
+void ModelRunner::execute(const InputMemoryView &input_data, const OutputMemoryView &output_data,
+                          unsigned replica_id) {
+  waitFor(*submit(input_data, output_data, replica_id));
+}
+
+OutputFutureMemory ModelRunner::executeAsync(const InputMemoryView &input_data, unsigned replica_id) {
+  Submission submission = submit(input_data, replica_id);
+  OutputFutureMemory futures;
+  for (auto &[name, memory] : submission.outputs) futures.emplace(name, OutputFuture<TensorMemory>(submission.completion, memory));
+  return futures;
+}
+
+OutputFutureMemoryView ModelRunner::executeAsync(const InputMemoryView &input_data,
+                                                 const OutputMemoryView &output_data, unsigned replica_id) {
+  std::shared_ptr<Completion> completion = submit(input_data, output_data, replica_id);
+  OutputFutureMemoryView futures;
+  for (const auto &[name, view] : output_data) futures.emplace(name, OutputFuture<TensorMemoryView>(completion, view));
+  return futures;
+}
+
+std::vector<InputDesc> ModelRunner::getExecuteInputs() const { return impl_->layout.executeInputDescs(); }
+std::vector<OutputDesc> ModelRunner::getExecuteOutputs() const { return impl_->layout.executeOutputDescs(); }
+std::vector<InputDesc> ModelRunner::getModelInputs() const { return impl_->layout.modelInputDescs(); }
+std::vector<OutputDesc> ModelRunner::getModelOutputs() const { return impl_->layout.modelOutputDescs(); }
+
+std::shared_ptr<popef::Model> ModelRunner::model() const { return impl_->model; }
+const ModelRunnerConfig &ModelRunner::config() const { return impl_->config; }
+
+void ModelRunner::getTimeTrace(std::map<std::string, float> &time_info, unsigned replica_id, int cur) {
+  impl_->replica(replica_id).stats().timeTrace(time_info, cur);
+}
+
+void ModelRunner::getMonitoringStatisticsPercentile(std::map<std::string, double> &monitoring_info, double quantile,
+                                                    unsigned replica_id) {
+  impl_->replica(replica_id).stats().percentile(monitoring_info, quantile);
+}
+
+void ModelRunner::getMonitoringStatisticsMean(std::map<std::string, double> &monitoring_info, unsigned replica_id) {
+  impl_->replica(replica_id).stats().mean(monitoring_info);
+}
+
+void ModelRunner::getMonitoringStatisticsTotalCount(std::map<std::string, double> &monitoring_info,
+                                                    unsigned replica_id) {
+  impl_->replica(replica_id).stats().totalCount(monitoring_info);
+}
+
+void ModelRunner::insertSimulatedError(hwsim::DeviceErrorCode code, const std::string &step_name,
+                                       unsigned replica_id) {
+  impl_->replica(replica_id).insertSimulatedError(code, step_name);
+}
+
+}  // namespace mrt

@@ -1,0 +1,352 @@
+#include "runner/replica.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "common/logging.hpp"
+#include "queue/ring_size_multiplier.hpp"
+
+namespace mrt {
+
+struct Replica::Request {
+  std::shared_ptr<Completion> completion = std::make_shared<Completion>();
+  // Outputs (or, without outputs, inputs) still to be transferred. Only the
+  // device thread changes it after the request is enqueued.
+  std::uint32_t remaining = 0;
+  RequestTimes times;
+  PendingList::iterator self;
+  std::vector<std::shared_ptr<void>> keep;
+};
+
+namespace {
+
+constexpr auto kNever = std::chrono::nanoseconds::max();
+
+bool enabled(std::chrono::nanoseconds timeout) { return timeout.count() > 0 && timeout != kNever; }
+
+// The period of the queues' timeout callback: the shortest timeout in use.
+std::chrono::nanoseconds timeoutPeriod(const ModelRunnerConfig &config) {
+  std::chrono::nanoseconds period = kNever;
+  if (enabled(config.timeout_ns)) period = config.timeout_ns;
+  const bool batch_timeouts = batchingEnabled(config) &&
+                              (config.is_batch_size_timeout_enabled || enabled(config.batch_size_timeout_ns));
+  if (batch_timeouts) {
+    if (enabled(config.batch_size_timeout_ns)) period = std::min(period, config.batch_size_timeout_ns);
+    if (enabled(config.data_parallel_timeout_ns)) period = std::min(period, config.data_parallel_timeout_ns);
+  }
+  return period == kNever ? std::chrono::nanoseconds::zero() : period;
+}
+
+SessionConfig sessionConfigFor(const ModelRunnerConfig &config, const RunnerLayout &layout) {
+  SessionConfig session;
+  session.policy = LaunchPolicy::Deferred;
+  session.check_package_hash = config.check_package_hash;
+  session.wait_config = config.device_wait_config;
+  session.max_look_ahead = config.max_look_ahead;
+  // Frozen inputs override the model's TensorData.
+  session.pred_tensor_data = [&layout](const popef::Anchor &anchor) {
+    return layout.isFrozen(anchor.name()) ? PopefDataUsagePolicy::USE_USER_DATA
+                                          : PopefDataUsagePolicy::USE_POPEF_DATA_IF_ANY;
+  };
+  return session;
+}
+
+}  // namespace
+
+Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const ModelRunnerConfig &config,
+                 const RunnerLayout &layout, std::shared_ptr<Device> device)
+    : id_(id), config_(config), device_(std::move(device)), stats_(config.request_tracepoints_buffer_size) {
+  session_ = std::make_unique<Session>(model, sessionConfigFor(config, layout));
+  bindSideStreams(layout);
+
+  std::vector<const popef::Anchor *> anchors;
+  for (const QueuedTensor &t : layout.executeInputs()) anchors.push_back(t.anchor);
+  for (const QueuedTensor &t : layout.executeOutputs()) anchors.push_back(t.anchor);
+  timeout_period_ = timeoutPeriod(config);
+  QueueTimeoutCallback on_timeout;
+  if (timeout_period_.count() > 0) {
+    on_timeout = [this](const std::string &anchor, popef::TensorType direction, std::int64_t bytes_done) {
+      onTimeout(anchor, direction, bytes_done);
+    };
+  }
+  queues_ = session_->createQueueManager(
+      anchors, ring_size_multiplier_factory::constantRingSizeMult(config.ring_buffer_size_multiplier),
+      timeout_period_, std::move(on_timeout));
+  for (const QueuedTensor &t : layout.executeInputs()) input_queues_.push_back(&queues_->inputQueue(t.anchor->name()));
+  for (const QueuedTensor &t : layout.executeOutputs()) output_queues_.push_back(&queues_->outputQueue(t.anchor->name()));
+  session_->bindToDevice(device_);
+}
+
+void Replica::bindSideStreams(const RunnerLayout &layout) {
+  for (const FrozenTensor &frozen : layout.frozenInputs()) {
+    const TensorMemory bytes = frozen.bytes;  // shares the layout's copy
+    session_->setCallbackForAnchor(frozen.anchor->handle(), [bytes](void *device_buffer) {
+      std::memcpy(device_buffer, bytes.data.get(), bytes.data_size_bytes);
+    });
+  }
+  const OutputMemoryView *save_outputs = nullptr;
+  if (auto it = config_.replica_to_save_programs_outputs.find(id_); it != config_.replica_to_save_programs_outputs.end()) {
+    save_outputs = &it->second;
+  }
+  for (const popef::Anchor *anchor : layout.otherOutputs()) {
+    CallbackHandle callback;  // empty: the data is dropped
+    if (save_outputs) {
+      if (auto it = save_outputs->find(anchor->name()); it != save_outputs->end()) {
+        const TensorMemoryView view = it->second;
+        callback = [view](void *device_buffer) { std::memcpy(view.data, device_buffer, view.data_size_bytes); };
+      }
+    }
+    session_->setCallbackForAnchor(anchor->handle(), std::move(callback));
+  }
+}
+
+Replica::~Replica() { shutdown(); }
+
+void Replica::start() { thread_ = std::thread([this] { deviceLoop(); }); }
+
+// ---- producer side ----------------------------------------------------------
+
+std::shared_ptr<Completion> Replica::submit(const RequestViews &views, RequestClock::time_point received,
+                                            std::vector<std::shared_ptr<void>> keep) {
+  auto request = std::make_shared<Request>();
+  Request *raw = request.get();
+  raw->times.received = received;
+  raw->keep = std::move(keep);
+  raw->remaining = static_cast<std::uint32_t>(views.outputs.empty() ? views.inputs.size() : views.outputs.size());
+  std::shared_ptr<Completion> completion = raw->completion;
+
+  std::lock_guard producer(producer_mutex_);
+  if (failed_.load(std::memory_order_acquire)) {
+    std::lock_guard state(state_mutex_);
+    throw Error(ErrorCode::DeviceError, "replica {} is out of service after a device error (auto_reset is off): {}",
+                id_, failure_);
+  }
+  if (stopping_.load(std::memory_order_relaxed)) {
+    throw Error(ErrorCode::Cancelled, "replica {}: the runner is shutting down", id_);
+  }
+  {
+    std::lock_guard state(state_mutex_);
+    pending_.push_back(request);
+    raw->self = std::prev(pending_.end());
+  }
+  raw->times.enqueued = RequestClock::now();
+  try {
+    const bool count_inputs = views.outputs.empty();
+    for (std::size_t i = 0; i < views.inputs.size(); ++i) {
+      ReadStartCallback on_start;
+      if (i == 0) on_start = [raw] { raw->times.read_start = RequestClock::now(); };
+      ReadCompleteCallback on_read;
+      if (count_inputs) on_read = [this, raw] { finishOne(raw); };
+      input_queues_[i]->enqueue(views.inputs[i].data, static_cast<std::int64_t>(views.inputs[i].data_size_bytes),
+                                std::move(on_start), std::move(on_read));
+    }
+    for (std::size_t i = 0; i < views.outputs.size(); ++i) {
+      output_queues_[i]->enqueue(views.outputs[i].data, static_cast<std::int64_t>(views.outputs[i].data_size_bytes),
+                                 [this, raw] { finishOne(raw); });
+    }
+  } catch (const Error &error) {
+    // Disconnected by a device error or shutdown (Cancelled), or a bad size
+    // the layout did not check (validate_io_params off).
+    auto [code, message] = error.code() == ErrorCode::Cancelled ? refusalReason()
+                                                                 : std::pair{error.code(), std::string(error.what())};
+    {
+      std::lock_guard state(state_mutex_);
+      // The device side may already have failed and dropped it.
+      if (std::find(pending_.begin(), pending_.end(), request) != pending_.end()) pending_.erase(raw->self);
+    }
+    completion->complete(code, message);
+  }
+  return completion;
+}
+
+std::pair<ErrorCode, std::string> Replica::refusalReason() {
+  std::lock_guard state(state_mutex_);
+  if (!recovering_.empty()) return {ErrorCode::DeviceError, recovering_};
+  if (!failure_.empty()) return {ErrorCode::DeviceError, failure_};
+  return {ErrorCode::Cancelled, fmt::format("replica {}: the runner was destroyed before the request ran", id_)};
+}
+
+// ---- device side ------------------------------------------------------------
+
+void Replica::finishOne(Request *request) {
+  if (--request->remaining != 0) return;
+  request->times.completed = RequestClock::now();
+  stats_.record(request->times);
+  std::shared_ptr<Completion> completion = std::move(request->completion);
+  {
+    std::lock_guard state(state_mutex_);
+    pending_.erase(request->self);  // frees the request
+  }
+  completion->complete(ErrorCode::Ok);
+}
+
+void Replica::deviceLoop() {
+  while (!stopping_.load()) {
+    applyInjectedErrors();
+    try {
+      session_->runMainPrograms();
+      ++main_runs_;
+    } catch (const Error &error) {
+      if (stopping_.load()) break;
+      if (error.code() == ErrorCode::DeviceError && config_.auto_reset) {
+        log::logger().warn("replica {}: {}; resetting the device (auto_reset)", id_, error.what());
+        if (!recover(error.what())) break;
+        continue;
+      }
+      failReplica(error.code(), error.what());
+      break;
+    } catch (const std::exception &error) {
+      failReplica(ErrorCode::Internal, error.what());
+      break;
+    }
+  }
+}
+
+void Replica::applyInjectedErrors() {
+  if (!has_injection_.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(inject_mutex_);
+  for (const auto &[code, location] : to_inject_) session_->engine().insertSimulatedError(code, location);
+  to_inject_.clear();
+  has_injection_.store(false);
+}
+
+void Replica::failPending(ErrorCode code, const std::string &message) {
+  PendingList failed;
+  {
+    std::lock_guard state(state_mutex_);
+    failed.swap(pending_);
+  }
+  for (const auto &request : failed) request->completion->complete(code, message);
+}
+
+bool Replica::recover(const std::string &message) {
+  {
+    std::lock_guard state(state_mutex_);
+    recovering_ = message;
+  }
+  // Wakes producers blocked on full queues so they release the mutex; what
+  // they enqueue from now on is refused with the device error.
+  queues_->disconnectAll();
+  std::lock_guard producer(producer_mutex_);
+  failPending(ErrorCode::DeviceError, message);
+  try {
+    session_->engine().clearSimulatedErrors();  // a simulated fault happens once
+    session_->reload();                         // resets the device and the queues
+  } catch (const Error &error) {
+    failReplica(error.code(), fmt::format("{}; then the reset failed: {}", message, error.what()));
+    return false;
+  }
+  if (stopping_.load()) return false;
+  std::lock_guard state(state_mutex_);
+  recovering_.clear();
+  return true;
+}
+
+void Replica::failReplica(ErrorCode code, const std::string &message) {
+  {
+    std::lock_guard state(state_mutex_);
+    failure_ = message;
+  }
+  failed_.store(true, std::memory_order_release);
+  queues_->disconnectAll();
+  std::lock_guard producer(producer_mutex_);
+  failPending(code, message);
+}
+
+void Replica::onTimeout(const std::string &anchor, popef::TensorType, std::int64_t bytes_done) {
+  if (stopping_.load(std::memory_order_relaxed)) return;
+  const auto now = RequestClock::now();
+  WaitKey key{main_runs_, anchor, bytes_done};
+  if (!(key == wait_key_)) {
+    wait_key_ = std::move(key);
+    wait_start_ = now - timeout_period_;  // the queue waited one period before calling
+  }
+  const auto waited = now - wait_start_;
+  bool flush = false;
+  const bool batch_timeouts = batchingEnabled(config_) &&
+                              (config_.is_batch_size_timeout_enabled || enabled(config_.batch_size_timeout_ns));
+  if (batch_timeouts) {
+    // A partial batch is padded after batch_size_timeout_ns; an empty one
+    // after data_parallel_timeout_ns.
+    const auto limit = bytes_done > 0 ? config_.batch_size_timeout_ns : config_.data_parallel_timeout_ns;
+    if (enabled(limit) && waited >= limit) flush = true;
+  }
+  if (!flush && enabled(config_.timeout_ns) && waited >= config_.timeout_ns) {
+    if (config_.flush_on_waiting_outputs) {
+      std::lock_guard state(state_mutex_);
+      flush = !pending_.empty();
+    } else {
+      flush = true;
+    }
+  }
+  if (flush) flushForTimeout(anchor);
+}
+
+void Replica::flushForTimeout(const std::string &anchor) {
+  // A producer holding the mutex is mid-request; the callback comes back
+  // after another period.
+  std::unique_lock producer(producer_mutex_, std::try_to_lock);
+  if (!producer.owns_lock()) return;
+  const InputMemoryView *inputs = nullptr;
+  const OutputMemoryView *outputs = nullptr;
+  if (config_.flush_callback) {
+    try {
+      config_.flush_callback(anchor, inputs, outputs);
+    } catch (const std::exception &error) {
+      log::logger().error("replica {}: flush_callback threw: {}", id_, error.what());
+    }
+  }
+  if (inputs == nullptr && outputs == nullptr) {
+    queues_->flushAll();
+  } else {
+    if (inputs) {
+      for (const auto &[name, view] : *inputs) queues_->inputQueue(name).flush();
+    }
+    if (outputs) {
+      for (const auto &[name, view] : *outputs) queues_->outputQueue(name).flush();
+    }
+  }
+  wait_key_.bytes = -1;  // what follows is a new wait
+}
+
+// ---- control ---------------------------------------------------------------
+
+void Replica::insertSimulatedError(hwsim::DeviceErrorCode code, const std::string &step_name) {
+  const std::vector<hwsim::ErrorLocation> locations = session_->engine().getSimulatedErrorLocations(step_name);
+  if (locations.empty()) {
+    throw Error(ErrorCode::NotFound, "replica {}: no program step named '{}' to insert a simulated error at", id_,
+                step_name);
+  }
+  std::lock_guard lock(inject_mutex_);
+  to_inject_.emplace_back(code, locations.front());
+  has_injection_.store(true, std::memory_order_release);
+}
+
+void Replica::shutdown() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  stopping_.store(true);
+  if (thread_.joinable()) {
+    if (config_.run_save_programs && !failed_.load()) {
+      // Let the Main run in progress finish on dummy data, keeping the state.
+      std::lock_guard producer(producer_mutex_);
+      queues_->flushAll();
+    } else {
+      session_->stop();
+      queues_->disconnectAll();
+    }
+    thread_.join();
+  }
+  queues_->disconnectAll();
+  failPending(ErrorCode::Cancelled, fmt::format("replica {}: the runner was destroyed before the request ran", id_));
+  if (config_.run_save_programs && !failed_.load() && !session_->isStopped()) {
+    try {
+      session_->runSavePrograms();
+    } catch (const std::exception &error) {
+      log::logger().error("replica {}: Save programs failed: {}", id_, error.what());
+    }
+  }
+}
+
+}  // namespace mrt

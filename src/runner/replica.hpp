@@ -1,0 +1,122 @@
+// Replica: one copy of the model serving a ModelRunner's requests - its
+// device, Session, QueueManager, device thread (Load, then Main over and
+// over) and the requests it has in flight.
+//
+// Producer side (any thread, under producer_mutex_): submit() registers the
+// request as pending and pushes pointers to its buffers into the queues.
+// Device side (the replica's thread): stream callbacks copy the bytes; the
+// last output written completes the request. A device error fails every
+// pending request; with auto_reset the replica is then reloaded and serves
+// on, otherwise it stays failed. shutdown() stops the thread and cancels
+// what is still pending.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <hwsim/device_error.hpp>
+
+#include "device/device.hpp"
+#include "queue/queue_manager.hpp"
+#include "runner/completion.hpp"
+#include "runner/model_runner_config.hpp"
+#include "runner/request_stats.hpp"
+#include "runner/runner_layout.hpp"
+#include "session/session.hpp"
+
+namespace mrt {
+
+class Replica {
+ public:
+  Replica(unsigned id, std::shared_ptr<const popef::Model> model, const ModelRunnerConfig &config,
+          const RunnerLayout &layout, std::shared_ptr<Device> device);
+  ~Replica();
+
+  Replica(const Replica &) = delete;
+  Replica &operator=(const Replica &) = delete;
+
+  // Starts the device thread.
+  void start();
+
+  // Enqueues one request whose views were checked by the layout. `keep`
+  // holds library-allocated outputs alive until the device is done with them.
+  std::shared_ptr<Completion> submit(const RequestViews &views, RequestClock::time_point received,
+                                     std::vector<std::shared_ptr<void>> keep);
+
+  // Stops the device thread: with run_save_programs it finishes the Main run
+  // in progress (flushing dummy data) and runs Save; otherwise it stops at
+  // once. Pending requests complete with Cancelled. Idempotent.
+  void shutdown();
+
+  void insertSimulatedError(hwsim::DeviceErrorCode code, const std::string &step_name);
+
+  RequestStats &stats() noexcept { return stats_; }
+
+ private:
+  struct Request;
+  using PendingList = std::list<std::shared_ptr<Request>>;
+
+  void deviceLoop();
+  void applyInjectedErrors();
+  // Fails the pending requests, reloads the session. False if the replica
+  // must stop (shutting down, or the reload failed).
+  bool recover(const std::string &message);
+  void failReplica(ErrorCode code, const std::string &message);
+  void failPending(ErrorCode code, const std::string &message);
+  void finishOne(Request *request);
+  void onTimeout(const std::string &anchor, popef::TensorType direction, std::int64_t bytes_done);
+  void flushForTimeout(const std::string &anchor);
+  // The code and message of a request the queues refused (disconnected).
+  std::pair<ErrorCode, std::string> refusalReason();
+  void bindSideStreams(const RunnerLayout &layout);
+
+  const unsigned id_;
+  const ModelRunnerConfig &config_;
+  std::shared_ptr<Device> device_;
+  std::unique_ptr<Session> session_;
+  QueueManager *queues_ = nullptr;
+  std::vector<InputQueue *> input_queues_;    // execute-input order
+  std::vector<OutputQueue *> output_queues_;  // execute-output order
+  std::chrono::nanoseconds timeout_period_{0};
+
+  // Producers enqueue whole requests under it; the device thread takes it to
+  // flush on timeouts and to reset the queues after an error.
+  std::mutex producer_mutex_;
+
+  // Guards pending_, failure_ and recovering_.
+  std::mutex state_mutex_;
+  PendingList pending_;
+  std::string failure_;     // non-empty: the replica is out of service
+  std::string recovering_;  // non-empty while a device error is being handled
+  std::atomic<bool> failed_{false};
+
+  std::atomic<bool> stopping_{false};
+  bool shut_down_ = false;
+  std::thread thread_;
+
+  // Simulated errors to insert before the next Main run.
+  std::mutex inject_mutex_;
+  std::vector<std::pair<hwsim::DeviceErrorCode, hwsim::ErrorLocation>> to_inject_;
+  std::atomic<bool> has_injection_{false};
+
+  // Device-thread state of the timeout callback.
+  std::uint64_t main_runs_ = 0;
+  struct WaitKey {
+    std::uint64_t runs;
+    std::string anchor;
+    std::int64_t bytes;
+    bool operator==(const WaitKey &) const = default;
+  };
+  WaitKey wait_key_{~std::uint64_t{0}, {}, -1};
+  RequestClock::time_point wait_start_{};
+
+  RequestStats stats_;
+};
+
+}  // namespace mrt

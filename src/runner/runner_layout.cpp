@@ -1,0 +1,225 @@
+#include "runner/runner_layout.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "common/error.hpp"
+#include "queue/iqueue.hpp"
+
+namespace mrt {
+namespace {
+
+bool inAny(const popef::Anchor &anchor, const std::vector<popef::ProgramFlow::ProgramIndexType> &programs) {
+  return std::any_of(anchor.programs().begin(), anchor.programs().end(), [&](auto index) {
+    return std::find(programs.begin(), programs.end(), index) != programs.end();
+  });
+}
+
+bool hasPopefData(const popef::Anchor &anchor) { return anchor.dataSource() != popef::DataSource::None; }
+
+bool byName(const QueuedTensor &a, const QueuedTensor &b) { return a.anchor->name() < b.anchor->name(); }
+
+std::string namesOf(const std::vector<QueuedTensor> &tensors) {
+  std::vector<std::string> names;
+  for (const QueuedTensor &t : tensors) names.push_back(t.anchor->name());
+  return names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+RunnerLayout::RunnerLayout(std::shared_ptr<const popef::Model> model, const ModelRunnerConfig &config)
+    : model_(std::move(model)), validate_(config.validate_io_params), batching_(batchingEnabled(config)) {
+  const auto &flow = model_->metadata.programFlow();
+  std::set<std::string> known_inputs;
+  for (const popef::Anchor &anchor : model_->metadata.anchors()) {
+    const QueuedTensor tensor{&anchor, anchor.tensorInfo().sizeInBytes(), sampleSizeInBytes(anchor.tensorInfo())};
+    if (anchor.type() == popef::TensorType::INPUT) {
+      known_inputs.insert(anchor.name());
+      if (auto frozen = config.frozen_inputs.find(anchor.name()); frozen != config.frozen_inputs.end()) {
+        const ConstTensorMemoryView &view = frozen->second;
+        if (static_cast<std::int64_t>(view.data_size_bytes) != tensor.transfer_bytes) {
+          throw Error(ErrorCode::InvalidArgument, "frozen input '{}': expected {} bytes, got {}", anchor.name(),
+                      tensor.transfer_bytes, view.data_size_bytes);
+        }
+        if (anchor.useRemoteBuffers()) {
+          throw Error(ErrorCode::Unimplemented,
+                      "frozen input '{}': lives in a remote buffer, which is filled from its TensorData only",
+                      anchor.name());
+        }
+        TensorMemory copy(tensor.transfer_bytes);
+        if (tensor.transfer_bytes > 0) std::memcpy(copy.data.get(), view.data, view.data_size_bytes);
+        frozen_.push_back({&anchor, std::move(copy)});
+      } else if (hasPopefData(anchor) || anchor.useRemoteBuffers()) {
+        // The Session feeds it from the model.
+      } else if (inAny(anchor, flow.main())) {
+        inputs_.push_back(tensor);
+      } else {
+        throw Error(ErrorCode::InvalidArgument,
+                    "input '{}' is needed by the Load or Save programs and the model has no data for it: "
+                    "give it in frozen_inputs",
+                    anchor.name());
+      }
+    } else if (anchor.type() == popef::TensorType::OUTPUT) {
+      if (inAny(anchor, flow.main())) {
+        outputs_.push_back(tensor);
+      } else {
+        other_outputs_.push_back(&anchor);
+      }
+    }
+  }
+  for (const auto &[name, view] : config.frozen_inputs) {
+    if (!known_inputs.contains(name)) {
+      throw Error(ErrorCode::NotFound, "frozen input '{}': the model has no input of that name", name);
+    }
+  }
+  for (const auto &[replica, outputs] : config.replica_to_save_programs_outputs) {
+    for (const auto &[name, view] : outputs) {
+      auto it = std::find_if(other_outputs_.begin(), other_outputs_.end(),
+                             [&](const popef::Anchor *a) { return a->name() == name; });
+      if (it == other_outputs_.end()) {
+        throw Error(ErrorCode::NotFound,
+                    "replica_to_save_programs_outputs[{}]: '{}' is not an output of the Save programs", replica, name);
+      }
+      if (view.data == nullptr || static_cast<std::int64_t>(view.data_size_bytes) != (*it)->tensorInfo().sizeInBytes()) {
+        throw Error(ErrorCode::InvalidArgument,
+                    "replica_to_save_programs_outputs[{}]: output '{}': expected {} bytes, got {}{}", replica, name,
+                    (*it)->tensorInfo().sizeInBytes(), view.data_size_bytes, view.data ? "" : " (null data)");
+      }
+    }
+  }
+  std::sort(inputs_.begin(), inputs_.end(), byName);
+  std::sort(outputs_.begin(), outputs_.end(), byName);
+}
+
+bool RunnerLayout::isFrozen(const std::string &name) const {
+  return std::any_of(frozen_.begin(), frozen_.end(), [&](const FrozenTensor &f) { return f.anchor->name() == name; });
+}
+
+std::vector<DataDesc> RunnerLayout::executeInputDescs() const {
+  std::vector<DataDesc> descs;
+  for (const QueuedTensor &t : inputs_) descs.push_back(DataDesc::fromAnchor(*t.anchor));
+  return descs;
+}
+
+std::vector<DataDesc> RunnerLayout::executeOutputDescs() const {
+  std::vector<DataDesc> descs;
+  for (const QueuedTensor &t : outputs_) descs.push_back(DataDesc::fromAnchor(*t.anchor));
+  return descs;
+}
+
+std::vector<DataDesc> RunnerLayout::modelInputDescs() const {
+  std::vector<DataDesc> descs;
+  for (const popef::Anchor &anchor : model_->metadata.anchors()) {
+    if (anchor.type() == popef::TensorType::INPUT) {
+      descs.push_back(DataDesc::fromAnchor(anchor, anchor.dataSource() == popef::DataSource::TensorData));
+    }
+  }
+  std::sort(descs.begin(), descs.end(), [](const DataDesc &a, const DataDesc &b) { return a.name < b.name; });
+  return descs;
+}
+
+std::vector<DataDesc> RunnerLayout::modelOutputDescs() const {
+  std::vector<DataDesc> descs;
+  for (const popef::Anchor &anchor : model_->metadata.anchors()) {
+    if (anchor.type() == popef::TensorType::OUTPUT) descs.push_back(DataDesc::fromAnchor(anchor));
+  }
+  std::sort(descs.begin(), descs.end(), [](const DataDesc &a, const DataDesc &b) { return a.name < b.name; });
+  return descs;
+}
+
+std::int64_t RunnerLayout::unitBytes(const QueuedTensor &tensor) const {
+  return batching_ ? tensor.sample_bytes : tensor.transfer_bytes;
+}
+
+RequestViews RunnerLayout::inputViews(const InputMemoryView &inputs) const {
+  RequestViews views;
+  views.inputs.reserve(inputs_.size());
+  for (const QueuedTensor &tensor : inputs_) {
+    auto it = inputs.find(tensor.anchor->name());
+    if (it == inputs.end()) {
+      throw Error(ErrorCode::InvalidArgument, "missing input '{}': execute needs {} ({} given)",
+                  tensor.anchor->name(), namesOf(inputs_), inputs.size());
+    }
+    views.inputs.push_back(it->second);
+  }
+  if (validate_) checkInputs(inputs, views);
+  return views;
+}
+
+void RunnerLayout::checkInputs(const InputMemoryView &inputs, const RequestViews &views) const {
+  if (inputs.size() != inputs_.size()) {
+    for (const auto &[name, view] : inputs) {
+      if (std::none_of(inputs_.begin(), inputs_.end(), [&](const QueuedTensor &t) { return t.anchor->name() == name; })) {
+        throw Error(ErrorCode::NotFound, "unknown input '{}': execute inputs are {}", name, namesOf(inputs_));
+      }
+    }
+  }
+  std::int64_t units = -1;
+  const QueuedTensor *first = nullptr;
+  for (std::size_t i = 0; i < inputs_.size(); ++i) {
+    const QueuedTensor &tensor = inputs_[i];
+    const ConstTensorMemoryView &view = views.inputs[i];
+    const auto size = static_cast<std::int64_t>(view.data_size_bytes);
+    const std::int64_t unit = unitBytes(tensor);
+    if (size <= 0 || size % unit != 0) {
+      throw Error(ErrorCode::InvalidArgument, "input '{}': expected {} bytes, got {}{}", tensor.anchor->name(), unit,
+                  size, batching_ ? " (a whole number of samples of that size)" : " (or a whole multiple of it)");
+    }
+    if (view.data == nullptr) throw Error(ErrorCode::InvalidArgument, "input '{}': data is null", tensor.anchor->name());
+    if (units < 0) {
+      units = size / unit;
+      first = &tensor;
+    } else if (size / unit != units) {
+      throw Error(ErrorCode::InvalidArgument, "input '{}': holds {} {} but input '{}' holds {}", tensor.anchor->name(),
+                  size / unit, batching_ ? "samples" : "batches", first->anchor->name(), units);
+    }
+  }
+}
+
+std::int64_t RunnerLayout::requestUnits(const RequestViews &views) const {
+  if (inputs_.empty()) return 1;
+  return static_cast<std::int64_t>(views.inputs[0].data_size_bytes) / unitBytes(inputs_[0]);
+}
+
+std::vector<std::int64_t> RunnerLayout::outputSizes(const RequestViews &views) const {
+  const std::int64_t units = requestUnits(views);
+  std::vector<std::int64_t> sizes;
+  sizes.reserve(outputs_.size());
+  for (const QueuedTensor &tensor : outputs_) sizes.push_back(units * unitBytes(tensor));
+  return sizes;
+}
+
+void RunnerLayout::addOutputViews(RequestViews &views, const OutputMemoryView &outputs) const {
+  views.outputs.reserve(outputs_.size());
+  for (const QueuedTensor &tensor : outputs_) {
+    auto it = outputs.find(tensor.anchor->name());
+    if (it == outputs.end()) {
+      throw Error(ErrorCode::InvalidArgument, "missing output '{}': execute needs {} ({} given)",
+                  tensor.anchor->name(), namesOf(outputs_), outputs.size());
+    }
+    views.outputs.push_back(it->second);
+  }
+  if (!validate_) return;
+  if (outputs.size() != outputs_.size()) {
+    for (const auto &[name, view] : outputs) {
+      if (std::none_of(outputs_.begin(), outputs_.end(), [&](const QueuedTensor &t) { return t.anchor->name() == name; })) {
+        throw Error(ErrorCode::NotFound, "unknown output '{}': execute outputs are {}", name, namesOf(outputs_));
+      }
+    }
+  }
+  const std::vector<std::int64_t> sizes = outputSizes(views);
+  for (std::size_t i = 0; i < outputs_.size(); ++i) {
+    const TensorMemoryView &view = views.outputs[i];
+    if (static_cast<std::int64_t>(view.data_size_bytes) != sizes[i]) {
+      throw Error(ErrorCode::InvalidArgument, "output '{}': expected {} bytes, got {}", outputs_[i].anchor->name(),
+                  sizes[i], view.data_size_bytes);
+    }
+    if (view.data == nullptr) throw Error(ErrorCode::InvalidArgument, "output '{}': data is null", outputs_[i].anchor->name());
+  }
+}
+
+}  // namespace mrt

@@ -1,0 +1,84 @@
+// RunnerLayout: which of a model's anchors a ModelRunner feeds from where,
+// decided once when the runner is created and shared by its replicas, and
+// the per-request checks of execute's arguments against it.
+//
+//   execute inputs   INPUT anchors of a Main program without PopEF data
+//                    (the Session feeds those) and not frozen: one
+//                    InputQueue each
+//   execute outputs  OUTPUT anchors of a Main program: one OutputQueue each
+//   frozen inputs    config.frozen_inputs, copied here, fed by callbacks
+//   other outputs    Save (or Load) outputs: copied to
+//                    replica_to_save_programs_outputs, or dropped
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "popef/anchor.hpp"
+#include "popef/model.hpp"
+#include "runner/data_desc.hpp"
+#include "runner/model_runner_config.hpp"
+#include "runner/tensor_memory.hpp"
+
+namespace mrt {
+
+struct QueuedTensor {
+  const popef::Anchor *anchor;
+  std::int64_t transfer_bytes;  // one model batch
+  std::int64_t sample_bytes;    // one sample (first dimension)
+};
+
+struct FrozenTensor {
+  const popef::Anchor *anchor;
+  TensorMemory bytes;  // the runner's copy of the caller's frozen data
+};
+
+// One request's arguments in execute-input / execute-output order.
+struct RequestViews {
+  std::vector<ConstTensorMemoryView> inputs;
+  std::vector<TensorMemoryView> outputs;
+};
+
+class RunnerLayout {
+ public:
+  RunnerLayout(std::shared_ptr<const popef::Model> model, const ModelRunnerConfig &config);
+
+  const std::vector<QueuedTensor> &executeInputs() const noexcept { return inputs_; }
+  const std::vector<QueuedTensor> &executeOutputs() const noexcept { return outputs_; }
+  const std::vector<FrozenTensor> &frozenInputs() const noexcept { return frozen_; }
+  // OUTPUT anchors outside the Main programs (Save outputs, ...).
+  const std::vector<const popef::Anchor *> &otherOutputs() const noexcept { return other_outputs_; }
+  bool isFrozen(const std::string &name) const;
+
+  std::vector<DataDesc> executeInputDescs() const;
+  std::vector<DataDesc> executeOutputDescs() const;
+  std::vector<DataDesc> modelInputDescs() const;
+  std::vector<DataDesc> modelOutputDescs() const;
+
+  // Orders the caller's maps and (with validate_io_params) checks names,
+  // counts, null data and sizes: NotFound for an unknown name,
+  // InvalidArgument otherwise. Present inputs are always required.
+  RequestViews inputViews(const InputMemoryView &inputs) const;
+  void addOutputViews(RequestViews &views, const OutputMemoryView &outputs) const;
+  // The bytes of each output for a request with these inputs.
+  std::vector<std::int64_t> outputSizes(const RequestViews &views) const;
+
+ private:
+  // The request's size in model batches (or samples, with batching) as its
+  // first input says; 1 for a model without execute inputs.
+  std::int64_t requestUnits(const RequestViews &views) const;
+  std::int64_t unitBytes(const QueuedTensor &tensor) const;
+  void checkInputs(const InputMemoryView &inputs, const RequestViews &views) const;
+
+  std::shared_ptr<const popef::Model> model_;
+  bool validate_;
+  bool batching_;
+  std::vector<QueuedTensor> inputs_;
+  std::vector<QueuedTensor> outputs_;
+  std::vector<FrozenTensor> frozen_;
+  std::vector<const popef::Anchor *> other_outputs_;
+};
+
+}  // namespace mrt
