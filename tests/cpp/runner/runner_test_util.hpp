@@ -84,6 +84,8 @@ class MlpReference {
   explicit MlpReference(const popef::Model &model)
       : w1_(tensorFloats(model, "w1")), b1_(tensorFloats(model, "b1")), w2_(tensorFloats(model, "w2")),
         b2_(tensorFloats(model, "b2")) {}
+  MlpReference(std::vector<float> w1, std::vector<float> b1, std::vector<float> w2, std::vector<float> b2)
+      : w1_(std::move(w1)), b1_(std::move(b1)), w2_(std::move(w2)), b2_(std::move(b2)) {}
 
   std::vector<float> operator()(const std::vector<float> &images) const {
     const std::size_t samples = images.size() / 784;

@@ -1,0 +1,244 @@
+// ModelRunnerConfig options at work: frozen inputs overriding TensorData,
+// Save programs run at destruction, conditional routing, timeouts that flush
+// dummy data (with flush_on_waiting_outputs and a flush_callback), and
+// simulated device errors with and without auto_reset.
+#include <atomic>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "runner_test_util.hpp"
+
+namespace mrt::runner_test {
+namespace {
+
+using namespace std::chrono_literals;
+
+const auto *const kSystem = ::testing::AddGlobalTestEnvironment(new SimulatedSystem(4));
+
+TEST(ModelRunnerFeaturesTest, FrozenInputsOverrideTensorData) {
+  auto model = exampleModel("mlp");
+  std::mt19937 rng(5);
+  std::vector<float> w1 = randomFloats(rng, 784 * 128, -0.1f, 0.1f), b1 = randomFloats(rng, 128);
+  std::vector<float> w2 = randomFloats(rng, 128 * 10), b2 = randomFloats(rng, 10);
+  ModelRunnerConfig config;
+  config.frozen_inputs = {{"w1", constView(w1)}, {"b1", constView(b1)}, {"w2", constView(w2)}, {"b2", constView(b2)}};
+  ModelRunner runner(model, config);
+  // The runner copied the frozen data: changing ours afterwards changes nothing.
+  const MlpReference frozen(w1, b1, w2, b2);
+  std::fill(w1.begin(), w1.end(), 0.f);
+  const MlpReference original(*model);
+  for (int i = 0; i < 50; ++i) {
+    const std::vector<float> image = randomFloats(rng, 784, 0.f, 1.f);
+    const std::vector<float> probs = floatsOf(runner.execute({{"image", constView(image)}}).at("probs"));
+    ASSERT_NO_FATAL_FAILURE(expectNear(probs, frozen(image)));
+    if (i == 0) EXPECT_GT(std::abs(probs[0] - original(image)[0]) + std::abs(probs[1] - original(image)[1]), 1e-4f);
+  }
+  ASSERT_EQ(runner.getExecuteInputs().size(), 1u);
+
+  std::vector<float> short_w1(10);
+  config.frozen_inputs = {{"w1", constView(short_w1)}};
+  const Error error = captureError([&] { ModelRunner bad(model, config); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_STREQ(error.what(), "frozen input 'w1': expected 401408 bytes, got 40");
+}
+
+TEST(ModelRunnerFeaturesTest, FrozenExecuteInputIsNoLongerAnExecuteInput) {
+  auto model = exampleModel("conditional");
+  const std::int32_t flag = 1;
+  ModelRunnerConfig config;
+  config.frozen_inputs = {{"flag", ConstTensorMemoryView(&flag, sizeof(flag))}};
+  ModelRunner runner(model, config);
+  ASSERT_EQ(runner.getExecuteInputs().size(), 1u);
+  EXPECT_EQ(runner.getExecuteInputs()[0].name, "x");
+  std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(floatsOf(runner.execute({{"x", constView(x)}}).at("y")),
+            (std::vector<float>{2, 4, 6, 8, 10, 12, 14, 16}));
+}
+
+TEST(ModelRunnerFeaturesTest, SaveProgramsWriteTheStateAfterDestruction) {
+  std::mt19937 rng(9);
+  for (unsigned replicas : {1u, 2u}) {
+    std::vector<std::vector<float>> saved(replicas, std::vector<float>(4, -1.f));
+    std::vector<std::vector<float>> sums(replicas, std::vector<float>(4, 0.f));
+    ModelRunnerConfig config;
+    config.replication_factor = replicas;
+    config.run_save_programs = true;
+    for (unsigned r = 0; r < replicas; ++r) config.replica_to_save_programs_outputs[r] = {{"acc_save", view(saved[r])}};
+    {
+      ModelRunner runner(exampleModel("stateful", 2), config);
+      EXPECT_EQ(runner.getExecuteOutputs().size(), 1u);  // acc_out; acc_save is a Save output
+      EXPECT_EQ(runner.getModelOutputs().size(), 2u);
+      for (int i = 0; i < 100; ++i) {
+        const unsigned r = static_cast<unsigned>(i) % replicas;
+        const std::vector<float> x = randomFloats(rng, 8);
+        for (int s = 0; s < 2; ++s) {
+          for (int k = 0; k < 4; ++k) sums[r][k] += x[s * 4 + k];
+        }
+        const std::vector<float> acc = floatsOf(runner.execute({{"x", constView(x)}}, r).at("acc_out"));
+        ASSERT_NO_FATAL_FAILURE(expectNear(acc, sums[r], 1e-4f));
+      }
+      EXPECT_EQ(saved[0], std::vector<float>(4, -1.f));  // not yet
+    }
+    for (unsigned r = 0; r < replicas; ++r) ASSERT_NO_FATAL_FAILURE(expectNear(saved[r], sums[r], 1e-4f));
+  }
+}
+
+TEST(ModelRunnerFeaturesTest, WithoutRunSaveProgramsNothingIsSaved) {
+  std::vector<float> saved(4, -1.f);
+  ModelRunnerConfig config;
+  config.replica_to_save_programs_outputs[0] = {{"acc_save", view(saved)}};
+  {
+    ModelRunner runner(exampleModel("stateful"), config);
+    std::vector<float> x{1, 2, 3, 4};
+    runner.execute({{"x", constView(x)}});
+  }
+  EXPECT_EQ(saved, std::vector<float>(4, -1.f));
+  config.replica_to_save_programs_outputs[0] = {{"acc_out", view(saved)}};
+  EXPECT_EQ(captureError([&] { ModelRunner runner(exampleModel("stateful"), config); }).code(), ErrorCode::NotFound);
+}
+
+TEST(ModelRunnerFeaturesTest, ConditionalRoutingFollowsTheFlag) {
+  ModelRunner runner(exampleModel("conditional"));
+  std::mt19937 rng(2);
+  for (int i = 0; i < 500; ++i) {
+    const std::vector<float> x = randomFloats(rng, 8, -10.f, 10.f);
+    const std::int32_t flag = static_cast<std::int32_t>(rng() % 3);  // 0, 1 or 2
+    const std::vector<float> y =
+        floatsOf(runner.execute({{"x", constView(x)}, {"flag", ConstTensorMemoryView(&flag, sizeof(flag))}}).at("y"));
+    for (int k = 0; k < 8; ++k) ASSERT_EQ(y[k], flag != 0 ? 2 * x[k] : x[k] - 1) << "flag " << flag;
+  }
+  const std::int64_t wide_flag = 1;
+  std::vector<float> x(8);
+  const Error error = captureError(
+      [&] { runner.execute({{"x", constView(x)}, {"flag", ConstTensorMemoryView(&wide_flag, sizeof(wide_flag))}}); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_STREQ(error.what(), "input 'x': holds 1 batches but input 'flag' holds 2");
+}
+
+// A batch-4 model given single samples only runs when a timeout pads the
+// batch with dummy data.
+TEST(ModelRunnerFeaturesTest, TimeoutFlushesDummyDataSoThePartialBatchRuns) {
+  ModelRunnerConfig config;
+  config.batching_dim = 0;
+  config.timeout_ns = 20ms;
+  config.flush_on_waiting_outputs = true;
+  std::atomic<int> flushes{0};
+  std::string waited_for;
+  config.flush_callback = [&](const std::string &tensor_id, const InputMemoryView *&, const OutputMemoryView *&) {
+    if (flushes++ == 0) waited_for = tensor_id;
+  };
+  ModelRunner runner(exampleModel("add_one", 4), config);
+  std::mt19937 rng(4);
+  for (int i = 0; i < 3; ++i) {
+    const std::vector<float> x = randomFloats(rng, 16);
+    const auto start = std::chrono::steady_clock::now();
+    OutputMemory out = runner.execute({{"x", constView(x)}});
+    EXPECT_GE(std::chrono::steady_clock::now() - start, 20ms);
+    EXPECT_EQ(floatsOf(out.at("y")), plusOne(x));
+  }
+  EXPECT_GE(flushes.load(), 3);
+  EXPECT_EQ(waited_for, "x");
+}
+
+TEST(ModelRunnerFeaturesTest, FlushOnWaitingOutputsLeavesAnIdleDeviceAlone) {
+  ModelRunnerConfig config;
+  config.timeout_ns = 5ms;
+  config.flush_on_waiting_outputs = true;
+  std::atomic<int> flushes{0};
+  config.flush_callback = [&](const std::string &, const InputMemoryView *&, const OutputMemoryView *&) { ++flushes; };
+  ModelRunner runner(exampleModel("add_one"), config);
+  std::this_thread::sleep_for(50ms);  // idle: nobody waits for outputs
+  EXPECT_EQ(flushes.load(), 0);
+  std::map<std::string, double> counts;
+  runner.getMonitoringStatisticsTotalCount(counts);
+  EXPECT_EQ(counts.at("request_monitoring_statistics_count"), 0.0);
+}
+
+TEST(ModelRunnerFeaturesTest, WithoutFlushOnWaitingOutputsTheIdleDeviceRunsDummyData) {
+  ModelRunnerConfig config;
+  config.timeout_ns = 5ms;
+  std::atomic<int> flushes{0};
+  config.flush_callback = [&](const std::string &, const InputMemoryView *&, const OutputMemoryView *&) { ++flushes; };
+  ModelRunner runner(exampleModel("add_one"), config);
+  while (flushes.load() < 3) std::this_thread::sleep_for(1ms);
+  std::vector<float> x(16, 3.f);
+  EXPECT_EQ(floatsOf(runner.execute({{"x", constView(x)}}).at("y")), plusOne(x));
+}
+
+// Device errors in the middle of a stream of async requests.
+struct StreamOutcome {
+  int ok = 0;
+  int device_errors = 0;
+  int other = 0;
+};
+
+StreamOutcome streamWithError(ModelRunner &runner, int requests, int error_at) {
+  std::vector<std::vector<float>> xs;
+  std::mt19937 rng(static_cast<unsigned>(error_at));
+  for (int i = 0; i < requests; ++i) xs.push_back(randomFloats(rng, 16));
+  std::vector<std::shared_ptr<Completion>> completions;
+  std::vector<OutputFutureMemory> futures;
+  StreamOutcome outcome;
+  for (int i = 0; i < requests; ++i) {
+    if (i == error_at) runner.insertSimulatedError(hwsim::DeviceErrorCode::TileException, "Add");
+    try {
+      futures.push_back(runner.executeAsync({{"x", constView(xs[i])}}));
+    } catch (const Error &error) {
+      futures.emplace_back();
+      ++(error.code() == ErrorCode::DeviceError ? outcome.device_errors : outcome.other);
+    }
+  }
+  for (int i = 0; i < requests; ++i) {
+    if (futures[i].empty()) continue;
+    const auto &future = futures[i].at("y");
+    EXPECT_EQ(future.wait_for(10s), std::future_status::ready) << "request " << i << " hangs";
+    switch (future.completion()->code()) {
+      case ErrorCode::Ok:
+        ++outcome.ok;
+        EXPECT_EQ(floatsOf(future.get()), plusOne(xs[i]));
+        break;
+      case ErrorCode::DeviceError:
+        ++outcome.device_errors;
+        EXPECT_NE(future.completion()->message().find("TILE_EXCEPTION"), std::string::npos)
+            << future.completion()->message();
+        break;
+      default:
+        ++outcome.other;
+        ADD_FAILURE() << future.completion()->message();
+    }
+  }
+  return outcome;
+}
+
+TEST(ModelRunnerFeaturesTest, AutoResetRecoversFromDeviceErrorsMidStream) {
+  ModelRunnerConfig config;
+  config.auto_reset = true;
+  ModelRunner runner(exampleModel("add_one"), config);
+  for (int round = 0; round < 5; ++round) {
+    const StreamOutcome outcome = streamWithError(runner, 400, 100 + 50 * round);
+    EXPECT_EQ(outcome.ok + outcome.device_errors, 400);
+    EXPECT_GE(outcome.device_errors, 1);
+    EXPECT_EQ(outcome.other, 0);
+    // Serving goes on.
+    std::vector<float> x(16, 9.f);
+    EXPECT_EQ(floatsOf(runner.execute({{"x", constView(x)}}).at("y")), plusOne(x));
+  }
+}
+
+TEST(ModelRunnerFeaturesTest, WithoutAutoResetPendingAndLaterRequestsFail) {
+  ModelRunner runner(exampleModel("add_one"));
+  const StreamOutcome outcome = streamWithError(runner, 300, 100);
+  EXPECT_EQ(outcome.ok + outcome.device_errors, 300);
+  EXPECT_GE(outcome.device_errors, 1);
+  std::vector<float> x(16, 9.f);
+  const Error error = captureError([&] { runner.execute({{"x", constView(x)}}); });
+  EXPECT_EQ(error.code(), ErrorCode::DeviceError);
+  EXPECT_NE(std::string(error.what()).find("out of service"), std::string::npos) << error.what();
+  EXPECT_NE(std::string(error.what()).find("TILE_EXCEPTION"), std::string::npos) << error.what();
+  EXPECT_EQ(captureError([&] { runner.insertSimulatedError(hwsim::DeviceErrorCode::TileException, "nope"); }).code(),
+            ErrorCode::NotFound);
+}
+
+}  // namespace
+}  // namespace mrt::runner_test
