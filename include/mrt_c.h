@@ -959,6 +959,254 @@ MRT_API mrt_status mrt_input_queue_info(const mrt_input_queue *queue,
 MRT_API mrt_status mrt_output_queue_info(const mrt_output_queue *queue,
                                          mrt_queue_info *out_info) MRT_NOEXCEPT;
 
+/* ------------------------------------------------------------------------ */
+/* ---- Futures ---- */
+
+/* The pending outcome of an asynchronous request (mrt_model_runner_execute_async).
+ * Created by the library, owned by the caller: free with mrt_future_destroy().
+ * A pending future may be destroyed: the request still completes safely, and
+ * callbacks registered with mrt_future_on_ready still fire.
+ * Thread safety: every function may be called from any thread, concurrently. */
+typedef struct mrt_future mrt_future;
+
+/* True once the request is done (succeeded or failed). False for NULL. */
+MRT_API bool mrt_future_is_ready(const mrt_future *future) MRT_NOEXCEPT;
+
+/* Waits until the request is done, at most timeout_ns nanoseconds (< 0: no
+ * limit; 0: just look). Returns the request's status once done (MRT_OK, or
+ * the code of its failure - details in mrt_future_error_message), or
+ * MRT_DEADLINE_EXCEEDED if it is not done in time (then the request goes on;
+ * wait again or destroy the future). MRT_INVALID_ARGUMENT for a NULL future.
+ * The request's own failure is not written to mrt_last_error_message(). */
+MRT_API mrt_status mrt_future_wait(mrt_future *future, int64_t timeout_ns) MRT_NOEXCEPT;
+
+/* The status of a finished request, in *out_request_status.
+ * MRT_FAILED_PRECONDITION while it is still running. */
+MRT_API mrt_status mrt_future_status(const mrt_future *future,
+                                     mrt_status *out_request_status) MRT_NOEXCEPT;
+
+/* What went wrong with a failed request; "" while pending, after success or
+ * for NULL. Borrowed from the future: valid until mrt_future_destroy(). */
+MRT_API const char *mrt_future_error_message(const mrt_future *future) MRT_NOEXCEPT;
+
+/* Called once with the request's status. */
+typedef void (*mrt_future_ready_fn)(mrt_status status, void *user_data);
+
+/* Calls fn exactly once when the request is done: at once, on this thread,
+ * if it already is; otherwise on the library thread that completes it (a
+ * replica's device thread, or the thread destroying the runner), after
+ * mrt_future_wait() can already see the outcome. Callbacks of different
+ * futures may run concurrently; fn must not block for long (it holds up the
+ * replica) and may call any mrt_future_* function, also on this future.
+ * user_data_free runs once fn has run (or at once if registration fails).
+ * Several callbacks may be registered on one future. */
+MRT_API mrt_status mrt_future_on_ready(mrt_future *future, mrt_future_ready_fn fn, void *user_data,
+                                       void (*user_data_free)(void *user_data)) MRT_NOEXCEPT;
+
+/* Releases the caller's handle. NULL is ignored. */
+MRT_API void mrt_future_destroy(mrt_future *future) MRT_NOEXCEPT;
+
+/* ------------------------------------------------------------------------ */
+/* ---- Model runner ---- */
+
+/* A model runner serves inference requests on a model (docs/runner.md): one
+ * simulated device, session and device thread per replica. execute and
+ * execute_async validate on the caller's thread, queue pointers to the
+ * caller's buffers, and the replica's device thread copies each tensor once
+ * per direction between those buffers and the device.
+ *
+ * Errors: MRT_INVALID_ARGUMENT for a wrong size, count, NULL data or a
+ * replica id out of range, MRT_NOT_FOUND for an unknown tensor name (the
+ * message names the value and what was expected); they leave the runner
+ * serving. A request fails with MRT_DEVICE_ERROR if its replica's device
+ * fails (with auto_reset the replica recovers for later requests), and with
+ * MRT_CANCELLED if the runner is destroyed before it ran.
+ *
+ * Thread safety: with config.thread_safe, execute and execute_async may be
+ * called from any number of threads at once; without it, calls on one
+ * runner must not overlap. The description and statistics calls may be made
+ * from any thread. mrt_model_runner_destroy must not overlap other calls on
+ * the runner. */
+typedef struct mrt_model_runner mrt_model_runner;
+
+/* The bytes of one named tensor, borrowed from the caller. */
+typedef struct mrt_tensor_view {
+  const char *name;
+  void *data;
+  uint64_t size_bytes;
+} mrt_tensor_view;
+
+/* The description of one input or output (DataDesc). Borrowed from the
+ * runner, valid until it is destroyed. */
+typedef struct mrt_data_desc {
+  const char *name;
+  int64_t size_in_bytes;  /* of one model batch */
+  const int64_t *shape;
+  size_t rank;
+  int32_t data_type;      /* an mrt_data_type */
+  bool popef_contains_tensor_data;
+} mrt_data_desc;
+
+/* Save-program outputs of one replica, written when the runner is destroyed
+ * (with run_save_programs). The buffers must stay valid until then. */
+typedef struct mrt_replica_outputs {
+  uint32_t replica_id;
+  const mrt_tensor_view *outputs;
+  size_t num_outputs;
+} mrt_replica_outputs;
+
+/* Called on a replica's device thread when it timed out (timeout_ns)
+ * waiting for input `tensor_id`, before the runner flushes dummy data into
+ * every queue so the device can progress. Calls of different replicas may
+ * overlap. tensor_id is valid only during the call. */
+typedef void (*mrt_flush_fn)(const char *tensor_id, void *user_data);
+
+/* Batching disabled (the default of batching_dim). */
+#define MRT_BATCHING_DISABLED UINT32_MAX
+
+/* ModelRunnerConfig. Fill with mrt_model_runner_config_init(), then set
+ * fields. Everything is read (and copied where needed) by
+ * mrt_model_runner_create(), except what is documented as borrowed. */
+typedef struct mrt_model_runner_config {
+  size_t struct_size;
+  uint32_t replication_factor;       /* replicas, each on its own device; default 1 */
+  bool run_save_programs;            /* run Save when the runner is destroyed; default false */
+  bool thread_safe;                  /* allow concurrent execute calls; default false */
+  const mrt_tensor_view *frozen_inputs; /* data fixed for the runner's life (overrides */
+  size_t num_frozen_inputs;          /* TensorData); copied at create; default none */
+  const mrt_replica_outputs *save_programs_outputs; /* borrowed until destroy; default none */
+  size_t num_save_programs_outputs;
+  mrt_device *const *replica_devices; /* [replica id] -> device, or NULL entries for */
+  size_t num_replica_devices;        /* automatic choice; the runner keeps its own reference */
+  const mrt_device_wait_config *device_wait_config; /* NULL: NO_WAIT */
+  bool check_package_hash;           /* default true */
+  int64_t timeout_ns;                /* flush dummy data after waiting this long for input;
+                                        0: wait forever; default 5 s */
+  bool validate_io_params;           /* check names and sizes on every execute; default true */
+  uint32_t batching_dim;             /* dynamic batch sizing along this dimension (0 only);
+                                        default MRT_BATCHING_DISABLED */
+  bool auto_reset;                   /* reset the device after a device error; default false */
+  int64_t max_look_ahead;            /* host syncs prepared ahead; < 0: unlimited (default) */
+  uint32_t ring_buffer_size_multiplier; /* ring entries = multiplier x batch; default 2 */
+  bool flush_on_waiting_outputs;     /* flush only while outputs are awaited; default false */
+  int64_t batch_size_timeout_ns;     /* pad a partial batch after this long; < 0: never (default) */
+  int64_t data_parallel_timeout_ns;  /* < 0: never (default) */
+  bool is_batch_size_timeout_enabled; /* default false */
+  size_t request_tracepoints_buffer_size; /* traces kept per replica; 0: unbounded; default 1000 */
+  mrt_flush_fn flush_callback;       /* default NULL */
+  void *flush_user_data;             /* passed to flush_callback */
+  void (*flush_user_data_free)(void *user_data); /* runs once when the runner no longer needs
+                                        it: at destroy, or when create fails */
+} mrt_model_runner_config;
+
+/* Fills every field with its default (struct_size = sizeof(*config)). */
+MRT_API void mrt_model_runner_config_init(mrt_model_runner_config *config) MRT_NOEXCEPT;
+
+/* Creates a runner for model (which it keeps alive) and attaches one device
+ * per replica. config may be NULL for the defaults. *out belongs to the
+ * caller: mrt_model_runner_destroy(). MRT_UNAVAILABLE if devices cannot be
+ * had, MRT_VERSION_MISMATCH for a package hash mismatch. */
+MRT_API mrt_status mrt_model_runner_create(const mrt_model *model, const mrt_model_runner_config *config,
+                                           mrt_model_runner **out) MRT_NOEXCEPT;
+
+/* As mrt_model_runner_create, loading the model from PopEF files. */
+MRT_API mrt_status mrt_model_runner_create_from_files(const char *const *paths, size_t num_paths,
+                                                      const mrt_model_runner_config *config,
+                                                      mrt_model_runner **out) MRT_NOEXCEPT;
+
+/* Runs the Save programs if configured, completes pending requests with
+ * MRT_CANCELLED (their futures stay valid), releases the devices. NULL is
+ * ignored. */
+MRT_API void mrt_model_runner_destroy(mrt_model_runner *runner) MRT_NOEXCEPT;
+
+/* What execute takes (inputs without PopEF data and not frozen) and returns,
+ * in name order. The array is borrowed from the runner. */
+MRT_API mrt_status mrt_model_runner_execute_inputs(const mrt_model_runner *runner,
+                                                   const mrt_data_desc **out_descs,
+                                                   size_t *out_count) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_model_runner_execute_outputs(const mrt_model_runner *runner,
+                                                    const mrt_data_desc **out_descs,
+                                                    size_t *out_count) MRT_NOEXCEPT;
+/* Every input (output) of the model, including those PopEF provides. */
+MRT_API mrt_status mrt_model_runner_model_inputs(const mrt_model_runner *runner,
+                                                 const mrt_data_desc **out_descs,
+                                                 size_t *out_count) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_model_runner_model_outputs(const mrt_model_runner *runner,
+                                                  const mrt_data_desc **out_descs,
+                                                  size_t *out_count) MRT_NOEXCEPT;
+
+/* Runs one request on replica_id and returns when its outputs are written
+ * into the caller's buffers. Each input and output is named once; sizes are
+ * whole model batches (or any batch with batching_dim). The request's own
+ * failure (MRT_DEVICE_ERROR, MRT_CANCELLED) is reported like any failed call. */
+MRT_API mrt_status mrt_model_runner_execute(mrt_model_runner *runner, const mrt_tensor_view *inputs,
+                                            size_t num_inputs, const mrt_tensor_view *outputs,
+                                            size_t num_outputs, uint32_t replica_id) MRT_NOEXCEPT;
+
+/* Queues one request and returns at once with its future (*out, owned by
+ * the caller). Input and output buffers must stay valid and untouched until
+ * the future is ready. */
+MRT_API mrt_status mrt_model_runner_execute_async(mrt_model_runner *runner, const mrt_tensor_view *inputs,
+                                                  size_t num_inputs, const mrt_tensor_view *outputs,
+                                                  size_t num_outputs, uint32_t replica_id,
+                                                  mrt_future **out) MRT_NOEXCEPT;
+
+/* Outputs the library allocated (TensorMemory), one per execute output.
+ * Owned by the caller: mrt_tensor_memory_destroy(). The bytes are 64-byte
+ * aligned and stay valid until the handle is destroyed. Any thread. */
+typedef struct mrt_tensor_memory mrt_tensor_memory;
+
+/* As mrt_model_runner_execute, writing the outputs into memory the library
+ * allocates (*out). */
+MRT_API mrt_status mrt_model_runner_execute_alloc(mrt_model_runner *runner, const mrt_tensor_view *inputs,
+                                                  size_t num_inputs, uint32_t replica_id,
+                                                  mrt_tensor_memory **out) MRT_NOEXCEPT;
+
+/* As mrt_model_runner_execute_async, with library-allocated outputs:
+ * *out_outputs is usable at once, its bytes are the results once *out_future
+ * is ready (with MRT_OK). Both belong to the caller, independently. */
+MRT_API mrt_status mrt_model_runner_execute_async_alloc(mrt_model_runner *runner,
+                                                        const mrt_tensor_view *inputs, size_t num_inputs,
+                                                        uint32_t replica_id, mrt_future **out_future,
+                                                        mrt_tensor_memory **out_outputs) MRT_NOEXCEPT;
+
+/* The number of outputs held. */
+MRT_API mrt_status mrt_tensor_memory_count(const mrt_tensor_memory *memory, size_t *out_count) MRT_NOEXCEPT;
+/* Output `index` (in name order) as a view; name and data are borrowed from
+ * the handle. MRT_INVALID_ARGUMENT for an index out of range. */
+MRT_API mrt_status mrt_tensor_memory_get(const mrt_tensor_memory *memory, size_t index,
+                                         mrt_tensor_view *out_view) MRT_NOEXCEPT;
+/* The output named `name` (MRT_NOT_FOUND if none). */
+MRT_API mrt_status mrt_tensor_memory_find(const mrt_tensor_memory *memory, const char *name,
+                                          mrt_tensor_view *out_view) MRT_NOEXCEPT;
+MRT_API void mrt_tensor_memory_destroy(mrt_tensor_memory *memory) MRT_NOEXCEPT;
+
+/* Phases of requests, in microseconds (getTimeTrace and the monitoring
+ * statistics). For mrt_model_runner_statistics_count the fields hold counts. */
+typedef struct mrt_request_times {
+  size_t struct_size;
+  double request_us;           /* from receipt to completion */
+  double read_preparation_us;  /* validating and queueing */
+  double read_queue_us;        /* waiting in the queue */
+  double computation_us;       /* on the device */
+} mrt_request_times;
+
+/* The phases of a recent request of replica_id: cur < 0 the last one,
+ * otherwise the index among the kept traces (0 = oldest). MRT_NOT_FOUND if
+ * there is no such trace yet. Set out->struct_size first. */
+MRT_API mrt_status mrt_model_runner_time_trace(mrt_model_runner *runner, uint32_t replica_id, int32_t cur,
+                                               mrt_request_times *out) MRT_NOEXCEPT;
+/* The quantile (0..1) of each phase over the kept traces of replica_id. */
+MRT_API mrt_status mrt_model_runner_statistics_percentile(mrt_model_runner *runner, double quantile,
+                                                          uint32_t replica_id,
+                                                          mrt_request_times *out) MRT_NOEXCEPT;
+/* The mean of each phase over the kept traces. */
+MRT_API mrt_status mrt_model_runner_statistics_mean(mrt_model_runner *runner, uint32_t replica_id,
+                                                    mrt_request_times *out) MRT_NOEXCEPT;
+/* How many requests each phase has seen, ever (as doubles). */
+MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, uint32_t replica_id,
+                                                     mrt_request_times *out) MRT_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

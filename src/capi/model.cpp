@@ -17,6 +17,7 @@ using mrt::ErrorCode;
 using mrt::capi::fillSized;
 using mrt::capi::anchorInfo;
 using mrt::capi::modelOf;
+using mrt::capi::pathsOf;
 using mrt::capi::requireNotNull;
 namespace popef = mrt::popef;
 
@@ -43,16 +44,6 @@ static_assert(static_cast<int>(popef::DataSource::FeedData) == MRT_DATA_SOURCE_F
 constexpr std::size_t kModelInfoV1Size = sizeof(mrt_model_info);
 constexpr std::size_t kAnchorInfoV1Size = sizeof(mrt_anchor_info);
 
-std::vector<std::string> pathsOf(const char *const *paths, std::size_t numPaths) {
-  requireNotNull(paths, "paths");
-  if (numPaths == 0) throw Error(ErrorCode::InvalidArgument, "num_paths must be at least 1");
-  std::vector<std::string> result;
-  for (std::size_t i = 0; i < numPaths; ++i) {
-    if (paths[i] == nullptr) throw Error(ErrorCode::InvalidArgument, "paths[{}] must not be NULL", i);
-    result.emplace_back(paths[i]);
-  }
-  return result;
-}
 
 // `executable` empty: the only model of the files.
 void loadInto(const char *const *paths, std::size_t numPaths, std::string_view executable,
@@ -93,6 +84,17 @@ mrt_anchor_info anchorInfo(const popef::Anchor &anchor) {
     info.remote_buffer_repeats = anchor.remoteBuffer()->repeats;
   }
   return info;
+}
+
+std::vector<std::string> pathsOf(const char *const *paths, std::size_t numPaths) {
+  requireNotNull(paths, "paths");
+  if (numPaths == 0) throw Error(ErrorCode::InvalidArgument, "num_paths must be at least 1");
+  std::vector<std::string> result;
+  for (std::size_t i = 0; i < numPaths; ++i) {
+    if (paths[i] == nullptr) throw Error(ErrorCode::InvalidArgument, "paths[{}] must not be NULL", i);
+    result.emplace_back(paths[i]);
+  }
+  return result;
 }
 
 const std::shared_ptr<popef::Model> &modelOf(const mrt_model *handle, const char *argument) {

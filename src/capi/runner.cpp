@@ -1,0 +1,404 @@
+// The model runner part of the C API (include/mrt_c.h, "Model runner"),
+// over mrt::ModelRunner.
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "capi/device.hpp"
+#include "capi/future.hpp"
+#include "capi/guard.hpp"
+#include "capi/model.hpp"
+#include "capi/sized_struct.hpp"
+#include "capi/user_data.hpp"
+#include "popef/reader.hpp"
+#include "runner/model_runner.hpp"
+
+namespace {
+
+using mrt::Error;
+using mrt::ErrorCode;
+using mrt::capi::fillSized;
+using mrt::capi::modelOf;
+using mrt::capi::requireNotNull;
+
+// The first published layouts: callers may pass these sizes or larger.
+constexpr std::size_t kRunnerConfigV1Size = sizeof(mrt_model_runner_config);
+constexpr std::size_t kRequestTimesV1Size = sizeof(mrt_request_times);
+
+// DataDescs and their C views, built once per runner: the C arrays point
+// into the C++ descriptions.
+struct DescList {
+  std::vector<mrt::DataDesc> descs;
+  std::vector<mrt_data_desc> views;
+
+  explicit DescList(std::vector<mrt::DataDesc> d) : descs(std::move(d)) {
+    views.reserve(descs.size());
+    for (const auto &desc : descs) {
+      views.push_back({desc.name.c_str(), desc.size_in_bytes, desc.shape.empty() ? nullptr : desc.shape.data(),
+                       desc.shape.size(), static_cast<int32_t>(desc.data_type), desc.popef_contains_tensor_data});
+    }
+  }
+};
+
+}  // namespace
+
+struct mrt_model_runner {
+  std::unique_ptr<mrt::ModelRunner> runner;
+  DescList executeInputs, executeOutputs, modelInputs, modelOutputs;
+
+  explicit mrt_model_runner(std::unique_ptr<mrt::ModelRunner> r)
+      : runner(std::move(r)),
+        executeInputs(runner->getExecuteInputs()),
+        executeOutputs(runner->getExecuteOutputs()),
+        modelInputs(runner->getModelInputs()),
+        modelOutputs(runner->getModelOutputs()) {}
+};
+
+struct mrt_tensor_memory {
+  std::vector<std::pair<std::string, mrt::TensorMemory>> outputs;  // in name order
+
+  explicit mrt_tensor_memory(const mrt::OutputMemory &memory) : outputs(memory.begin(), memory.end()) {
+    std::sort(outputs.begin(), outputs.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+  }
+  mrt_tensor_view view(std::size_t index) const {
+    const auto &[name, tensor] = outputs[index];
+    return {name.c_str(), tensor.data.get(), tensor.data_size_bytes};
+  }
+};
+
+namespace {
+
+mrt::ModelRunner &runnerOf(const mrt_model_runner *handle) {
+  requireNotNull(handle, "runner");
+  return *handle->runner;
+}
+
+const mrt_tensor_memory &memoryOf(const mrt_tensor_memory *handle) {
+  requireNotNull(handle, "memory");
+  return *handle;
+}
+
+// Names must be present and unique; `what` is "inputs" or "outputs".
+template <typename View>
+std::unordered_map<std::string, View> viewsOf(const mrt_tensor_view *views, std::size_t count, const char *what) {
+  if (count > 0) requireNotNull(views, what);
+  std::unordered_map<std::string, View> result;
+  result.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (views[i].name == nullptr) throw Error(ErrorCode::InvalidArgument, "{}[{}].name must not be NULL", what, i);
+    if (!result.try_emplace(views[i].name, views[i].data, views[i].size_bytes).second)
+      throw Error(ErrorCode::InvalidArgument, "{}: '{}' is given twice", what, views[i].name);
+  }
+  return result;
+}
+
+mrt::InputMemoryView inputsOf(const mrt_tensor_view *views, std::size_t count, const char *what = "inputs") {
+  return viewsOf<mrt::ConstTensorMemoryView>(views, count, what);
+}
+mrt::OutputMemoryView outputsOf(const mrt_tensor_view *views, std::size_t count, const char *what = "outputs") {
+  return viewsOf<mrt::TensorMemoryView>(views, count, what);
+}
+
+// < 0 in C means "never" / "unlimited"; the C++ config says max().
+std::chrono::nanoseconds optionalTimeout(int64_t ns) {
+  return ns < 0 ? std::chrono::nanoseconds::max() : std::chrono::nanoseconds(ns);
+}
+
+mrt::ModelRunnerConfig configOf(const mrt_model_runner_config *config,
+                                std::shared_ptr<mrt::capi::UserData> flushUserData) {
+  mrt::ModelRunnerConfig result;
+  if (config == nullptr) return result;
+  if (config->struct_size < kRunnerConfigV1Size) {
+    throw Error(ErrorCode::InvalidArgument, "config->struct_size is {}, expected at least {}", config->struct_size,
+                kRunnerConfigV1Size);
+  }
+  result.replication_factor = config->replication_factor;
+  result.run_save_programs = config->run_save_programs;
+  result.thread_safe = config->thread_safe;
+  result.frozen_inputs = inputsOf(config->frozen_inputs, config->num_frozen_inputs, "config->frozen_inputs");
+  if (config->num_save_programs_outputs > 0) requireNotNull(config->save_programs_outputs, "config->save_programs_outputs");
+  for (std::size_t i = 0; i < config->num_save_programs_outputs; ++i) {
+    const mrt_replica_outputs &replica = config->save_programs_outputs[i];
+    result.replica_to_save_programs_outputs[replica.replica_id] =
+        outputsOf(replica.outputs, replica.num_outputs, "config->save_programs_outputs[].outputs");
+  }
+  if (config->num_replica_devices > 0) requireNotNull(config->replica_devices, "config->replica_devices");
+  for (std::size_t i = 0; i < config->num_replica_devices; ++i) {
+    if (config->replica_devices[i] != nullptr)
+      result.replica_to_device[static_cast<unsigned>(i)] = config->replica_devices[i]->device;
+  }
+  result.device_wait_config = mrt::capi::waitConfigOf(config->device_wait_config, "config->device_wait_config");
+  result.check_package_hash = config->check_package_hash;
+  if (config->timeout_ns < 0)
+    throw Error(ErrorCode::InvalidArgument, "config->timeout_ns must not be negative (got {}); 0 waits forever",
+                config->timeout_ns);
+  result.timeout_ns = std::chrono::nanoseconds(config->timeout_ns);
+  result.validate_io_params = config->validate_io_params;
+  result.batching_dim = config->batching_dim;
+  result.auto_reset = config->auto_reset;
+  result.max_look_ahead = config->max_look_ahead < 0 ? "unlimited" : std::to_string(config->max_look_ahead);
+  result.ring_buffer_size_multiplier = config->ring_buffer_size_multiplier;
+  result.flush_on_waiting_outputs = config->flush_on_waiting_outputs;
+  result.batch_size_timeout_ns = optionalTimeout(config->batch_size_timeout_ns);
+  result.data_parallel_timeout_ns = optionalTimeout(config->data_parallel_timeout_ns);
+  result.is_batch_size_timeout_enabled = config->is_batch_size_timeout_enabled;
+  result.request_tracepoints_buffer_size = config->request_tracepoints_buffer_size;
+  if (mrt_flush_fn fn = config->flush_callback) {
+    // Leaving inputs/outputs untouched asks the runner to flush every queue.
+    result.flush_callback = [fn, owner = std::move(flushUserData)](const std::string &tensor_id,
+                                                                    const mrt::InputMemoryView *&,
+                                                                    const mrt::OutputMemoryView *&) {
+      fn(tensor_id.c_str(), owner->get());
+    };
+  }
+  return result;
+}
+
+// Owned before anything can fail, so flush_user_data_free runs exactly once.
+std::shared_ptr<mrt::capi::UserData> ownFlushUserData(const mrt_model_runner_config *config) {
+  if (config == nullptr || config->struct_size < kRunnerConfigV1Size) return nullptr;
+  return mrt::capi::ownUserData(config->flush_user_data, config->flush_user_data_free);
+}
+
+void createRunner(std::shared_ptr<mrt::popef::Model> model, const mrt_model_runner_config *config,
+                  std::shared_ptr<mrt::capi::UserData> flushUserData, mrt_model_runner **out) {
+  requireNotNull(out, "out");
+  auto runner = std::make_unique<mrt::ModelRunner>(std::move(model), configOf(config, std::move(flushUserData)));
+  *out = new mrt_model_runner(std::move(runner));
+}
+
+void giveDescs(const DescList &list, const mrt_data_desc **outDescs, size_t *outCount) {
+  requireNotNull(outDescs, "out_descs");
+  requireNotNull(outCount, "out_count");
+  *outDescs = list.views.empty() ? nullptr : list.views.data();
+  *outCount = list.views.size();
+}
+
+// Phase keys of the runner's statistics maps, in mrt_request_times order.
+constexpr const char *kPhases[] = {"request", "read_preparation", "read_queue", "computation"};
+
+template <typename Map>
+void fillTimes(const Map &values, const std::string &suffix, mrt_request_times *out) {
+  mrt_request_times times{};
+  double *fields[] = {&times.request_us, &times.read_preparation_us, &times.read_queue_us, &times.computation_us};
+  for (std::size_t i = 0; i < 4; ++i) {
+    auto it = values.find(std::string(kPhases[i]) + suffix);
+    if (it != values.end()) *fields[i] = it->second;
+  }
+  fillSized(out, times, kRequestTimesV1Size, "out");
+}
+
+}  // namespace
+
+extern "C" {
+
+MRT_API void mrt_model_runner_config_init(mrt_model_runner_config *config) noexcept {
+  if (config == nullptr) return;
+  const mrt::ModelRunnerConfig defaults;
+  *config = mrt_model_runner_config{};
+  config->struct_size = sizeof(mrt_model_runner_config);
+  config->replication_factor = defaults.replication_factor;
+  config->run_save_programs = defaults.run_save_programs;
+  config->thread_safe = defaults.thread_safe;
+  config->check_package_hash = defaults.check_package_hash;
+  config->timeout_ns = defaults.timeout_ns.count();
+  config->validate_io_params = defaults.validate_io_params;
+  config->batching_dim = MRT_BATCHING_DISABLED;
+  config->auto_reset = defaults.auto_reset;
+  config->max_look_ahead = -1;
+  config->ring_buffer_size_multiplier = defaults.ring_buffer_size_multiplier;
+  config->flush_on_waiting_outputs = defaults.flush_on_waiting_outputs;
+  config->batch_size_timeout_ns = -1;
+  config->data_parallel_timeout_ns = -1;
+  config->is_batch_size_timeout_enabled = defaults.is_batch_size_timeout_enabled;
+  config->request_tracepoints_buffer_size = defaults.request_tracepoints_buffer_size;
+}
+
+MRT_API mrt_status mrt_model_runner_create(const mrt_model *model, const mrt_model_runner_config *config,
+                                           mrt_model_runner **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    auto flushUserData = ownFlushUserData(config);
+    createRunner(modelOf(model, "model"), config, std::move(flushUserData), out);
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_create_from_files(const char *const *paths, size_t num_paths,
+                                                      const mrt_model_runner_config *config,
+                                                      mrt_model_runner **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    auto flushUserData = ownFlushUserData(config);
+    createRunner(mrt::popef::loadModel(mrt::capi::pathsOf(paths, num_paths), ""), config,
+                 std::move(flushUserData), out);
+  });
+}
+
+MRT_API void mrt_model_runner_destroy(mrt_model_runner *runner) noexcept {
+  try {
+    delete runner;
+  } catch (...) {
+    // Destruction cannot fail; Save-program errors are logged by the runner.
+  }
+}
+
+MRT_API mrt_status mrt_model_runner_execute_inputs(const mrt_model_runner *runner, const mrt_data_desc **out_descs,
+                                                   size_t *out_count) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    runnerOf(runner);
+    giveDescs(runner->executeInputs, out_descs, out_count);
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_execute_outputs(const mrt_model_runner *runner, const mrt_data_desc **out_descs,
+                                                    size_t *out_count) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    runnerOf(runner);
+    giveDescs(runner->executeOutputs, out_descs, out_count);
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_model_inputs(const mrt_model_runner *runner, const mrt_data_desc **out_descs,
+                                                 size_t *out_count) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    runnerOf(runner);
+    giveDescs(runner->modelInputs, out_descs, out_count);
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_model_outputs(const mrt_model_runner *runner, const mrt_data_desc **out_descs,
+                                                  size_t *out_count) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    runnerOf(runner);
+    giveDescs(runner->modelOutputs, out_descs, out_count);
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_execute(mrt_model_runner *runner, const mrt_tensor_view *inputs,
+                                            size_t num_inputs, const mrt_tensor_view *outputs, size_t num_outputs,
+                                            uint32_t replica_id) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    runnerOf(runner).execute(inputsOf(inputs, num_inputs), outputsOf(outputs, num_outputs), replica_id);
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_execute_async(mrt_model_runner *runner, const mrt_tensor_view *inputs,
+                                                  size_t num_inputs, const mrt_tensor_view *outputs,
+                                                  size_t num_outputs, uint32_t replica_id, mrt_future **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    auto &r = runnerOf(runner);
+    requireNotNull(out, "out");
+    auto future = std::make_unique<mrt_future>();
+    future->completion = r.submit(inputsOf(inputs, num_inputs), outputsOf(outputs, num_outputs), replica_id);
+    *out = future.release();
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_execute_alloc(mrt_model_runner *runner, const mrt_tensor_view *inputs,
+                                                  size_t num_inputs, uint32_t replica_id,
+                                                  mrt_tensor_memory **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    auto &r = runnerOf(runner);
+    requireNotNull(out, "out");
+    auto memory = std::make_unique<mrt_tensor_memory>(r.execute(inputsOf(inputs, num_inputs), replica_id));
+    *out = memory.release();
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_execute_async_alloc(mrt_model_runner *runner, const mrt_tensor_view *inputs,
+                                                        size_t num_inputs, uint32_t replica_id,
+                                                        mrt_future **out_future,
+                                                        mrt_tensor_memory **out_outputs) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    auto &r = runnerOf(runner);
+    requireNotNull(out_future, "out_future");
+    requireNotNull(out_outputs, "out_outputs");
+    auto future = std::make_unique<mrt_future>();
+    mrt::Submission submission = r.submit(inputsOf(inputs, num_inputs), replica_id);
+    auto memory = std::make_unique<mrt_tensor_memory>(submission.outputs);
+    future->completion = std::move(submission.completion);
+    *out_future = future.release();
+    *out_outputs = memory.release();
+  });
+}
+
+MRT_API mrt_status mrt_tensor_memory_count(const mrt_tensor_memory *memory, size_t *out_count) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = memoryOf(memory);
+    requireNotNull(out_count, "out_count");
+    *out_count = m.outputs.size();
+  });
+}
+
+MRT_API mrt_status mrt_tensor_memory_get(const mrt_tensor_memory *memory, size_t index,
+                                         mrt_tensor_view *out_view) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = memoryOf(memory);
+    requireNotNull(out_view, "out_view");
+    if (index >= m.outputs.size())
+      throw Error(ErrorCode::InvalidArgument, "output index {} is out of range ({} outputs)", index, m.outputs.size());
+    *out_view = m.view(index);
+  });
+}
+
+MRT_API mrt_status mrt_tensor_memory_find(const mrt_tensor_memory *memory, const char *name,
+                                          mrt_tensor_view *out_view) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const auto &m = memoryOf(memory);
+    requireNotNull(name, "name");
+    requireNotNull(out_view, "out_view");
+    for (std::size_t i = 0; i < m.outputs.size(); ++i) {
+      if (m.outputs[i].first == name) {
+        *out_view = m.view(i);
+        return;
+      }
+    }
+    throw Error(ErrorCode::NotFound, "no output named '{}' ({} outputs)", name, m.outputs.size());
+  });
+}
+
+MRT_API void mrt_tensor_memory_destroy(mrt_tensor_memory *memory) noexcept { delete memory; }
+
+MRT_API mrt_status mrt_model_runner_time_trace(mrt_model_runner *runner, uint32_t replica_id, int32_t cur,
+                                               mrt_request_times *out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    std::map<std::string, float> trace;
+    runnerOf(runner).getTimeTrace(trace, replica_id, cur);
+    if (trace.empty())
+      throw Error(ErrorCode::NotFound, "replica {} has no request trace {}", replica_id,
+                  cur < 0 ? std::string("yet") : "at index " + std::to_string(cur));
+    fillTimes(trace, "_duration_us", out);
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_statistics_percentile(mrt_model_runner *runner, double quantile,
+                                                          uint32_t replica_id, mrt_request_times *out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    if (!(quantile >= 0.0 && quantile <= 1.0))
+      throw Error(ErrorCode::InvalidArgument, "quantile {} is not in 0..1", quantile);
+    std::map<std::string, double> stats;
+    runnerOf(runner).getMonitoringStatisticsPercentile(stats, quantile, replica_id);
+    fillTimes(stats, "_monitoring_statistics_percentile_us", out);
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_statistics_mean(mrt_model_runner *runner, uint32_t replica_id,
+                                                    mrt_request_times *out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    std::map<std::string, double> stats;
+    runnerOf(runner).getMonitoringStatisticsMean(stats, replica_id);
+    fillTimes(stats, "_monitoring_statistics_mean_us", out);
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, uint32_t replica_id,
+                                                     mrt_request_times *out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    std::map<std::string, double> stats;
+    runnerOf(runner).getMonitoringStatisticsTotalCount(stats, replica_id);
+    fillTimes(stats, "_monitoring_statistics_count", out);
+  });
+}
+
+}  // extern "C"

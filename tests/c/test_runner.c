@@ -1,0 +1,322 @@
+/* The model runner and futures through the C API: outputs against reference
+ * math (add_one, mlp), sync and async, library-allocated outputs, replicas,
+ * statistics, and bad input that leaves the runner serving. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mrt_c.h"
+
+enum { ADD_ONE_N = 16, IMAGE = 784, HIDDEN = 128, CLASSES = 10 };
+
+static const char *model_path(const char *name) {
+  static char path[1024];
+  const char *dir = getenv("MRT_TEST_RUNNER_MODELS");
+  assert_non_null(dir);
+  snprintf(path, sizeof path, "%s/%s.popef", dir, name);
+  return path;
+}
+
+/* Each test process gets its own simulated system, so parallel tests never
+ * compete for devices. */
+static int private_system(void **state) {
+  (void)state;
+  static char dir[1024];
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, sizeof dir, "%s/mrt_test_runner_XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
+  assert_non_null(mkdtemp(dir));
+  setenv("MRT_HWSIM_LOCK_DIR", dir, 1);
+  setenv("MRT_HWSIM_IPUS", "4", 1);
+  return 0;
+}
+
+static mrt_model_runner *make_runner(const char *model, const mrt_model_runner_config *config) {
+  const char *paths[] = {model_path(model)};
+  mrt_model_runner *runner = NULL;
+  mrt_status s = mrt_model_runner_create_from_files(paths, 1, config, &runner);
+  if (s != MRT_OK) fail_msg("mrt_model_runner_create_from_files: %s", mrt_last_error_message());
+  return runner;
+}
+
+static void fill_random(float *values, size_t n, unsigned *seed) {
+  for (size_t i = 0; i < n; ++i) values[i] = (float)rand_r(seed) / (float)RAND_MAX * 4.0f - 2.0f;
+}
+
+static void describes_inputs_and_outputs(void **state) {
+  (void)state;
+  mrt_model_runner *runner = make_runner("add_one", NULL);
+  const mrt_data_desc *descs = NULL;
+  size_t count = 0;
+  assert_int_equal(mrt_model_runner_execute_inputs(runner, &descs, &count), MRT_OK);
+  assert_int_equal(count, 1);
+  assert_string_equal(descs[0].name, "x");
+  assert_int_equal(descs[0].size_in_bytes, ADD_ONE_N * 4);
+  assert_int_equal(descs[0].rank, 2);
+  assert_int_equal(descs[0].shape[1], ADD_ONE_N);
+  assert_int_equal(descs[0].data_type, MRT_F32);
+  assert_int_equal(mrt_model_runner_execute_outputs(runner, &descs, &count), MRT_OK);
+  assert_int_equal(count, 1);
+  assert_string_equal(descs[0].name, "y");
+  mrt_model_runner_destroy(runner);
+}
+
+static void add_one_sync_matches_reference(void **state) {
+  (void)state;
+  mrt_model_runner *runner = make_runner("add_one", NULL);
+  unsigned seed = 7;
+  float x[ADD_ONE_N], y[ADD_ONE_N];
+  for (int request = 0; request < 2000; ++request) {
+    fill_random(x, ADD_ONE_N, &seed);
+    mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};
+    assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_OK);
+    for (int i = 0; i < ADD_ONE_N; ++i) assert_float_equal(y[i], x[i] + 1.0f, 1e-6);
+  }
+  mrt_request_times counts = {0};
+  counts.struct_size = sizeof counts;
+  assert_int_equal(mrt_model_runner_statistics_count(runner, 0, &counts), MRT_OK);
+  assert_true(counts.request_us >= 1000.0); /* at least the kept traces */
+  mrt_request_times last = {0};
+  last.struct_size = sizeof last;
+  assert_int_equal(mrt_model_runner_time_trace(runner, 0, -1, &last), MRT_OK);
+  assert_true(last.request_us > 0.0);
+  mrt_model_runner_destroy(runner);
+}
+
+typedef struct {
+  int calls;
+  int frees;
+  mrt_status last;
+} ready_log;
+
+static void on_ready(mrt_status status, void *user_data) {
+  ready_log *log = user_data;
+  log->calls++;
+  log->last = status;
+}
+static void count_free(void *user_data) { ((ready_log *)user_data)->frees++; }
+
+static void add_one_async_with_callbacks(void **state) {
+  (void)state;
+  mrt_model_runner *runner = make_runner("add_one", NULL);
+  enum { IN_FLIGHT = 2, ROUNDS = 300 };
+  unsigned seed = 11;
+  float x[IN_FLIGHT][ADD_ONE_N], y[IN_FLIGHT][ADD_ONE_N];
+  ready_log log = {0, 0, -1};
+  for (int round = 0; round < ROUNDS; ++round) {
+    mrt_future *futures[IN_FLIGHT];
+    for (int k = 0; k < IN_FLIGHT; ++k) {
+      fill_random(x[k], ADD_ONE_N, &seed);
+      mrt_tensor_view in = {"x", x[k], sizeof x[k]}, out = {"y", y[k], sizeof y[k]};
+      assert_int_equal(mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 0, &futures[k]), MRT_OK);
+      assert_int_equal(mrt_future_on_ready(futures[k], on_ready, &log, count_free), MRT_OK);
+    }
+    for (int k = 0; k < IN_FLIGHT; ++k) {
+      assert_int_equal(mrt_future_wait(futures[k], -1), MRT_OK);
+      assert_true(mrt_future_is_ready(futures[k]));
+      mrt_status request = -1;
+      assert_int_equal(mrt_future_status(futures[k], &request), MRT_OK);
+      assert_int_equal(request, MRT_OK);
+      assert_string_equal(mrt_future_error_message(futures[k]), "");
+      for (int i = 0; i < ADD_ONE_N; ++i) assert_float_equal(y[k][i], x[k][i] + 1.0f, 1e-6);
+      mrt_future_destroy(futures[k]);
+    }
+  }
+  assert_int_equal(log.calls, IN_FLIGHT * ROUNDS);
+  assert_int_equal(log.frees, IN_FLIGHT * ROUNDS);
+  assert_int_equal(log.last, MRT_OK);
+  mrt_model_runner_destroy(runner);
+}
+
+static void library_allocated_outputs(void **state) {
+  (void)state;
+  mrt_model_runner *runner = make_runner("add_one", NULL);
+  float x[ADD_ONE_N];
+  unsigned seed = 3;
+  fill_random(x, ADD_ONE_N, &seed);
+  mrt_tensor_view in = {"x", x, sizeof x};
+
+  mrt_tensor_memory *memory = NULL;
+  assert_int_equal(mrt_model_runner_execute_alloc(runner, &in, 1, 0, &memory), MRT_OK);
+  size_t count = 0;
+  assert_int_equal(mrt_tensor_memory_count(memory, &count), MRT_OK);
+  assert_int_equal(count, 1);
+  mrt_tensor_view y = {0};
+  assert_int_equal(mrt_tensor_memory_find(memory, "y", &y), MRT_OK);
+  assert_int_equal(y.size_bytes, sizeof x);
+  assert_int_equal((uintptr_t)y.data % 64, 0);
+  for (int i = 0; i < ADD_ONE_N; ++i) assert_float_equal(((float *)y.data)[i], x[i] + 1.0f, 1e-6);
+  assert_int_equal(mrt_tensor_memory_find(memory, "nope", &y), MRT_NOT_FOUND);
+  assert_non_null(strstr(mrt_last_error_message(), "no output named 'nope'"));
+  assert_int_equal(mrt_tensor_memory_get(memory, 1, &y), MRT_INVALID_ARGUMENT);
+  mrt_tensor_memory_destroy(memory);
+
+  mrt_future *future = NULL;
+  assert_int_equal(mrt_model_runner_execute_async_alloc(runner, &in, 1, 0, &future, &memory), MRT_OK);
+  assert_int_equal(mrt_future_wait(future, -1), MRT_OK);
+  assert_int_equal(mrt_tensor_memory_get(memory, 0, &y), MRT_OK);
+  assert_string_equal(y.name, "y");
+  for (int i = 0; i < ADD_ONE_N; ++i) assert_float_equal(((float *)y.data)[i], x[i] + 1.0f, 1e-6);
+  mrt_future_destroy(future); /* the outputs handle lives on its own */
+  assert_float_equal(((float *)y.data)[0], x[0] + 1.0f, 1e-6);
+  mrt_tensor_memory_destroy(memory);
+  mrt_model_runner_destroy(runner);
+}
+
+static void two_replicas_both_serve(void **state) {
+  (void)state;
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.replication_factor = 2;
+  mrt_model_runner *runner = make_runner("add_one", &config);
+  unsigned seed = 5;
+  float x[ADD_ONE_N], y[ADD_ONE_N];
+  for (int request = 0; request < 200; ++request) {
+    fill_random(x, ADD_ONE_N, &seed);
+    mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};
+    assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, (uint32_t)(request % 2)), MRT_OK);
+    for (int i = 0; i < ADD_ONE_N; ++i) assert_float_equal(y[i], x[i] + 1.0f, 1e-6);
+  }
+  assert_int_equal(mrt_model_runner_execute(runner, NULL, 0, NULL, 0, 2), MRT_INVALID_ARGUMENT);
+  mrt_model_runner_destroy(runner);
+}
+
+static float dot(const float *a, const float *b, size_t n, size_t stride) {
+  float sum = 0;
+  for (size_t i = 0; i < n; ++i) sum += a[i] * b[i * stride];
+  return sum;
+}
+
+static void mlp_matches_reference_from_tensor_data(void **state) {
+  (void)state;
+  const char *paths[] = {model_path("mlp")};
+  mrt_model *model = NULL;
+  assert_int_equal(mrt_model_load(paths, 1, &model), MRT_OK);
+  const void *p;
+  uint64_t size;
+  const float *w1, *b1, *w2, *b2;
+  assert_int_equal(mrt_model_tensor_data(model, "w1", &p, &size), MRT_OK); w1 = p;
+  assert_int_equal(mrt_model_tensor_data(model, "b1", &p, &size), MRT_OK); b1 = p;
+  assert_int_equal(mrt_model_tensor_data(model, "w2", &p, &size), MRT_OK); w2 = p;
+  assert_int_equal(mrt_model_tensor_data(model, "b2", &p, &size), MRT_OK); b2 = p;
+
+  mrt_model_runner *runner = NULL;
+  assert_int_equal(mrt_model_runner_create(model, NULL, &runner), MRT_OK);
+
+  unsigned seed = 13;
+  static float image[IMAGE];
+  float probs[CLASSES], hidden[HIDDEN], logits[CLASSES];
+  for (int request = 0; request < 50; ++request) {
+    for (int i = 0; i < IMAGE; ++i) image[i] = (float)rand_r(&seed) / (float)RAND_MAX;
+    mrt_tensor_view in = {"image", image, sizeof image}, out = {"probs", probs, sizeof probs};
+    assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_OK);
+    for (int h = 0; h < HIDDEN; ++h) {
+      float v = dot(image, w1 + h, IMAGE, HIDDEN) + b1[h];
+      hidden[h] = v > 0 ? v : 0;
+    }
+    float max = -INFINITY, total = 0;
+    for (int c = 0; c < CLASSES; ++c) {
+      logits[c] = dot(hidden, w2 + c, HIDDEN, CLASSES) + b2[c];
+      if (logits[c] > max) max = logits[c];
+    }
+    for (int c = 0; c < CLASSES; ++c) total += expf(logits[c] - max);
+    for (int c = 0; c < CLASSES; ++c) assert_float_equal(probs[c], expf(logits[c] - max) / total, 1e-4);
+  }
+  mrt_model_runner_destroy(runner);
+  mrt_model_destroy(model);
+}
+
+static void bad_requests_leave_the_runner_serving(void **state) {
+  (void)state;
+  mrt_model_runner *runner = make_runner("add_one", NULL);
+  float x[ADD_ONE_N] = {0}, y[ADD_ONE_N];
+  mrt_tensor_view short_in = {"x", x, sizeof x - 4}, out = {"y", y, sizeof y};
+  assert_int_equal(mrt_model_runner_execute(runner, &short_in, 1, &out, 1, 0), MRT_INVALID_ARGUMENT);
+  assert_non_null(strstr(mrt_last_error_message(), "'x'"));
+  assert_non_null(strstr(mrt_last_error_message(), "60"));
+
+  mrt_tensor_view only_unknown = {"z", x, sizeof x};
+  assert_int_equal(mrt_model_runner_execute(runner, &only_unknown, 1, &out, 1, 0), MRT_INVALID_ARGUMENT);
+  assert_non_null(strstr(mrt_last_error_message(), "missing input 'x'"));
+  mrt_tensor_view with_unknown[2] = {{"x", x, sizeof x}, {"z", x, sizeof x}};
+  assert_int_equal(mrt_model_runner_execute(runner, with_unknown, 2, &out, 1, 0), MRT_NOT_FOUND);
+  assert_non_null(strstr(mrt_last_error_message(), "unknown input 'z'"));
+
+  mrt_tensor_view twice[2] = {{"x", x, sizeof x}, {"x", x, sizeof x}};
+  assert_int_equal(mrt_model_runner_execute(runner, twice, 2, &out, 1, 0), MRT_INVALID_ARGUMENT);
+  assert_non_null(strstr(mrt_last_error_message(), "inputs: 'x' is given twice"));
+
+  mrt_tensor_view nameless = {NULL, x, sizeof x};
+  assert_int_equal(mrt_model_runner_execute(runner, &nameless, 1, &out, 1, 0), MRT_INVALID_ARGUMENT);
+  assert_non_null(strstr(mrt_last_error_message(), "inputs[0].name must not be NULL"));
+
+  mrt_tensor_view in = {"x", x, sizeof x};
+  assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, 1), MRT_INVALID_ARGUMENT);
+  assert_int_equal(mrt_model_runner_execute(NULL, &in, 1, &out, 1, 0), MRT_INVALID_ARGUMENT);
+  assert_non_null(strstr(mrt_last_error_message(), "runner must not be NULL"));
+  mrt_future *future = NULL;
+  assert_int_equal(mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 0, NULL), MRT_INVALID_ARGUMENT);
+  assert_int_equal(mrt_model_runner_execute_async(runner, &short_in, 1, &out, 1, 0, &future), MRT_INVALID_ARGUMENT);
+  assert_null(future);
+
+  /* Still serving. */
+  x[3] = 41.0f;
+  assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_OK);
+  assert_float_equal(y[3], 42.0f, 1e-6);
+  mrt_model_runner_destroy(runner);
+}
+
+static void bad_configs_and_futures(void **state) {
+  (void)state;
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  assert_int_equal(config.replication_factor, 1);
+  assert_int_equal(config.timeout_ns, 5000000000LL);
+  assert_int_equal(config.batching_dim, MRT_BATCHING_DISABLED);
+  assert_true(config.check_package_hash);
+
+  ready_log log = {0, 0, -1};
+  config.timeout_ns = -1;
+  config.flush_user_data = &log;
+  config.flush_user_data_free = count_free;
+  const char *paths[] = {model_path("add_one")};
+  mrt_model_runner *runner = NULL;
+  assert_int_equal(mrt_model_runner_create_from_files(paths, 1, &config, &runner), MRT_INVALID_ARGUMENT);
+  assert_non_null(strstr(mrt_last_error_message(), "config->timeout_ns must not be negative"));
+  assert_null(runner);
+  assert_int_equal(log.frees, 1); /* freed although creation failed */
+
+  mrt_model_runner_config_init(&config);
+  config.struct_size = 8;
+  assert_int_equal(mrt_model_runner_create_from_files(paths, 1, &config, &runner), MRT_INVALID_ARGUMENT);
+  assert_non_null(strstr(mrt_last_error_message(), "config->struct_size is 8"));
+  const char *missing[] = {"/nonexistent.popef"};
+  assert_int_equal(mrt_model_runner_create_from_files(missing, 1, NULL, &runner), MRT_NOT_FOUND);
+
+  assert_int_equal(mrt_future_wait(NULL, 0), MRT_INVALID_ARGUMENT);
+  assert_false(mrt_future_is_ready(NULL));
+  assert_string_equal(mrt_future_error_message(NULL), "");
+  mrt_future_destroy(NULL);
+  mrt_model_runner_destroy(NULL);
+  mrt_tensor_memory_destroy(NULL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(describes_inputs_and_outputs),
+      cmocka_unit_test(add_one_sync_matches_reference),
+      cmocka_unit_test(add_one_async_with_callbacks),
+      cmocka_unit_test(library_allocated_outputs),
+      cmocka_unit_test(two_replicas_both_serve),
+      cmocka_unit_test(mlp_matches_reference_from_tensor_data),
+      cmocka_unit_test(bad_requests_leave_the_runner_serving),
+      cmocka_unit_test(bad_configs_and_futures),
+  };
+  return cmocka_run_group_tests(tests, private_system, NULL);
+}
