@@ -19,6 +19,9 @@ demo: build
 	@mkdir -p $(BUILD)/demo
 	@$(BUILD)/tools/mrt-gen/mrt-gen mlp -o $(BUILD)/demo/mlp.popef
 	@$(BUILD)/tools/mrt-demo/mrt-demo $(BUILD)/demo/mlp.popef
+	@echo
+	@echo "Serving it: mrt-run, 2000 requests on the simulated IPU through ModelRunner"
+	@$(BUILD)/tools/mrt-run/mrt-run $(BUILD)/demo/mlp.popef --iterations 2000
 
 test: build
 	@ctest --preset $(PRESET) -j$(JOBS)

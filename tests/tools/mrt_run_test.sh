@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# mrt_run_test.sh MRT_GEN MRT_RUN: mrt-run on add_one with a known input file
+# writes x + 1, reports every request in its JSON, and turns bad input into a
+# one-line error and a non-zero exit.
+set -euo pipefail
+gen=$1 run=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export MRT_HWSIM_LOCK_DIR=$work/locks MRT_HWSIM_IPUS=4
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$gen" add_one --size 4 -o "$work/add_one.popef" >/dev/null
+# x = [1.5, -2, 0, 41] as little-endian f32.
+printf '\x00\x00\xc0\x3f\x00\x00\x00\xc0\x00\x00\x00\x00\x00\x00\x24\x42' > "$work/x.bin"
+mkdir "$work/out"
+"$run" "$work/add_one.popef" -n 50 --input "x=$work/x.bin" --output-dir "$work/out" --json > "$work/report.json"
+grep -q '"requests": 50' "$work/report.json" || fail "report lacks 50 requests: $(cat "$work/report.json")"
+grep -q '"failed": 0' "$work/report.json" || fail "report has failures"
+expected=$(printf '\x00\x00\x20\x40\x00\x00\x80\xbf\x00\x00\x80\x3f\x00\x00\x28\x42' | od -An -tx1)
+actual=$(od -An -tx1 "$work/out/y.bin")
+[ "$expected" = "$actual" ] || fail "y.bin is$actual, expected$expected (x + 1)"
+
+"$run" "$work/add_one.popef" -n 40 --threads 2 --async --replicas 2 | grep -q "requests *40" ||
+  fail "async run on 2 replicas did not report 40 requests"
+"$run" "$work/add_one.popef" -n 10 --batch 3 --json | grep -q '"batch": 3' || fail "--batch 3 run failed"
+
+if err=$("$run" "$work/add_one.popef" --input "nope=$work/x.bin" 2>&1 >/dev/null); then
+  fail "an unknown --input name was accepted"
+fi
+[[ "$err" == *"--input nope: the model has no execute input of that name"* ]] || fail "unclear error: $err"
+head -c 3 "$work/x.bin" > "$work/short.bin"
+if err=$("$run" "$work/add_one.popef" --input "x=$work/short.bin" 2>&1 >/dev/null); then
+  fail "a short input file was accepted"
+fi
+[[ "$err" == *"expected 16 bytes, the file has 3"* ]] || fail "unclear error: $err"
+echo "mrt-run: all checks passed"

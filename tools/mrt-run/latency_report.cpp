@@ -1,0 +1,68 @@
+#include "latency_report.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace mrt::run {
+
+namespace {
+// Nearest-rank percentile of sorted values.
+double percentile(const std::vector<double> &sorted, double q) {
+  if (sorted.empty()) return 0;
+  auto rank = static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5);
+  return sorted[std::min(rank, sorted.size() - 1)];
+}
+}  // namespace
+
+LatencyFigures summarize(RunSummary summary) {
+  auto &l = summary.latenciesUs;
+  std::sort(l.begin(), l.end());
+  LatencyFigures f;
+  f.requests = l.size();
+  f.failed = summary.failed;
+  f.seconds = summary.wall.count();
+  if (f.seconds > 0) {
+    f.requestsPerSecond = static_cast<double>(f.requests) / f.seconds;
+    f.samplesPerSecond = f.requestsPerSecond * static_cast<double>(summary.batch);
+  }
+  if (!l.empty()) {
+    f.meanUs = std::accumulate(l.begin(), l.end(), 0.0) / static_cast<double>(l.size());
+    f.p50Us = percentile(l, 0.50);
+    f.p90Us = percentile(l, 0.90);
+    f.p99Us = percentile(l, 0.99);
+    f.maxUs = l.back();
+  }
+  return f;
+}
+
+std::string renderTable(const RunSummary &s, const LatencyFigures &f) {
+  std::string out = fmt::format("\n{} on {} replica(s), {} client thread(s), {}, batch {}\n", s.model, s.replicas,
+                                s.threads, s.async ? "async" : "sync", s.batch);
+  out += fmt::format("  {:<22}{:>14}\n", "requests", f.requests);
+  if (f.failed) out += fmt::format("  {:<22}{:>14}\n", "failed", f.failed);
+  out += fmt::format("  {:<22}{:>14.3f}\n", "wall time (s)", f.seconds);
+  out += fmt::format("  {:<22}{:>14.0f}\n", "throughput (req/s)", f.requestsPerSecond);
+  out += fmt::format("  {:<22}{:>14.0f}\n", "samples/s", f.samplesPerSecond);
+  out += "  latency (us)          mean      p50      p90      p99      max\n";
+  out += fmt::format("  {:<16}{:>9.1f}{:>9.1f}{:>9.1f}{:>9.1f}{:>9.1f}\n", "", f.meanUs, f.p50Us, f.p90Us, f.p99Us,
+                     f.maxUs);
+  return out;
+}
+
+nlohmann::json renderJson(const RunSummary &s, const LatencyFigures &f) {
+  return {{"model", s.model},
+          {"replicas", s.replicas},
+          {"threads", s.threads},
+          {"async", s.async},
+          {"batch", s.batch},
+          {"requests", f.requests},
+          {"failed", f.failed},
+          {"seconds", f.seconds},
+          {"requests_per_second", f.requestsPerSecond},
+          {"samples_per_second", f.samplesPerSecond},
+          {"latency_us", {{"mean", f.meanUs}, {"p50", f.p50Us}, {"p90", f.p90Us}, {"p99", f.p99Us}, {"max", f.maxUs}}}};
+}
+
+}  // namespace mrt::run

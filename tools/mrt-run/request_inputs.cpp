@@ -1,0 +1,94 @@
+#include "request_inputs.hpp"
+
+#include <fstream>
+#include <random>
+
+#include "common/error.hpp"
+
+namespace mrt::run {
+
+std::uint64_t bytesForBatch(const DataDesc &desc, std::int64_t batch) {
+  const std::int64_t modelBatch = desc.shape.empty() || desc.shape[0] <= 0 ? 1 : desc.shape[0];
+  return static_cast<std::uint64_t>(desc.size_in_bytes / modelBatch * batch);
+}
+
+InputMemoryView RequestBuffers::inputViews() const {
+  InputMemoryView views;
+  for (const auto &[name, bytes] : inputs) views.emplace(name, ConstTensorMemoryView(bytes.data(), bytes.size()));
+  return views;
+}
+
+OutputMemoryView RequestBuffers::outputViews() {
+  OutputMemoryView views;
+  for (auto &[name, bytes] : outputs) views.emplace(name, TensorMemoryView(bytes.data(), bytes.size()));
+  return views;
+}
+
+namespace {
+
+std::vector<std::byte> readFile(const std::string &name, const std::string &path, std::uint64_t expected) {
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (!file) throw Error(ErrorCode::NotFound, "--input {}={}: cannot open the file", name, path);
+  const auto size = static_cast<std::uint64_t>(file.tellg());
+  if (size != expected)
+    throw Error(ErrorCode::InvalidArgument, "--input {}={}: expected {} bytes, the file has {}", name, path, expected,
+                size);
+  std::vector<std::byte> bytes(size);
+  file.seekg(0);
+  file.read(reinterpret_cast<char *>(bytes.data()), static_cast<std::streamsize>(size));
+  return bytes;
+}
+
+// Values a model could meet: floats in [0, 1), small integers, booleans.
+void fillRandom(std::vector<std::byte> &bytes, popef::DataType type, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  std::uniform_int_distribution<int> small(0, 9);
+  auto fill = [&](auto sample) {
+    using T = decltype(sample);
+    auto *values = reinterpret_cast<T *>(bytes.data());
+    for (std::size_t i = 0; i < bytes.size() / sizeof(T); ++i) {
+      if constexpr (std::is_floating_point_v<T>) values[i] = static_cast<T>(unit(rng));
+      else values[i] = static_cast<T>(small(rng));
+    }
+  };
+  switch (type) {
+    case popef::DataType::F32: fill(float{}); break;
+    case popef::DataType::F64: fill(double{}); break;
+    case popef::DataType::S32: fill(std::int32_t{}); break;
+    case popef::DataType::U32: fill(std::uint32_t{}); break;
+    case popef::DataType::S64: fill(std::int64_t{}); break;
+    case popef::DataType::U64: fill(std::uint64_t{}); break;
+    case popef::DataType::BOOL:
+      for (auto &b : bytes) b = static_cast<std::byte>(small(rng) % 2);
+      break;
+    default:  // F16 and the narrow integers: any bit pattern of small bytes
+      for (auto &b : bytes) b = static_cast<std::byte>(small(rng));
+      break;
+  }
+}
+
+}  // namespace
+
+RequestBuffers makeRequestBuffers(const ModelRunner &runner, std::int64_t batch,
+                                  const std::map<std::string, std::string> &files, std::uint32_t seed) {
+  RequestBuffers buffers;
+  std::mt19937 rng(seed);
+  std::map<std::string, std::string> unused = files;
+  for (const auto &desc : runner.getExecuteInputs()) {
+    const std::uint64_t size = bytesForBatch(desc, batch);
+    if (auto file = files.find(desc.name); file != files.end()) {
+      buffers.inputs[desc.name] = readFile(desc.name, file->second, size);
+      unused.erase(desc.name);
+    } else {
+      auto &bytes = buffers.inputs[desc.name];
+      bytes.resize(size);
+      fillRandom(bytes, desc.data_type, rng);
+    }
+  }
+  if (!unused.empty())
+    throw Error(ErrorCode::NotFound, "--input {}: the model has no execute input of that name", unused.begin()->first);
+  for (const auto &desc : runner.getExecuteOutputs()) buffers.outputs[desc.name].resize(bytesForBatch(desc, batch));
+  return buffers;
+}
+
+}  // namespace mrt::run
