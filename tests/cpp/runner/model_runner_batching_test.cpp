@@ -26,7 +26,7 @@ ModelRunnerConfig batching(std::chrono::nanoseconds batch_timeout) {
 
 TEST(ModelRunnerBatchingTest, AnyBatchSizeIsSplitOrMergedAsync) {
   for (unsigned replicas : {1u, 2u}) {
-    ModelRunnerConfig config = batching(2ms);
+    ModelRunnerConfig config = batching(20ms);
     config.replication_factor = replicas;
     ModelRunner runner(exampleModel("add_one", 4), config);
     std::mt19937 rng(replicas);
