@@ -170,11 +170,17 @@ void createRunner(std::shared_ptr<mrt::popef::Model> model, const mrt_model_runn
   *out = new mrt_model_runner(std::move(runner));
 }
 
-void giveDescs(const DescList &list, const mrt_data_desc **outDescs, size_t *outCount) {
-  requireNotNull(outDescs, "out_descs");
-  requireNotNull(outCount, "out_count");
-  *outDescs = list.views.empty() ? nullptr : list.views.data();
-  *outCount = list.views.size();
+// The body of the four description exports: one of the runner's lists.
+mrt_status giveDescs(const char *function, const mrt_model_runner *runner, DescList mrt_model_runner::*list,
+                     const mrt_data_desc **outDescs, size_t *outCount) noexcept {
+  return mrt::capi::guard(function, [&] {
+    runnerOf(runner);
+    requireNotNull(outDescs, "out_descs");
+    requireNotNull(outCount, "out_count");
+    const DescList &descs = runner->*list;
+    *outDescs = descs.views.empty() ? nullptr : descs.views.data();
+    *outCount = descs.views.size();
+  });
 }
 
 // Phase keys of the runner's statistics maps, in mrt_request_times order.
@@ -245,34 +251,22 @@ MRT_API void mrt_model_runner_destroy(mrt_model_runner *runner) noexcept {
 
 MRT_API mrt_status mrt_model_runner_execute_inputs(const mrt_model_runner *runner, const mrt_data_desc **out_descs,
                                                    size_t *out_count) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    runnerOf(runner);
-    giveDescs(runner->executeInputs, out_descs, out_count);
-  });
+  return giveDescs(__func__, runner, &mrt_model_runner::executeInputs, out_descs, out_count);
 }
 
 MRT_API mrt_status mrt_model_runner_execute_outputs(const mrt_model_runner *runner, const mrt_data_desc **out_descs,
                                                     size_t *out_count) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    runnerOf(runner);
-    giveDescs(runner->executeOutputs, out_descs, out_count);
-  });
+  return giveDescs(__func__, runner, &mrt_model_runner::executeOutputs, out_descs, out_count);
 }
 
 MRT_API mrt_status mrt_model_runner_model_inputs(const mrt_model_runner *runner, const mrt_data_desc **out_descs,
                                                  size_t *out_count) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    runnerOf(runner);
-    giveDescs(runner->modelInputs, out_descs, out_count);
-  });
+  return giveDescs(__func__, runner, &mrt_model_runner::modelInputs, out_descs, out_count);
 }
 
 MRT_API mrt_status mrt_model_runner_model_outputs(const mrt_model_runner *runner, const mrt_data_desc **out_descs,
                                                   size_t *out_count) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    runnerOf(runner);
-    giveDescs(runner->modelOutputs, out_descs, out_count);
-  });
+  return giveDescs(__func__, runner, &mrt_model_runner::modelOutputs, out_descs, out_count);
 }
 
 MRT_API mrt_status mrt_model_runner_execute(mrt_model_runner *runner, const mrt_tensor_view *inputs,
