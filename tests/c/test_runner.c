@@ -2,6 +2,7 @@
  * math (add_one, mlp), sync and async, library-allocated outputs, replicas,
  * statistics, and bad input that leaves the runner serving. */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,7 +90,11 @@ static void add_one_sync_matches_reference(void **state) {
   mrt_model_runner_destroy(runner);
 }
 
+/* Callbacks run on the device thread or inline on ours, possibly at once,
+ * and may still be running when mrt_future_wait returns: the counters are
+ * guarded, and read only after the runner (and its threads) are gone. */
 typedef struct {
+  pthread_mutex_t mutex;
   int calls;
   int frees;
   mrt_status last;
@@ -97,10 +102,17 @@ typedef struct {
 
 static void on_ready(mrt_status status, void *user_data) {
   ready_log *log = user_data;
+  pthread_mutex_lock(&log->mutex);
   log->calls++;
   log->last = status;
+  pthread_mutex_unlock(&log->mutex);
 }
-static void count_free(void *user_data) { ((ready_log *)user_data)->frees++; }
+static void count_free(void *user_data) {
+  ready_log *log = user_data;
+  pthread_mutex_lock(&log->mutex);
+  log->frees++;
+  pthread_mutex_unlock(&log->mutex);
+}
 
 static void add_one_async_with_callbacks(void **state) {
   (void)state;
@@ -108,7 +120,7 @@ static void add_one_async_with_callbacks(void **state) {
   enum { IN_FLIGHT = 2, ROUNDS = 300 };
   unsigned seed = 11;
   float x[IN_FLIGHT][ADD_ONE_N], y[IN_FLIGHT][ADD_ONE_N];
-  ready_log log = {0, 0, -1};
+  ready_log log = {PTHREAD_MUTEX_INITIALIZER, 0, 0, -1};
   for (int round = 0; round < ROUNDS; ++round) {
     mrt_future *futures[IN_FLIGHT];
     for (int k = 0; k < IN_FLIGHT; ++k) {
@@ -128,10 +140,10 @@ static void add_one_async_with_callbacks(void **state) {
       mrt_future_destroy(futures[k]);
     }
   }
+  mrt_model_runner_destroy(runner); /* joins the device thread */
   assert_int_equal(log.calls, IN_FLIGHT * ROUNDS);
   assert_int_equal(log.frees, IN_FLIGHT * ROUNDS);
   assert_int_equal(log.last, MRT_OK);
-  mrt_model_runner_destroy(runner);
 }
 
 static void library_allocated_outputs(void **state) {
@@ -281,7 +293,7 @@ static void bad_configs_and_futures(void **state) {
   assert_int_equal(config.batching_dim, MRT_BATCHING_DISABLED);
   assert_true(config.check_package_hash);
 
-  ready_log log = {0, 0, -1};
+  ready_log log = {PTHREAD_MUTEX_INITIALIZER, 0, 0, -1};
   config.timeout_ns = -1;
   config.flush_user_data = &log;
   config.flush_user_data_free = count_free;
