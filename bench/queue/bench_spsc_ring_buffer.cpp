@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -32,12 +33,15 @@ Item itemOf(std::uint64_t n) { return reinterpret_cast<Item>(static_cast<std::ui
 std::uint64_t numberOf(Item item) { return reinterpret_cast<std::uintptr_t>(item); }
 
 // Pins the calling thread to one CPU for its lifetime and restores the old
-// mask afterwards. Does nothing where that CPU does not exist.
+// mask afterwards. Does nothing where that CPU does not exist (setaffinity
+// fails).
 class PinThisThread {
  public:
   explicit PinThisThread(int cpu) {
+    // Not "is cpu in our current mask": a thread inherits its creator's mask,
+    // which is already pinned to the other CPU.
     pinned_ = pthread_getaffinity_np(pthread_self(), sizeof(previous_), &previous_) == 0 &&
-              cpu < CPU_SETSIZE && CPU_ISSET(cpu, &previous_);
+              cpu < CPU_SETSIZE;
     if (pinned_) {
       cpu_set_t only;
       CPU_ZERO(&only);
@@ -209,50 +213,68 @@ void BM_RingRoundTrip(benchmark::State &state) {
 BENCHMARK(BM_RingRoundTrip)->UseRealTime();
 
 // Each thread writes only its own cache line and spins reading the other's.
+// Two ways to spin: plain loads as fast as the core issues them, or with the
+// pause hint between loads, which on some machines is the faster of the two
+// (fewer loads compete with the other core for the line). The ring is
+// compared with whichever was faster.
 struct PingPongLines {
   alignas(kCacheLine) std::atomic<std::uint64_t> ping{0};  // written by the requester
   alignas(kCacheLine) std::atomic<std::uint64_t> pong{0};  // written by the echo thread
 };
 constexpr std::uint64_t kStopPingPong = ~std::uint64_t{0};
 
+enum class Spin { Plain, Pause };
+
+template <Spin spin>
+std::uint64_t spinUntilChanged(const std::atomic<std::uint64_t> &line, std::uint64_t old) {
+  std::uint64_t seen;
+  while ((seen = line.load(std::memory_order_acquire)) == old) {
+    if constexpr (spin == Spin::Pause) {
+      mrt::detail::cpuRelax();
+    }
+  }
+  return seen;
+}
+
+template <Spin spin>
 void pingPongRoundTrip(PingPongLines &lines, std::uint64_t n) {
   lines.ping.store(n, std::memory_order_release);
-  while (lines.pong.load(std::memory_order_acquire) != n) {
-  }
+  spinUntilChanged<spin>(lines.pong, n - 1);
 }
 
 // Echoes ping number `n`. False when asked to stop.
+template <Spin spin>
 bool pingPongEcho(PingPongLines &lines, std::uint64_t n) {
-  std::uint64_t seen;
-  while ((seen = lines.ping.load(std::memory_order_acquire)) != n && seen != kStopPingPong) {
-  }
-  if (seen == kStopPingPong) {
+  if (spinUntilChanged<spin>(lines.ping, n - 1) == kStopPingPong) {
     return false;
   }
   lines.pong.store(n, std::memory_order_release);
   return true;
 }
 
+template <Spin spin>
 void BM_AtomicPingPong(benchmark::State &state) {
   PinThisThread pin_requester(0);
   PingPongLines lines;
   std::thread echo([&] {
     PinThisThread pin_echo(1);
-    for (std::uint64_t n = 1; pingPongEcho(lines, n); ++n) {
+    for (std::uint64_t n = 1; pingPongEcho<spin>(lines, n); ++n) {
     }
   });
   std::uint64_t n = 1;
   for (auto _ : state) {
-    pingPongRoundTrip(lines, n++);
+    pingPongRoundTrip<spin>(lines, n++);
   }
   lines.ping.store(kStopPingPong, std::memory_order_release);
   echo.join();
 }
-BENCHMARK(BM_AtomicPingPong)->UseRealTime();
+BENCHMARK(BM_AtomicPingPong<Spin::Plain>)->UseRealTime();
+BENCHMARK(BM_AtomicPingPong<Spin::Pause>)->UseRealTime();
 
-// Alternates chunks of ring round trips and ping-pong round trips on the same
-// two threads, so both see the same machine state, and reports each one's
-// mean round trip and ring / ping-pong. One iteration = one chunk of each.
+// Alternates chunks of ring round trips and of both ping-pongs on the same two
+// threads, so that all three see the same machine state, and reports the mean
+// round trip of each and ring / (the faster ping-pong). One iteration = one
+// chunk of each.
 constexpr int kChunk = 2000;
 
 void BM_RoundTripVsPingPong(benchmark::State &state) {
@@ -269,13 +291,17 @@ void BM_RoundTripVsPingPong(benchmark::State &state) {
         }
       }
       for (int i = 0; i < kChunk; ++i) {
-        pingPongEcho(lines, n++);
+        pingPongEcho<Spin::Plain>(lines, n++);
+      }
+      for (int i = 0; i < kChunk; ++i) {
+        pingPongEcho<Spin::Pause>(lines, n++);
       }
     }
   });
   using Clock = std::chrono::steady_clock;
   Clock::duration ring_time{};
-  Clock::duration ping_pong_time{};
+  Clock::duration plain_time{};
+  Clock::duration pause_time{};
   std::uint64_t ring_n = 1;
   std::uint64_t ping_n = 1;
   std::uint64_t wrong_replies = 0;
@@ -284,23 +310,32 @@ void BM_RoundTripVsPingPong(benchmark::State &state) {
     for (int i = 0; i < kChunk; ++i, ++ring_n) {
       wrong_replies += ringRoundTrip(requests, replies, ring_n) != ring_n;
     }
-    const auto middle = Clock::now();
+    const auto ring_done = Clock::now();
     for (int i = 0; i < kChunk; ++i) {
-      pingPongRoundTrip(lines, ping_n++);
+      pingPongRoundTrip<Spin::Plain>(lines, ping_n++);
     }
-    const auto end = Clock::now();
-    ring_time += middle - start;
-    ping_pong_time += end - middle;
+    const auto plain_done = Clock::now();
+    for (int i = 0; i < kChunk; ++i) {
+      pingPongRoundTrip<Spin::Pause>(lines, ping_n++);
+    }
+    const auto pause_done = Clock::now();
+    ring_time += ring_done - start;
+    plain_time += plain_done - ring_done;
+    pause_time += pause_done - plain_done;
   }
   requests.write(itemOf(0));
   echo.join();
   const double trips = static_cast<double>(state.iterations()) * kChunk;
-  const double ring_ns = std::chrono::duration<double, std::nano>(ring_time).count() / trips;
-  const double ping_pong_ns =
-      std::chrono::duration<double, std::nano>(ping_pong_time).count() / trips;
+  const auto mean_ns = [trips](Clock::duration total) {
+    return std::chrono::duration<double, std::nano>(total).count() / trips;
+  };
+  const double ring_ns = mean_ns(ring_time);
+  const double plain_ns = mean_ns(plain_time);
+  const double pause_ns = mean_ns(pause_time);
   state.counters["ring_rt_ns"] = ring_ns;
-  state.counters["pingpong_rt_ns"] = ping_pong_ns;
-  state.counters["ring/pingpong"] = ring_ns / ping_pong_ns;
+  state.counters["pingpong_rt_ns"] = plain_ns;
+  state.counters["pingpong_pause_rt_ns"] = pause_ns;
+  state.counters["ring/pingpong"] = ring_ns / std::min(plain_ns, pause_ns);
   state.counters["wrong_replies"] = static_cast<double>(wrong_replies);
 }
 BENCHMARK(BM_RoundTripVsPingPong)->UseRealTime()->MinTime(2.0);

@@ -5,7 +5,8 @@
 // One producer thread calls writeLock/writeComplete/write; one consumer thread
 // calls readLock/readComplete/readAvailable. invalidate(), readReset(),
 // isValid(), getState(), numBuffers() and label() may be called from any
-// thread; reset() only while no other thread is inside a call on the ring.
+// thread; reset() and the destructor only while no other thread is inside a
+// call on the ring (invalidate() first to get blocked threads out).
 //
 // Design, after rigtorp's SPSCQueue:
 //   * Positions are 64-bit counts that never wrap in practice; each side also
@@ -88,6 +89,14 @@ class SpscRingBuffer {
   // writeLock(), copy obj into the buffer, writeComplete(). Does nothing on an
   // invalidated ring.
   void write(const BufferType &obj) {
+    if (!write_locked_.load(std::memory_order_relaxed) &&
+        write_pos_ - read_complete_cache_ != num_buffers_) [[likely]] {
+      // Free buffer known without asking the consumer: fill and publish it
+      // without the write-lock bookkeeping.
+      buffers_[write_slot_] = obj;
+      advanceWriteAndPublish();
+      return;
+    }
     BufferType *slot = writeLock();
     if (slot == &invalid_write_buffer_) {
       return;
@@ -131,11 +140,7 @@ class SpscRingBuffer {
                   num_buffers_);
     }
     write_locked_.store(false, std::memory_order_relaxed);
-    ++write_pos_;
-    if (++write_slot_ == num_buffers_) {
-      write_slot_ = 0;
-    }
-    publish(write_count_, write_pos_, reader_sleeping_);
+    advanceWriteAndPublish();
   }
 
   // ---- consumer side -------------------------------------------------------
@@ -251,16 +256,20 @@ class SpscRingBuffer {
 
   // One line describing the ring, prefixed with `prefix`, for debugging.
   std::string getState(const std::string &prefix) const {
-    const std::uint64_t written = write_count_.load(std::memory_order_acquire);
+    // Loaded in the order the counts chase each other (completed <= locked <=
+    // written), so that a snapshot taken while both sides run never shows a
+    // negative difference; free space is clamped for the same reason.
     const std::uint64_t completed = read_complete_.load(std::memory_order_acquire);
-    const std::uint64_t read_locked = read_lock_pos_.load(std::memory_order_relaxed);
+    const std::uint64_t read_locked = read_lock_pos_.load(std::memory_order_acquire);
+    const std::uint64_t written = write_count_.load(std::memory_order_acquire);
+    const std::uint64_t in_use = std::min<std::uint64_t>(written - completed, num_buffers_);
     return fmt::format(
         "{}SpscRingBuffer '{}': {}, {} buffers, written {}, read-locked {}, read-completed {}, "
         "unread {}, free {}, write-locked {}, read reset pending {}, consumer parked {}, "
         "producer parked {}",
         prefix, label_, isValid() ? "valid" : "invalidated", num_buffers_, written,
         read_locked - completed, completed, written - read_locked,
-        num_buffers_ - (written - completed),
+        num_buffers_ - in_use,
         write_locked_.load(std::memory_order_relaxed) ? "yes" : "no",
         reset_pending_.load(std::memory_order_relaxed) ? "yes" : "no",
         reader_sleeping_.load(std::memory_order_relaxed) != 0 ? "yes" : "no",
@@ -284,6 +293,15 @@ class SpscRingBuffer {
   static constexpr unsigned kClockCheckEvery = 16;
 
   using Clock = std::chrono::steady_clock;
+
+  // Producer: moves past the buffer just filled and hands it to the consumer.
+  void advanceWriteAndPublish() {
+    ++write_pos_;
+    if (++write_slot_ == num_buffers_) {
+      write_slot_ = 0;
+    }
+    publish(write_count_, write_pos_, reader_sleeping_);
+  }
 
   // Stores a side's new count and wakes the peer if it is parked.
   void publish(std::atomic<std::uint64_t> &count, std::uint64_t value,
