@@ -440,8 +440,11 @@ void Session::errorIfAnchorsAreNotConnectedToCallbacks(const std::vector<ProgIdx
 void Session::stop() {
   Impl &im = *impl_;
   if (!im.loaded.load()) return;
-  im.stopped.store(true);
+  // The engine first: once isStopped() says true, the run in progress is
+  // sure to end at its next host sync (a callback that returns because it
+  // saw isStopped() must not let the run complete).
   im.engine->stop();
+  im.stopped.store(true);
   // Wakes stream callbacks blocked on empty queues, so the run reaches its host sync.
   if (QueueManager *queues = im.queuesForStop.load()) queues->disconnectAll();
 }
