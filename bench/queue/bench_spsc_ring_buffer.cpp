@@ -168,6 +168,81 @@ void BM_MinimalQueueThroughput(benchmark::State &state) {
 }
 BENCHMARK(BM_MinimalQueueThroughput)->ArgName("buffers")->Arg(1024)->Arg(8192)->UseRealTime();
 
+// Alternates chunks of items through the ring and through the minimal queue
+// on the same two threads, so that both see the same machine state, and
+// reports each one's rate and ring / minimal. A chunk ends when the consumer
+// has taken its last item. One iteration = one chunk of each.
+constexpr std::uint64_t kThroughputChunk = 1 << 16;
+
+void BM_ThroughputVsMinimalQueue(benchmark::State &state) {
+  PinThisThread pin_producer(0);
+  const auto buffers = static_cast<std::size_t>(state.range(0));
+  Ring ring(buffers, "throughput");
+  MinimalSpscQueue queue(buffers);
+  std::atomic<std::uint64_t> chunks_consumed{0};
+  std::uint64_t out_of_order = 0;
+  std::thread consumer([&] {
+    PinThisThread pin_consumer(1);
+    std::uint64_t ring_expected = 1;
+    std::uint64_t queue_expected = 1;
+    for (;;) {  // item 0 on the ring stops it; the same check on both sides
+      for (std::uint64_t i = 0; i < kThroughputChunk; ++i, ++ring_expected) {
+        const std::uint64_t got = numberOf(ring.readLock());
+        ring.readComplete();
+        if (got == 0) {
+          return;
+        }
+        out_of_order += got != ring_expected;
+      }
+      chunks_consumed.fetch_add(1, std::memory_order_release);
+      for (std::uint64_t i = 0; i < kThroughputChunk; ++i, ++queue_expected) {
+        const std::uint64_t got = numberOf(queue.pop());
+        if (got == 0) {
+          return;
+        }
+        out_of_order += got != queue_expected;
+      }
+      chunks_consumed.fetch_add(1, std::memory_order_release);
+    }
+  });
+  using Clock = std::chrono::steady_clock;
+  Clock::duration ring_time{};
+  Clock::duration queue_time{};
+  std::uint64_t next_ring = 1;
+  std::uint64_t next_queue = 1;
+  std::uint64_t chunks = 0;
+  const auto wait_for_consumer = [&] {
+    ++chunks;
+    while (chunks_consumed.load(std::memory_order_acquire) != chunks) {
+    }
+  };
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    for (std::uint64_t i = 0; i < kThroughputChunk; ++i) {
+      ring.write(itemOf(next_ring++));
+    }
+    wait_for_consumer();
+    const auto ring_done = Clock::now();
+    for (std::uint64_t i = 0; i < kThroughputChunk; ++i) {
+      queue.push(itemOf(next_queue++));
+    }
+    wait_for_consumer();
+    const auto queue_done = Clock::now();
+    ring_time += ring_done - start;
+    queue_time += queue_done - ring_done;
+  }
+  ring.write(itemOf(0));
+  consumer.join();
+  const double items = static_cast<double>(state.iterations() * kThroughputChunk);
+  const double ring_rate = items / std::chrono::duration<double>(ring_time).count();
+  const double queue_rate = items / std::chrono::duration<double>(queue_time).count();
+  state.counters["ring_items_per_s"] = ring_rate;
+  state.counters["minimal_items_per_s"] = queue_rate;
+  state.counters["ring/minimal"] = ring_rate / queue_rate;
+  state.counters["out_of_order"] = static_cast<double>(out_of_order);
+}
+BENCHMARK(BM_ThroughputVsMinimalQueue)->ArgName("buffers")->Arg(1024)->UseRealTime()->MinTime(1.0);
+
 // ---- round trip ---------------------------------------------------------------
 
 constexpr std::size_t kRoundTripBuffers = 16;

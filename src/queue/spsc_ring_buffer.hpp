@@ -285,10 +285,18 @@ class SpscRingBuffer {
  private:
   static constexpr std::size_t kCacheLine = 64;  // x86-64 and most AArch64 cores
   // Polls before parking: first plain reads, which notice a change the
-  // soonest, then reads with the pause hint (about 20-140 cycles each, by
-  // CPU), together some 10 us before a futex sleep costs a few us to undo.
-  static constexpr unsigned kTightSpins = 256;
+  // soonest, for a few microseconds, longer than a cross-core hand-off takes
+  // even on a slow interconnect (measured here: 256 polls were too few when
+  // the hand-off took 250 ns, and the round trip lost 15%); then reads with
+  // the pause hint (about 20-140 cycles each, by CPU), together some 15 us
+  // before a futex sleep, which costs a few microseconds to undo.
+  static constexpr unsigned kTightSpins = 2048;
   static constexpr unsigned kPausedSpins = 512;
+  // A producer facing a full ring waits for at most this many free buffers,
+  // and for none beyond what is free once the consumer has not released a
+  // buffer for kPollsWithoutRelease polls (see waitUntilWritable).
+  static constexpr std::uint64_t kMaxBuffersToWaitFor = 256;
+  static constexpr unsigned kPollsWithoutRelease = 32;
   // How often the paused spin looks at the clock for the read timeout.
   static constexpr unsigned kClockCheckEvery = 16;
 
@@ -301,6 +309,13 @@ class SpscRingBuffer {
       write_slot_ = 0;
     }
     publish(write_count_, write_pos_, reader_sleeping_);
+    if (write_pos_ - read_complete_cache_ == num_buffers_) [[unlikely]] {
+      // Our view of the consumer's count says the ring is now full, which is
+      // usually just stale. Refresh it here, where nothing waits for the
+      // answer and the load's cache miss overlaps whatever we do next,
+      // rather than in the next writeLock(), which would stall on it.
+      read_complete_cache_ = read_complete_.load(std::memory_order_acquire);
+    }
   }
 
   // Stores a side's new count and wakes the peer if it is parked.
@@ -412,6 +427,15 @@ class SpscRingBuffer {
   }
 
   // Producer: waits for a free buffer. False if the ring was invalidated.
+  //
+  // A full ring means the consumer is the slower side. Refilling each buffer
+  // the moment it is released keeps both threads writing the same few cache
+  // lines of the ring (its buffers and the consumer's count), which costs
+  // about a third of the throughput. So while the consumer keeps releasing
+  // buffers, the producer holds out for a quarter of the ring: the data it
+  // writes still lands behind everything already queued, so the consumer
+  // never waits for it. Once the consumer stops releasing (it may want a new
+  // buffer before it releases more), the producer takes what is free.
   bool waitUntilWritable() {
     const auto writable = [this](std::memory_order order) {
       if (!valid_.load(order)) {
@@ -420,9 +444,21 @@ class SpscRingBuffer {
       read_complete_cache_ = read_complete_.load(order);
       return write_pos_ - read_complete_cache_ != num_buffers_;
     };
+    const std::uint64_t worth_waiting_for =
+        std::clamp<std::uint64_t>(num_buffers_ / 4, 1, kMaxBuffersToWaitFor);
+    std::uint64_t last_seen = read_complete_cache_;
+    unsigned polls_without_release = 0;
     for (unsigned spin = 0; spin < kTightSpins + kPausedSpins; ++spin) {
       if (writable(std::memory_order_acquire)) {
-        return isValid();
+        if (!isValid() || spin >= kTightSpins ||
+            num_buffers_ - (write_pos_ - read_complete_cache_) >= worth_waiting_for) {
+          return isValid();
+        }
+        polls_without_release = read_complete_cache_ == last_seen ? polls_without_release + 1 : 0;
+        last_seen = read_complete_cache_;
+        if (polls_without_release >= kPollsWithoutRelease) {
+          return true;
+        }
       }
       if (spin >= kTightSpins) {
         detail::cpuRelax();

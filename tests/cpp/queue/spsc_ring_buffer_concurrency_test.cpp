@@ -72,6 +72,25 @@ TEST(SpscRingBufferThreads, ParkedWriterWakesWhenABufferIsReleased) {
   EXPECT_EQ(ring.readLock(), 3);
 }
 
+TEST(SpscRingBufferThreads, WriterTakesASingleFreedBufferWhenTheReaderNeedsMoreData) {
+  // A writer facing a full ring prefers to wait for several free buffers, but
+  // here the reader frees one and then needs the next item before it frees
+  // any other: the writer must fill that one buffer.
+  constexpr std::int64_t kBuffers = 16;
+  Ring ring(kBuffers, "one-freed");
+  std::thread producer([&] {
+    for (std::int64_t value = 0; value <= kBuffers; ++value) {
+      ring.write(value);
+    }
+  });
+  for (std::int64_t value = 0; value < kBuffers; ++value) {
+    EXPECT_EQ(ring.readLock(), value);
+  }
+  ring.readComplete();
+  EXPECT_EQ(ring.readLock(), kBuffers) << "the last item fits in the one freed buffer";
+  producer.join();
+}
+
 TEST(SpscRingBufferThreads, InvalidateWakesABlockedReader) {
   Ring ring(4, "kill-read");
   std::atomic<bool> returned{false};
