@@ -5,9 +5,10 @@
 //     next to a plain atomic ping-pong in which each thread owns its own cache
 //     line: the cross-core hardware limit.
 // This machine's cross-core latency switches between a fast and a slow state
-// every few tens of seconds, so BM_RoundTripVsPingPong alternates the two
-// protocols in chunks of a millisecond or less on the same pair of threads
-// and reports their ratio; compare only figures measured side by side.
+// every few tens of seconds, so BM_RoundTripVsPingPong and
+// BM_ThroughputVsMinimalQueue alternate the ring and its baseline in chunks of
+// a millisecond or less on the same pair of threads and report their ratio;
+// compare only figures measured side by side.
 #include <pthread.h>
 #include <sched.h>
 
