@@ -12,7 +12,11 @@ packages=(
   libeigen3-dev nlohmann-json3-dev libcli11-dev
   # tests and benchmarks
   libcmocka-dev libgtest-dev libgmock-dev libbenchmark-dev libffi-dev
+  # bindings examples (bindings_examples/): Python ctypes + numpy, Go (cgo)
+  python3 python3-numpy golang-go
 )
+# Rust: Debian's cargo, unless a Rust toolchain (e.g. rustup's) is on PATH.
+command -v cargo >/dev/null || packages+=(cargo)
 
 missing=()
 for p in "${packages[@]}"; do

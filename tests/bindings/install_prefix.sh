@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# install_prefix.sh BUILD_DIR PREFIX MRT_GEN MODEL
+# Fixture of the bindings tests: a fresh install of this build into PREFIX
+# (the only libmrt the tests may see) and the mlp example model at MODEL.
+set -euo pipefail
+build_dir=$1 prefix=$2 mrt_gen=$3 model=$4
+rm -rf "$prefix"
+cmake --install "$build_dir" --prefix "$prefix" --component library >/dev/null
+[ -e "$prefix/lib/pkgconfig/mrt.pc" ] || { echo "install lacks lib/pkgconfig/mrt.pc" >&2; exit 1; }
+mkdir -p "$(dirname "$model")"
+"$mrt_gen" mlp -o "$model"
+echo "installed into $prefix; model $model"
