@@ -1,0 +1,108 @@
+// The two benchmarks of the seeds' Tools chapter as reusable drivers (used by
+// mrt-bench and by bench/queue_manager, so the benchmark measures exactly the
+// code the tool runs). Each driver is one Session bound to one device, feeding
+// the model's user input anchors from IoSlots and draining its outputs into
+// them (see io_slots.hpp for what --real-data changes).
+//
+//   CallbacksDriver  the callbacks benchmark: every user anchor is served by a
+//                    session callback that memcpys straight between the
+//                    device and the user's buffer; the calling thread runs
+//                    Main once per run (session.runMainPrograms()).
+//   QueuesDriver     the queues benchmark: a QueueManager made by
+//                    Session::createQueueManager; a device thread runs Main
+//                    over and over while the calling thread enqueues input
+//                    and output buffers, several runs ahead.
+//
+// A run is one execution of the Main programs: one model batch per anchor.
+// Threads: calls on one driver must not overlap (any thread may make them).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device/device.hpp"
+#include "io_slots.hpp"
+#include "popef/model.hpp"
+#include "session/session.hpp"
+
+namespace mrt::benchtool {
+
+using Clock = std::chrono::steady_clock;
+
+struct DriverOptions {
+  bool real_data = false;
+  std::uint32_t seed = 1;
+  bool record_latencies = true;  // one steady_clock pair per run
+};
+
+class Driver {
+ public:
+  virtual ~Driver() = default;
+  Driver(const Driver &) = delete;
+  Driver &operator=(const Driver &) = delete;
+
+  // Runs Main max_runs times, or fewer if `deadline` passes first (checked
+  // before each run), and returns when every run started has completed.
+  // Returns the runs done. Throws mrt::Error if the device fails.
+  virtual std::uint64_t run(std::uint64_t max_runs, Clock::time_point deadline = Clock::time_point::max()) = 0;
+  // Ends device activity (the queues driver's device thread); after it,
+  // deviceSeconds() is final and run() must not be called.
+  virtual void stop() {}
+
+  std::uint64_t runs() const noexcept { return runs_; }
+  // Latency of each run in microseconds (callbacks: runMainPrograms();
+  // queues: from enqueueing the inputs to the last output written).
+  const std::vector<double> &latenciesUs() const noexcept { return latencies_us_; }
+  // Simulated device time of the runs (the engine's cycle counter since the
+  // Load programs, over its clock rate). Call after stop().
+  double deviceSeconds();
+  const IoSlots &io() const noexcept { return io_; }
+
+ protected:
+  Driver(const std::shared_ptr<const popef::Model> &model, const DriverOptions &options, std::size_t slots);
+  // Binds the session, runs the Load programs and starts the cycle count;
+  // the derived constructor calls it once its anchors are connected.
+  void bindAndLoad(std::shared_ptr<Device> device);
+
+  DriverOptions options_;
+  Session session_;
+  IoSlots io_;
+  std::uint64_t runs_ = 0;
+  std::vector<double> latencies_us_;
+
+ private:
+  std::uint64_t start_cycles_ = 0;
+};
+
+class CallbacksDriver final : public Driver {
+ public:
+  CallbacksDriver(const std::shared_ptr<const popef::Model> &model, std::shared_ptr<Device> device,
+                  const DriverOptions &options);
+  std::uint64_t run(std::uint64_t max_runs, Clock::time_point deadline = Clock::time_point::max()) override;
+};
+
+class QueuesDriver final : public Driver {
+ public:
+  QueuesDriver(const std::shared_ptr<const popef::Model> &model, std::shared_ptr<Device> device,
+               const DriverOptions &options);
+  ~QueuesDriver() override;
+  std::uint64_t run(std::uint64_t max_runs, Clock::time_point deadline = Clock::time_point::max()) override;
+  void stop() override;
+
+  struct State;  // what the device thread shares with the producer
+
+ private:
+  void waitForRun(std::uint64_t run);
+  void finishRun(std::uint64_t run);
+
+  std::unique_ptr<State> state_;
+};
+
+// "callbacks" or "queues"; InvalidArgument naming the modes otherwise.
+std::unique_ptr<Driver> makeDriver(const std::string &mode, const std::shared_ptr<const popef::Model> &model,
+                                   std::shared_ptr<Device> device, const DriverOptions &options);
+
+}  // namespace mrt::benchtool

@@ -1,0 +1,153 @@
+// The queues benchmark (seeds' Tools chapter, 7.2): a Session with a
+// QueueManager; a device thread runs Main over and over while this thread
+// enqueues pointers to its buffers into the input and output queues.
+//
+// The producer keeps up to numSlots() runs in flight, one IoSlots slot each:
+// enough for the queues' rings (2 x batch entries) plus the run the device
+// is copying out. It reuses a slot only after that slot's run has completed
+// (every output written), which the device thread publishes in
+// completed_runs.
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <thread>
+
+#include "common/error.hpp"
+#include "driver.hpp"
+#include "queue/iqueue.hpp"
+
+namespace mrt::benchtool {
+
+namespace {
+
+constexpr std::uint64_t kFailed = std::numeric_limits<std::uint64_t>::max();
+
+// Slots for the runs in flight: the rings' depth in runs plus two.
+std::size_t slotsFor(const popef::Model &model) {
+  std::int64_t batch = 1;
+  for (const popef::Anchor *anchor : QueueManager::queueAnchors(model))
+    batch = std::max(batch, modelBatchSize(anchor->tensorInfo()));
+  return static_cast<std::size_t>(kDefaultRingSizeMultiplier * batch + 2);
+}
+
+}  // namespace
+
+struct QueuesDriver::State {
+  QueueManager *queues = nullptr;
+  std::vector<InputQueue *> inputs;
+  std::vector<OutputQueue *> outputs;
+  std::vector<Clock::time_point> enqueued_at, completed_at;  // per slot
+
+  std::thread device;
+  std::atomic<bool> stopping{false};
+  // Runs whose outputs are all written; kFailed after a device failure.
+  std::atomic<std::uint64_t> completed_runs{0};
+  std::uint64_t outputs_written = 0;  // device thread only
+  std::string failure;                // set before completed_runs = kFailed
+  std::uint64_t finished = 0;         // runs checked by the producer
+};
+
+QueuesDriver::QueuesDriver(const std::shared_ptr<const popef::Model> &model, std::shared_ptr<Device> device,
+                           const DriverOptions &options)
+    : Driver(model, options, slotsFor(*model)), state_(std::make_unique<State>()) {
+  State &s = *state_;
+  auto anchors = session_.getUserInputAnchors();
+  const auto outputs = session_.getUserOutputAnchors();
+  anchors.insert(anchors.end(), outputs.begin(), outputs.end());
+  if (outputs.empty())
+    throw Error(ErrorCode::InvalidArgument, "the queues benchmark needs a model with an output anchor; '{}' has none",
+                model->metadata.executable());
+  s.queues = session_.createQueueManager(anchors);
+  for (const auto *anchor : session_.getUserInputAnchors()) s.inputs.push_back(&s.queues->inputQueue(anchor->name()));
+  for (const auto *anchor : outputs) s.outputs.push_back(&s.queues->outputQueue(anchor->name()));
+  s.enqueued_at.resize(io_.numSlots());
+  s.completed_at.resize(io_.numSlots());
+  bindAndLoad(std::move(device));
+
+  s.device = std::thread([this] {
+    State &st = *state_;
+    try {
+      while (!st.stopping.load(std::memory_order_relaxed)) session_.runMainPrograms();
+    } catch (const std::exception &e) {
+      if (!st.stopping.load()) {
+        st.failure = e.what();
+        st.completed_runs.store(kFailed, std::memory_order_release);
+        st.completed_runs.notify_all();
+      }
+    }
+  });
+}
+
+QueuesDriver::~QueuesDriver() { stop(); }
+
+void QueuesDriver::stop() {
+  State &s = *state_;
+  if (!s.device.joinable()) return;
+  s.stopping.store(true);
+  session_.stop();  // disconnects the queues: a blocked device thread returns
+  s.device.join();
+}
+
+void QueuesDriver::waitForRun(std::uint64_t run) {
+  auto &completed = state_->completed_runs;
+  std::uint64_t seen = completed.load(std::memory_order_acquire);
+  // A short spin catches the common case (the run is nearly done) without a
+  // futex round trip; then sleep until the device thread publishes progress.
+  for (int spins = 0; seen <= run && spins < 4000; ++spins) seen = completed.load(std::memory_order_acquire);
+  while (seen <= run) {
+    completed.wait(seen, std::memory_order_acquire);
+    seen = completed.load(std::memory_order_acquire);
+  }
+  if (seen == kFailed) throw Error(ErrorCode::DeviceError, "the device thread failed: {}", state_->failure);
+}
+
+void QueuesDriver::finishRun(std::uint64_t run) {
+  const std::size_t slot = run % io_.numSlots();
+  if (options_.record_latencies) {
+    latencies_us_.push_back(
+        std::chrono::duration<double, std::micro>(state_->completed_at[slot] - state_->enqueued_at[slot]).count());
+  }
+  io_.checkOutputs(slot, run);
+  state_->finished = run + 1;
+}
+
+std::uint64_t QueuesDriver::run(std::uint64_t max_runs, Clock::time_point deadline) {
+  State &s = *state_;
+  const bool timed = deadline != Clock::time_point::max();
+  const std::size_t slots = io_.numSlots();
+  const std::uint64_t outputs_per_run = s.outputs.size();
+  std::uint64_t done = 0;
+  for (; done < max_runs; ++done) {
+    if (timed && Clock::now() >= deadline) break;
+    const std::uint64_t run = runs_;
+    const std::size_t slot = run % slots;
+    while (s.finished + slots <= run) {  // the slot's previous run must be out of the device
+      waitForRun(s.finished);
+      finishRun(s.finished);
+    }
+    io_.prepareInputs(slot, run);
+    if (options_.record_latencies) s.enqueued_at[slot] = Clock::now();
+    for (std::size_t i = 0; i < s.inputs.size(); ++i)
+      s.inputs[i]->enqueue(io_.input(slot, i), static_cast<std::int64_t>(io_.inputSize(i)));
+    for (std::size_t i = 0; i < s.outputs.size(); ++i) {
+      s.outputs[i]->enqueue(io_.output(slot, i), static_cast<std::int64_t>(io_.outputSize(i)),
+                            [this, slot, outputs_per_run] {
+                              // Device thread: the last output of a run completes it.
+                              State &st = *state_;
+                              if (++st.outputs_written % outputs_per_run != 0) return;
+                              if (options_.record_latencies) st.completed_at[slot] = Clock::now();
+                              st.completed_runs.store(st.outputs_written / outputs_per_run,
+                                                      std::memory_order_release);
+                              st.completed_runs.notify_one();
+                            });
+    }
+    ++runs_;
+  }
+  for (std::uint64_t run = s.finished; run < runs_; ++run) {
+    waitForRun(run);
+    finishRun(run);
+  }
+  return done;
+}
+
+}  // namespace mrt::benchtool
