@@ -814,11 +814,13 @@ MRT_API mrt_status mrt_session_is_stopped(const mrt_session *session, bool *out_
  * lookups may be called from any thread.
  *
  * Lifetime: queue handles are borrowed from their manager and valid until
- * the manager is destroyed (for a session's manager: until the session is).
+ * the manager is destroyed.
  *
- * A manager comes from a session (it connects the queues to the device) or,
- * without a session, from mrt_queue_manager_create(); then the caller plays
- * the device with mrt_queue_manager_transfer() (custom transports, tests). */
+ * A manager comes from a session (mrt_session_create_queue_manager(): the
+ * session's device transfers the data while the session runs its programs)
+ * or, without a session, from mrt_queue_manager_create(); then the caller
+ * plays the device with mrt_queue_manager_transfer() (custom transports,
+ * tests). */
 typedef struct mrt_queue_manager mrt_queue_manager;
 typedef struct mrt_input_queue mrt_input_queue;
 typedef struct mrt_output_queue mrt_output_queue;
@@ -859,9 +861,41 @@ MRT_API void mrt_queue_manager_config_init(mrt_queue_manager_config *config) MRT
 MRT_API mrt_status mrt_queue_manager_create(const mrt_model *model,
                                             const mrt_queue_manager_config *config,
                                             mrt_queue_manager **out) MRT_NOEXCEPT;
-/* Only for managers from mrt_queue_manager_create(); a session's manager is
- * destroyed with its session. NULL is ignored. No thread may be inside a
- * call on the manager or its queues. */
+/* The seeds' Session::createQueueManager: a manager with one queue per
+ * anchor of the session that needs user data (the inputs without PopEF data
+ * and the outputs, remote-buffer anchors excepted), each queue's stream
+ * connected to the session's device in place of earlier callbacks. The
+ * session then transfers the data whenever it runs programs
+ * (mrt_session_run_main_programs() on any one thread), while producer
+ * threads enqueue. config may be NULL for the defaults; its ring size
+ * multipliers apply to the anchors of the model's Main programs and to the
+ * others (the seeds' ringSizeMultForMainProgs), its timeout callback is
+ * called on the thread running the programs. The config's
+ * timeout_user_data_free runs exactly once, also when this call fails.
+ *
+ * mrt_session_stop() disconnects the queues (blocked calls return) and
+ * mrt_session_reload() resets them. A session has one manager at a time: a
+ * second call replaces the first, whose handle stays valid but detached (as
+ * below). Must not overlap mrt_session_stop() or other calls on the session.
+ *
+ * *out belongs to the caller: mrt_queue_manager_destroy(), before or after
+ * the session, in either order:
+ * - destroying the session first detaches the manager: its queues are
+ *   disconnected (blocked enqueues return MRT_CANCELLED, the caller's
+ *   memory is not touched again, user_data_free of pending entries runs when
+ *   the manager is destroyed) and later calls on the manager or its queues
+ *   fail with MRT_FAILED_PRECONDITION ("queue manager: its session was
+ *   destroyed"); the info and name calls keep working;
+ * - destroying the manager first disconnects its queues, so that the
+ *   session's runs get zeros for its inputs and drop its outputs instead of
+ *   waiting (bind new callbacks or make a new manager to feed it again). */
+MRT_API mrt_status mrt_session_create_queue_manager(mrt_session *session,
+                                                    const mrt_queue_manager_config *config,
+                                                    mrt_queue_manager **out) MRT_NOEXCEPT;
+
+/* Frees a manager from either function above (see there for a session's
+ * manager). NULL is ignored. No thread may be inside a call on the manager
+ * or its queues. */
 MRT_API void mrt_queue_manager_destroy(mrt_queue_manager *manager) MRT_NOEXCEPT;
 
 /* The queue of an anchor, by anchor name or stream handle (MRT_NOT_FOUND
@@ -893,7 +927,8 @@ MRT_API mrt_status mrt_queue_manager_reset_all(mrt_queue_manager *manager) MRT_N
  * next enqueued buffers. device_buffer holds exactly the tensor's size in
  * bytes. Blocks until enough has been enqueued (or the queue is
  * disconnected: then inputs get zeros and outputs are dropped). Call it for
- * one anchor from one thread at a time. Runs the enqueued callbacks. */
+ * one anchor from one thread at a time. Runs the enqueued callbacks.
+ * MRT_FAILED_PRECONDITION for a session's manager (its device transfers). */
 MRT_API mrt_status mrt_queue_manager_transfer(mrt_queue_manager *manager, const char *handle,
                                               void *device_buffer) MRT_NOEXCEPT;
 
@@ -1206,6 +1241,28 @@ MRT_API mrt_status mrt_model_runner_statistics_mean(mrt_model_runner *runner, ui
 /* How many requests each phase has seen, ever (as doubles). */
 MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, uint32_t replica_id,
                                                      mrt_request_times *out) MRT_NOEXCEPT;
+
+/* Simulated hardware faults, for testing how an application handles device
+ * errors (the simulated IPU's subset of Poplar's error codes). */
+typedef enum mrt_simulated_error {
+  MRT_SIMULATED_TILE_EXCEPTION = 0,  /* a worker's exception; recovery: reset the IPU */
+  MRT_SIMULATED_MEMORY_PARITY = 1,   /* tile memory parity; reset the IPU */
+  MRT_SIMULATED_EXCHANGE_ERROR = 2,  /* IPU-Link failure; reset the partition */
+  MRT_SIMULATED_HOST_LINK_ERROR = 3  /* PCIe link failure; full reset */
+} mrt_simulated_error;
+
+/* Makes the simulated device of replica_id fail once with `error` (an
+ * mrt_simulated_error) at the first program step named step_name (a compute
+ * set, stream or codelet of the executable, e.g. "Add") of its next Main
+ * run. The requests of that run fail with MRT_DEVICE_ERROR naming the fault;
+ * then, with auto_reset, the replica resets its device and serves on;
+ * without it, every pending and later request of the replica fails with
+ * MRT_DEVICE_ERROR. MRT_NOT_FOUND if no step has that name,
+ * MRT_INVALID_ARGUMENT for an unknown error or a replica id out of range.
+ * Any thread; for tests and diagnostics. */
+MRT_API mrt_status mrt_model_runner_insert_simulated_error(mrt_model_runner *runner, int32_t error,
+                                                           const char *step_name,
+                                                           uint32_t replica_id) MRT_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

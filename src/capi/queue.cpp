@@ -21,18 +21,26 @@ static_assert(static_cast<int>(mrt::popef::TensorType::OUTPUT) == MRT_TENSOR_OUT
 constexpr std::size_t kConfigV1Size = sizeof(mrt_queue_manager_config);
 constexpr std::size_t kInfoV1Size = sizeof(mrt_queue_info);
 
+// A session's manager fails calls once its session has let go of it.
+void requireAttached(const mrt_queue_manager &handle) {
+  if (handle.session_link) handle.session_link->requireAttached();
+}
+
 mrt::QueueManager &managerOf(mrt_queue_manager *handle) {
   requireNotNull(handle, "manager");
+  requireAttached(*handle);
   return *handle->manager;
 }
 
 mrt::InputQueue &queueOf(mrt_input_queue *handle) {
   requireNotNull(handle, "queue");
+  requireAttached(*handle->owner);
   return *handle->queue;
 }
 
 mrt::OutputQueue &queueOf(mrt_output_queue *handle) {
   requireNotNull(handle, "queue");
+  requireAttached(*handle->owner);
   return *handle->queue;
 }
 
@@ -75,11 +83,11 @@ std::unique_ptr<mrt_queue_manager> wrapQueueManager(std::shared_ptr<QueueManager
                                                     std::shared_ptr<void> keep_alive) {
   auto handle = std::make_unique<mrt_queue_manager>();
   for (auto &[name, queue] : manager->inputs) {
-    auto &entry = *handle->inputs.try_emplace(name, mrt_input_queue{&queue}).first;
+    auto &entry = *handle->inputs.try_emplace(name, mrt_input_queue{&queue, handle.get()}).first;
     handle->input_names.push_back(&entry.first);
   }
   for (auto &[name, queue] : manager->outputs) {
-    auto &entry = *handle->outputs.try_emplace(name, mrt_output_queue{&queue}).first;
+    auto &entry = *handle->outputs.try_emplace(name, mrt_output_queue{&queue, handle.get()}).first;
     handle->output_names.push_back(&entry.first);
   }
   handle->manager = std::move(manager);
@@ -157,7 +165,10 @@ MRT_API mrt_status mrt_queue_manager_create(const mrt_model *model,
   });
 }
 
-MRT_API void mrt_queue_manager_destroy(mrt_queue_manager *manager) noexcept { delete manager; }
+MRT_API void mrt_queue_manager_destroy(mrt_queue_manager *manager) noexcept {
+  if (manager != nullptr && manager->session_link) manager->session_link->handleDestroyed();
+  delete manager;
+}
 
 MRT_API mrt_status mrt_queue_manager_input_queue(mrt_queue_manager *manager, const char *name,
                                                  mrt_input_queue **out) noexcept {
@@ -241,7 +252,13 @@ MRT_API mrt_status mrt_queue_manager_transfer(mrt_queue_manager *manager, const 
                                               void *device_buffer) noexcept {
   return mrt::capi::guard(__func__, [&] {
     requireNotNull(handle, "handle");
-    const mrt::StreamCallbackFn &callback = managerOf(manager).streamCallback(handle);
+    mrt::QueueManager &queues = managerOf(manager);
+    if (manager->session_link) {
+      throw Error(ErrorCode::FailedPrecondition,
+                  "the manager belongs to a session, whose device transfers the data (transfer is for managers "
+                  "from mrt_queue_manager_create)");
+    }
+    const mrt::StreamCallbackFn &callback = queues.streamCallback(handle);
     requireNotNull(device_buffer, "device_buffer");
     callback(device_buffer);
   });

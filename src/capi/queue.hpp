@@ -1,7 +1,8 @@
 // The C handles of the queue layer (include/mrt_c.h, "Queues"). A manager
 // handle shares the mrt::QueueManager (a session may own it too) and holds
 // one handle per queue, which callers borrow. The session glue makes a
-// handle for the manager its session creates with wrapQueueManager().
+// handle for the manager its session creates with wrapQueueManager() and
+// links the two (capi/session_queue_link.hpp).
 #pragma once
 
 #include <map>
@@ -9,15 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "capi/session_queue_link.hpp"
 #include "mrt_c.h"
 #include "queue/queue_manager.hpp"
 
 struct mrt_input_queue {
   mrt::InputQueue *queue;
+  const mrt_queue_manager *owner;
 };
 
 struct mrt_output_queue {
   mrt::OutputQueue *queue;
+  const mrt_queue_manager *owner;
 };
 
 struct mrt_queue_manager {
@@ -31,6 +35,9 @@ struct mrt_queue_manager {
   // Keeps the user_data of the config's timeout callback alive with the
   // manager (its free runs when the last holder goes).
   std::shared_ptr<void> keep_alive;
+  // Set for a session's manager (mrt_session_create_queue_manager): calls
+  // fail once the session has let go of the manager.
+  std::shared_ptr<mrt::capi::SessionQueueLink> session_link;
 };
 
 namespace mrt::capi {

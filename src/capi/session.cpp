@@ -11,8 +11,9 @@
 
 #include "capi/device.hpp"
 #include "capi/guard.hpp"
-#include "capi/sized_struct.hpp"
 #include "capi/model.hpp"
+#include "capi/session.hpp"
+#include "capi/sized_struct.hpp"
 #include "capi/user_data.hpp"
 #include "popef/reader.hpp"
 #include "session/session.hpp"
@@ -21,10 +22,6 @@ struct mrt_anchor_predicate {
   std::variant<mrt::AnchorCallbackPredicate, mrt::PopefDataUsagePredicate> predicate;
 };
 
-struct mrt_session {
-  std::shared_ptr<mrt::popef::Model> model;
-  std::unique_ptr<mrt::Session> session;
-};
 
 namespace {
 
@@ -220,7 +217,7 @@ mrt::SessionConfig sessionConfigOf(const mrt_session_config *config) {
 void createSession(std::shared_ptr<popef::Model> model, const mrt_session_config *config, mrt_session **out) {
   requireNotNull(out, "out");
   auto session = std::make_unique<mrt::Session>(model, sessionConfigOf(config));
-  *out = new mrt_session{std::move(model), std::move(session)};
+  *out = new mrt_session{std::move(model), std::move(session), nullptr};
 }
 
 // A C callback as a CallbackHandle; the user data goes with the last copy.
@@ -449,7 +446,11 @@ MRT_API mrt_status mrt_session_create_from_files(const char *const *paths, size_
   });
 }
 
-MRT_API void mrt_session_destroy(mrt_session *session) noexcept { delete session; }
+MRT_API void mrt_session_destroy(mrt_session *session) noexcept {
+  if (session == nullptr) return;
+  mrt::capi::detachQueueManager(*session, "its session was destroyed");
+  delete session;
+}
 
 MRT_API mrt_status mrt_session_model(const mrt_session *session, mrt_model **out) noexcept {
   return mrt::capi::guard(__func__, [&] {

@@ -449,14 +449,20 @@ void Session::stop() {
   if (QueueManager *queues = im.queuesForStop.load()) queues->disconnectAll();
 }
 
+std::unique_ptr<QueueManager> Session::releaseQueueManager() {
+  Impl &im = *impl_;
+  if (!im.queues) return nullptr;
+  // None of the manager's callbacks may stay on the engine.
+  for (const QueueManager::AnchorStream &stream : im.queues->streams()) {
+    im.connect(im.streamAnchor(stream.handle), {});
+  }
+  im.queuesForStop.store(nullptr);
+  return std::move(im.queues);
+}
+
 QueueManager *Session::adoptQueueManager(std::unique_ptr<QueueManager> manager) {
   Impl &im = *impl_;
-  if (im.queues) {
-    // The old manager goes: none of its callbacks may stay on the engine.
-    for (const QueueManager::AnchorStream &stream : im.queues->streams()) {
-      im.connect(im.streamAnchor(stream.handle), {});
-    }
-  }
+  releaseQueueManager();  // the old manager, if any, goes
   for (const QueueManager::AnchorStream &stream : manager->streams()) {
     im.connect(im.streamAnchor(stream.handle), stream.callback);
   }

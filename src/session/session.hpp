@@ -122,6 +122,12 @@ class Session {
     return adoptQueueManager(std::make_unique<QueueManager>(std::forward<T>(args)...));
   }
 
+  // Gives up the session's QueueManager (nullptr if it has none): its streams
+  // get empty callbacks and stop()/reload() no longer touch it, so the caller
+  // may keep it beyond the session (the C API does, for managers whose handle
+  // outlives the session). Not concurrent with stop() or a run.
+  std::unique_ptr<QueueManager> releaseQueueManager();
+
   // The engine running the executable, for diagnostics and tests
   // (profiles, simulated errors). Connect streams through the Session only.
   hwsim::Engine &engine();
