@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <hwsim/device_error.hpp>
+
 #include "capi/device.hpp"
 #include "capi/future.hpp"
 #include "capi/guard.hpp"
@@ -23,6 +25,11 @@ using mrt::ErrorCode;
 using mrt::capi::fillSized;
 using mrt::capi::modelOf;
 using mrt::capi::requireNotNull;
+
+static_assert(static_cast<int>(hwsim::DeviceErrorCode::TileException) == MRT_SIMULATED_TILE_EXCEPTION);
+static_assert(static_cast<int>(hwsim::DeviceErrorCode::MemoryParity) == MRT_SIMULATED_MEMORY_PARITY);
+static_assert(static_cast<int>(hwsim::DeviceErrorCode::ExchangeError) == MRT_SIMULATED_EXCHANGE_ERROR);
+static_assert(static_cast<int>(hwsim::DeviceErrorCode::HostLinkError) == MRT_SIMULATED_HOST_LINK_ERROR);
 
 // The first published layouts: callers may pass these sizes or larger.
 constexpr std::size_t kRunnerConfigV1Size = sizeof(mrt_model_runner_config);
@@ -392,6 +399,18 @@ MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, u
     std::map<std::string, double> stats;
     runnerOf(runner).getMonitoringStatisticsTotalCount(stats, replica_id);
     fillTimes(stats, "_monitoring_statistics_count", out);
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_insert_simulated_error(mrt_model_runner *runner, int32_t error,
+                                                           const char *step_name, uint32_t replica_id) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    mrt::ModelRunner &r = runnerOf(runner);
+    requireNotNull(step_name, "step_name");
+    if (error < MRT_SIMULATED_TILE_EXCEPTION || error > MRT_SIMULATED_HOST_LINK_ERROR) {
+      throw Error(ErrorCode::InvalidArgument, "error {} is not an mrt_simulated_error value", error);
+    }
+    r.insertSimulatedError(static_cast<hwsim::DeviceErrorCode>(error), step_name, replica_id);
   });
 }
 

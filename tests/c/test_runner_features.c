@@ -1,0 +1,499 @@
+/* ModelRunnerConfig options through the C API, on models written by mrt-gen
+ * (MRT_TEST_RUNNER_MODELS), checked against reference math: Save outputs
+ * after destruction (run_save_programs, save_programs_outputs), frozen
+ * inputs overriding TensorData, conditional routing, simulated device errors
+ * in the middle of a stream of requests with and without auto_reset,
+ * destruction with requests in flight, batch sizes from 1 to 3x the model
+ * batch with and without batching_dim, and wrong names, sizes, counts and
+ * replica ids that leave the runner serving. */
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mlp_reference.h"
+#include "mrt_c.h"
+
+enum { ADD_ONE_N = 16 };
+#define MS 1000000LL /* nanoseconds */
+#define WAIT_NS (10000 * MS) /* a request not done by then hangs */
+
+static const char *model_path(const char *name) {
+  static char path[1024];
+  const char *dir = getenv("MRT_TEST_RUNNER_MODELS");
+  assert_non_null(dir);
+  snprintf(path, sizeof path, "%s/%s.popef", dir, name);
+  return path;
+}
+
+/* Each test process gets its own simulated system. */
+static int private_system(void **state) {
+  (void)state;
+  static char dir[1024];
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, sizeof dir, "%s/mrt_test_runner_features_XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
+  assert_non_null(mkdtemp(dir));
+  setenv("MRT_HWSIM_LOCK_DIR", dir, 1);
+  setenv("MRT_HWSIM_IPUS", "4", 1);
+  return 0;
+}
+
+static mrt_model_runner *make_runner(const char *model, const mrt_model_runner_config *config) {
+  const char *paths[] = {model_path(model)};
+  mrt_model_runner *runner = NULL;
+  if (mrt_model_runner_create_from_files(paths, 1, config, &runner) != MRT_OK) {
+    fail_msg("mrt_model_runner_create_from_files(%s): %s", model, mrt_last_error_message());
+  }
+  return runner;
+}
+
+static void fill_random(float *values, size_t n, unsigned *seed, float low, float high) {
+  for (size_t i = 0; i < n; ++i) values[i] = low + (float)rand_r(seed) / (float)RAND_MAX * (high - low);
+}
+
+static void expect_message_contains(const char *message, const char *needle) {
+  if (strstr(message, needle) == NULL) fail_msg("'%s' does not contain '%s'", message, needle);
+}
+
+static void expect_last_error(mrt_status got, mrt_status expected, const char *needle) {
+  if (got != expected) {
+    fail_msg("got %s, expected %s (%s)", mrt_status_string(got), mrt_status_string(expected),
+             mrt_last_error_message());
+  }
+  expect_message_contains(mrt_last_error_message(), needle);
+}
+
+/* y = x + 1 on one request of `samples` samples of add_one. */
+static void expect_add_one(mrt_model_runner *runner, int samples, unsigned *seed) {
+  float x[12 * ADD_ONE_N], y[12 * ADD_ONE_N];
+  const size_t n = (size_t)samples * ADD_ONE_N;
+  fill_random(x, n, seed, -4, 4);
+  mrt_tensor_view in = {"x", x, n * sizeof(float)}, out = {"y", y, n * sizeof(float)};
+  const mrt_status status = mrt_model_runner_execute(runner, &in, 1, &out, 1, 0);
+  if (status != MRT_OK) fail_msg("%d samples: %s", samples, mrt_last_error_message());
+  for (size_t i = 0; i < n; ++i) assert_float_equal(y[i], x[i] + 1.0f, 0);
+}
+
+/* ---- Save programs ---- */
+
+static void save_outputs_are_written_after_destruction(void **state) {
+  (void)state;
+  for (uint32_t replicas = 1; replicas <= 2; ++replicas) {
+    float saved[2][4], sums[2][4] = {{0}};
+    for (int r = 0; r < 2; ++r) {
+      for (int k = 0; k < 4; ++k) saved[r][k] = -1.0f;
+    }
+    mrt_tensor_view save_views[2] = {{"acc_save", saved[0], sizeof saved[0]}, {"acc_save", saved[1], sizeof saved[1]}};
+    mrt_replica_outputs save_outputs[2] = {{0, &save_views[0], 1}, {1, &save_views[1], 1}};
+    mrt_model_runner_config config;
+    mrt_model_runner_config_init(&config);
+    config.replication_factor = replicas;
+    config.run_save_programs = true;
+    config.save_programs_outputs = save_outputs;
+    config.num_save_programs_outputs = replicas;
+    mrt_model_runner *runner = make_runner("stateful_b2", &config);
+    const mrt_data_desc *descs = NULL;
+    size_t count = 0;
+    assert_int_equal(mrt_model_runner_execute_outputs(runner, &descs, &count), MRT_OK);
+    assert_int_equal(count, 1); /* acc_out; acc_save is a Save output */
+    assert_string_equal(descs[0].name, "acc_out");
+    assert_int_equal(mrt_model_runner_model_outputs(runner, &descs, &count), MRT_OK);
+    assert_int_equal(count, 2);
+
+    unsigned seed = 9 + replicas;
+    for (int i = 0; i < 60; ++i) {
+      const uint32_t r = (uint32_t)i % replicas;
+      float x[8], acc[4];
+      fill_random(x, 8, &seed, -1, 1);
+      for (int k = 0; k < 4; ++k) sums[r][k] += x[k] + x[4 + k]; /* the batch of 2 */
+      mrt_tensor_view in = {"x", x, sizeof x}, out = {"acc_out", acc, sizeof acc};
+      assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, r), MRT_OK);
+      for (int k = 0; k < 4; ++k) assert_float_equal(acc[k], sums[r][k], 1e-4);
+    }
+    assert_float_equal(saved[0][0], -1.0f, 0); /* not yet */
+    mrt_model_runner_destroy(runner);
+    for (uint32_t r = 0; r < replicas; ++r) {
+      for (int k = 0; k < 4; ++k) assert_float_equal(saved[r][k], sums[r][k], 1e-4);
+    }
+  }
+}
+
+static void without_run_save_programs_nothing_is_saved(void **state) {
+  (void)state;
+  float saved[4] = {-1, -1, -1, -1};
+  mrt_tensor_view view = {"acc_save", saved, sizeof saved};
+  mrt_replica_outputs outputs = {0, &view, 1};
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.save_programs_outputs = &outputs;
+  config.num_save_programs_outputs = 1;
+  mrt_model_runner *runner = make_runner("stateful_b2", &config);
+  float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, acc[4];
+  mrt_tensor_view in = {"x", x, sizeof x}, out = {"acc_out", acc, sizeof acc};
+  assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_OK);
+  assert_float_equal(acc[3], 4.0f + 8.0f, 0);
+  mrt_model_runner_destroy(runner);
+  for (int k = 0; k < 4; ++k) assert_float_equal(saved[k], -1.0f, 0);
+
+  /* acc_out is not a Save output; replica 1 does not exist. */
+  const char *paths[] = {model_path("stateful_b2")};
+  view.name = "acc_out";
+  expect_last_error(mrt_model_runner_create_from_files(paths, 1, &config, &runner), MRT_NOT_FOUND, "acc_out");
+  view.name = "acc_save";
+  outputs.replica_id = 1;
+  expect_last_error(mrt_model_runner_create_from_files(paths, 1, &config, &runner), MRT_INVALID_ARGUMENT, "1");
+}
+
+/* ---- frozen inputs, conditional routing ---- */
+
+static void frozen_inputs_override_tensor_data(void **state) {
+  (void)state;
+  static float w1[MLP_IMAGE * MLP_HIDDEN], b1[MLP_HIDDEN], w2[MLP_HIDDEN * MLP_CLASSES], b2[MLP_CLASSES];
+  unsigned seed = 5;
+  fill_random(w1, MLP_IMAGE * MLP_HIDDEN, &seed, -0.1f, 0.1f);
+  fill_random(b1, MLP_HIDDEN, &seed, -1, 1);
+  fill_random(w2, MLP_HIDDEN * MLP_CLASSES, &seed, -1, 1);
+  fill_random(b2, MLP_CLASSES, &seed, -1, 1);
+  mrt_tensor_view frozen[4] = {
+      {"w1", w1, sizeof w1}, {"b1", b1, sizeof b1}, {"w2", w2, sizeof w2}, {"b2", b2, sizeof b2}};
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.frozen_inputs = frozen;
+  config.num_frozen_inputs = 4;
+  mrt_model_runner *runner = make_runner("mlp", &config);
+  const mrt_data_desc *descs = NULL;
+  size_t count = 0;
+  assert_int_equal(mrt_model_runner_execute_inputs(runner, &descs, &count), MRT_OK);
+  assert_int_equal(count, 1);
+  assert_string_equal(descs[0].name, "image");
+
+  /* The runner copied the frozen data: our copy may change afterwards. */
+  static float reference_w1[MLP_IMAGE * MLP_HIDDEN];
+  memcpy(reference_w1, w1, sizeof w1);
+  memset(w1, 0, sizeof w1);
+  const mlp_weights weights = {reference_w1, b1, w2, b2};
+  for (int request = 0; request < 20; ++request) {
+    float image[MLP_IMAGE], probs[MLP_CLASSES];
+    double expected[MLP_CLASSES];
+    fill_random(image, MLP_IMAGE, &seed, 0, 1);
+    mrt_tensor_view in = {"image", image, sizeof image}, out = {"probs", probs, sizeof probs};
+    assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_OK);
+    mlp_reference(&weights, image, expected);
+    for (int k = 0; k < MLP_CLASSES; ++k) assert_float_equal(probs[k], expected[k], 1e-5);
+  }
+  mrt_model_runner_destroy(runner);
+
+  frozen[0].size_bytes = 40;
+  const char *paths[] = {model_path("mlp")};
+  expect_last_error(mrt_model_runner_create_from_files(paths, 1, &config, &runner), MRT_INVALID_ARGUMENT,
+                    "frozen input 'w1': expected 401408 bytes, got 40");
+}
+
+static void conditional_routing_follows_the_flag(void **state) {
+  (void)state;
+  mrt_model_runner *runner = make_runner("conditional", NULL);
+  unsigned seed = 2;
+  for (int request = 0; request < 300; ++request) {
+    float x[8], y[8];
+    fill_random(x, 8, &seed, -10, 10);
+    int32_t flag = rand_r(&seed) % 3; /* 0, 1 or 2 */
+    mrt_tensor_view in[2] = {{"x", x, sizeof x}, {"flag", &flag, sizeof flag}}, out = {"y", y, sizeof y};
+    assert_int_equal(mrt_model_runner_execute(runner, in, 2, &out, 1, 0), MRT_OK);
+    for (int k = 0; k < 8; ++k) assert_float_equal(y[k], flag != 0 ? 2 * x[k] : x[k] - 1, 0);
+  }
+  int64_t wide_flag = 1;
+  float x[8] = {0}, y[8];
+  mrt_tensor_view in[2] = {{"x", x, sizeof x}, {"flag", &wide_flag, sizeof wide_flag}}, out = {"y", y, sizeof y};
+  expect_last_error(mrt_model_runner_execute(runner, in, 2, &out, 1, 0), MRT_INVALID_ARGUMENT,
+                    "input 'x': holds 1 batches but input 'flag' holds 2");
+  mrt_model_runner_destroy(runner);
+
+  /* A frozen flag is no longer an execute input. */
+  int32_t flag = 0;
+  mrt_tensor_view frozen = {"flag", &flag, sizeof flag};
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.frozen_inputs = &frozen;
+  config.num_frozen_inputs = 1;
+  runner = make_runner("conditional", &config);
+  const mrt_data_desc *descs = NULL;
+  size_t count = 0;
+  assert_int_equal(mrt_model_runner_execute_inputs(runner, &descs, &count), MRT_OK);
+  assert_int_equal(count, 1);
+  assert_string_equal(descs[0].name, "x");
+  for (int k = 0; k < 8; ++k) x[k] = (float)k;
+  assert_int_equal(mrt_model_runner_execute(runner, in, 1, &out, 1, 0), MRT_OK);
+  for (int k = 0; k < 8; ++k) assert_float_equal(y[k], (float)k - 1, 0);
+  expect_last_error(mrt_model_runner_execute(runner, in, 2, &out, 1, 0), MRT_NOT_FOUND, "'flag'");
+  mrt_model_runner_destroy(runner);
+}
+
+/* ---- device errors mid-stream ---- */
+
+typedef struct stream_outcome {
+  int ok, device_errors, other;
+} stream_outcome;
+
+/* `requests` async add_one requests with a simulated tile exception
+ * inserted before request error_at. Every future must resolve in time. */
+static stream_outcome stream_with_error(mrt_model_runner *runner, int requests, int error_at) {
+  enum { MAX = 400 };
+  assert_true(requests <= MAX);
+  static float xs[MAX][ADD_ONE_N], ys[MAX][ADD_ONE_N];
+  mrt_future *futures[MAX];
+  unsigned seed = (unsigned)error_at;
+  stream_outcome outcome = {0, 0, 0};
+  for (int i = 0; i < requests; ++i) {
+    fill_random(xs[i], ADD_ONE_N, &seed, -4, 4);
+    if (i == error_at) {
+      assert_int_equal(mrt_model_runner_insert_simulated_error(runner, MRT_SIMULATED_TILE_EXCEPTION, "Add", 0), MRT_OK);
+    }
+    mrt_tensor_view in = {"x", xs[i], sizeof xs[i]}, out = {"y", ys[i], sizeof ys[i]};
+    futures[i] = NULL;
+    const mrt_status status = mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 0, &futures[i]);
+    if (status == MRT_DEVICE_ERROR) {
+      ++outcome.device_errors; /* refused at once: the replica is out of service */
+    } else if (status != MRT_OK) {
+      fail_msg("request %d: %s", i, mrt_last_error_message());
+    }
+  }
+  for (int i = 0; i < requests; ++i) {
+    if (futures[i] == NULL) continue;
+    const mrt_status status = mrt_future_wait(futures[i], WAIT_NS);
+    if (status == MRT_OK) {
+      ++outcome.ok;
+      for (int k = 0; k < ADD_ONE_N; ++k) assert_float_equal(ys[i][k], xs[i][k] + 1.0f, 0);
+    } else if (status == MRT_DEVICE_ERROR) {
+      ++outcome.device_errors;
+      expect_message_contains(mrt_future_error_message(futures[i]), "TILE_EXCEPTION");
+    } else {
+      fail_msg("request %d: %s: %s", i, mrt_status_string(status), mrt_future_error_message(futures[i]));
+    }
+    mrt_future_destroy(futures[i]);
+  }
+  return outcome;
+}
+
+static void auto_reset_recovers_from_device_errors_mid_stream(void **state) {
+  (void)state;
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.auto_reset = true;
+  mrt_model_runner *runner = make_runner("add_one", &config);
+  unsigned seed = 1;
+  for (int round = 0; round < 3; ++round) {
+    const stream_outcome outcome = stream_with_error(runner, 200, 50 + 40 * round);
+    assert_int_equal(outcome.ok + outcome.device_errors, 200);
+    assert_true(outcome.device_errors >= 1);
+    expect_add_one(runner, 1, &seed); /* serving goes on */
+  }
+  mrt_model_runner_destroy(runner);
+}
+
+static void without_auto_reset_pending_and_later_requests_fail(void **state) {
+  (void)state;
+  mrt_model_runner *runner = make_runner("add_one", NULL);
+  const stream_outcome outcome = stream_with_error(runner, 150, 50);
+  assert_int_equal(outcome.ok + outcome.device_errors, 150);
+  assert_true(outcome.device_errors >= 1);
+  float x[ADD_ONE_N] = {0}, y[ADD_ONE_N];
+  mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};
+  expect_last_error(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_DEVICE_ERROR, "out of service");
+  expect_message_contains(mrt_last_error_message(), "TILE_EXCEPTION");
+  mrt_future *future = NULL;
+  const mrt_status status = mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 0, &future);
+  if (status == MRT_OK) {
+    assert_int_equal(mrt_future_wait(future, WAIT_NS), MRT_DEVICE_ERROR);
+    mrt_future_destroy(future);
+  } else {
+    assert_int_equal(status, MRT_DEVICE_ERROR);
+  }
+
+  expect_last_error(mrt_model_runner_insert_simulated_error(runner, MRT_SIMULATED_TILE_EXCEPTION, "nope", 0),
+                    MRT_NOT_FOUND, "'nope'");
+  expect_last_error(mrt_model_runner_insert_simulated_error(runner, 7, "Add", 0), MRT_INVALID_ARGUMENT,
+                    "error 7 is not an mrt_simulated_error value");
+  expect_last_error(mrt_model_runner_insert_simulated_error(runner, MRT_SIMULATED_MEMORY_PARITY, "Add", 3),
+                    MRT_INVALID_ARGUMENT, "replica_id 3 out of range");
+  mrt_model_runner_destroy(runner);
+}
+
+/* ---- destruction in flight ---- */
+
+static void destroying_the_runner_cancels_requests_in_flight(void **state) {
+  (void)state;
+  /* With batching and no timeouts single samples of a batch-4 model never
+   * run: they stay pending until the runner goes. */
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.batching_dim = 0;
+  config.timeout_ns = 0;
+  mrt_model_runner *runner = make_runner("add_one_b4", &config);
+  float x[3][ADD_ONE_N], y[3][ADD_ONE_N];
+  mrt_future *futures[3];
+  for (int i = 0; i < 3; ++i) {
+    for (int k = 0; k < ADD_ONE_N; ++k) x[i][k] = 1.0f;
+    mrt_tensor_view in = {"x", x[i], sizeof x[i]}, out = {"y", y[i], sizeof y[i]};
+    assert_int_equal(mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 0, &futures[i]), MRT_OK);
+  }
+  assert_int_equal(mrt_future_wait(futures[0], 1 * MS), MRT_DEADLINE_EXCEEDED);
+  mrt_model_runner_destroy(runner);
+  for (int i = 0; i < 3; ++i) {
+    assert_true(mrt_future_is_ready(futures[i]));
+    assert_int_equal(mrt_future_wait(futures[i], 0), MRT_CANCELLED);
+    expect_message_contains(mrt_future_error_message(futures[i]), "destroyed");
+    mrt_future_destroy(futures[i]);
+  }
+
+  /* A stream of requests: each completes or is cancelled, none hangs. */
+  enum { REQUESTS = 200 };
+  static float xs[REQUESTS][ADD_ONE_N], ys[REQUESTS][ADD_ONE_N];
+  mrt_future *stream[REQUESTS];
+  runner = make_runner("add_one", NULL);
+  unsigned seed = 4;
+  for (int i = 0; i < REQUESTS; ++i) {
+    fill_random(xs[i], ADD_ONE_N, &seed, -4, 4);
+    mrt_tensor_view in = {"x", xs[i], sizeof xs[i]}, out = {"y", ys[i], sizeof ys[i]};
+    assert_int_equal(mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 0, &stream[i]), MRT_OK);
+  }
+  mrt_model_runner_destroy(runner);
+  int ok = 0, cancelled = 0;
+  for (int i = 0; i < REQUESTS; ++i) {
+    const mrt_status status = mrt_future_wait(stream[i], 0);
+    if (status == MRT_OK) {
+      ++ok;
+      for (int k = 0; k < ADD_ONE_N; ++k) assert_float_equal(ys[i][k], xs[i][k] + 1.0f, 0);
+    } else {
+      assert_int_equal(status, MRT_CANCELLED);
+      ++cancelled;
+    }
+    mrt_future_destroy(stream[i]);
+  }
+  assert_int_equal(ok + cancelled, REQUESTS);
+}
+
+/* ---- batch sizes ---- */
+
+static void batch_sizes_without_batching_dim(void **state) {
+  (void)state;
+  mrt_model_runner *runner = make_runner("add_one_b4", NULL);
+  unsigned seed = 6;
+  float x[12 * ADD_ONE_N] = {0}, y[12 * ADD_ONE_N];
+  for (int samples = 1; samples <= 12; ++samples) {
+    if (samples % 4 == 0) {
+      expect_add_one(runner, samples, &seed); /* whole model batches */
+      continue;
+    }
+    mrt_tensor_view in = {"x", x, (uint64_t)samples * ADD_ONE_N * 4}, out = {"y", y, sizeof y};
+    char expected[96];
+    snprintf(expected, sizeof expected, "input 'x': expected 256 bytes, got %d (or a whole multiple of it)",
+             samples * ADD_ONE_N * 4);
+    expect_last_error(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_INVALID_ARGUMENT, expected);
+  }
+  expect_add_one(runner, 4, &seed); /* still serving */
+  mrt_model_runner_destroy(runner);
+}
+
+static void batch_sizes_with_batching_dim(void **state) {
+  (void)state;
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.batching_dim = 0;
+  config.timeout_ns = 0;
+  config.batch_size_timeout_ns = 5 * MS;
+  config.is_batch_size_timeout_enabled = true;
+  mrt_model_runner *runner = make_runner("add_one_b4", &config);
+  unsigned seed = 8;
+  for (int samples = 1; samples <= 12; ++samples) expect_add_one(runner, samples, &seed);
+
+  /* Async, sizes mixed: split across runs or merged. */
+  enum { REQUESTS = 120 };
+  static float xs[REQUESTS][12 * ADD_ONE_N], ys[REQUESTS][12 * ADD_ONE_N];
+  int sizes[REQUESTS];
+  mrt_future *futures[REQUESTS];
+  for (int i = 0; i < REQUESTS; ++i) {
+    sizes[i] = 1 + rand_r(&seed) % 12;
+    fill_random(xs[i], (size_t)sizes[i] * ADD_ONE_N, &seed, -4, 4);
+    const uint64_t bytes = (uint64_t)sizes[i] * ADD_ONE_N * sizeof(float);
+    mrt_tensor_view in = {"x", xs[i], bytes}, out = {"y", ys[i], bytes};
+    assert_int_equal(mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 0, &futures[i]), MRT_OK);
+  }
+  for (int i = 0; i < REQUESTS; ++i) {
+    assert_int_equal(mrt_future_wait(futures[i], WAIT_NS), MRT_OK);
+    for (int k = 0; k < sizes[i] * ADD_ONE_N; ++k) assert_float_equal(ys[i][k], xs[i][k] + 1.0f, 0);
+    mrt_future_destroy(futures[i]);
+  }
+  /* Not a whole number of samples. */
+  float x[ADD_ONE_N + 1] = {0}, y[ADD_ONE_N + 1];
+  mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};
+  expect_last_error(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_INVALID_ARGUMENT, "input 'x'");
+  expect_add_one(runner, 3, &seed);
+  mrt_model_runner_destroy(runner);
+}
+
+/* ---- wrong arguments ---- */
+
+static void wrong_arguments_name_the_bad_value_and_the_runner_serves_on(void **state) {
+  (void)state;
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.replication_factor = 2;
+  mrt_model_runner *runner = make_runner("add_one", &config);
+  unsigned seed = 12;
+  float x[ADD_ONE_N] = {0}, y[ADD_ONE_N], long_y[ADD_ONE_N + 4];
+  mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};
+
+  mrt_tensor_view unknown_out = {"z", y, sizeof y};
+  mrt_tensor_view outs[2] = {{"y", y, sizeof y}, {"z", y, sizeof y}};
+  expect_last_error(mrt_model_runner_execute(runner, &in, 1, outs, 2, 0), MRT_NOT_FOUND, "'z'");
+  expect_last_error(mrt_model_runner_execute(runner, &in, 1, &unknown_out, 1, 0), MRT_INVALID_ARGUMENT, "'y'");
+  mrt_tensor_view wrong_out = {"y", long_y, sizeof long_y};
+  expect_last_error(mrt_model_runner_execute(runner, &in, 1, &wrong_out, 1, 0), MRT_INVALID_ARGUMENT, "80");
+  mrt_tensor_view null_data = {"x", NULL, sizeof x};
+  expect_last_error(mrt_model_runner_execute(runner, &null_data, 1, &out, 1, 0), MRT_INVALID_ARGUMENT, "x");
+  expect_last_error(mrt_model_runner_execute(runner, NULL, 1, &out, 1, 0), MRT_INVALID_ARGUMENT, "inputs");
+  expect_last_error(mrt_model_runner_execute(runner, &in, 1, &out, 1, 2), MRT_INVALID_ARGUMENT,
+                    "replica_id 2 out of range: the runner has 2 replicas");
+  mrt_future *future = NULL;
+  expect_last_error(mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 7, &future), MRT_INVALID_ARGUMENT,
+                    "replica_id 7");
+  assert_null(future);
+  mrt_tensor_memory *memory = NULL;
+  expect_last_error(mrt_model_runner_execute_alloc(runner, &unknown_out, 1, 0, &memory), MRT_INVALID_ARGUMENT,
+                    "missing input 'x'");
+  assert_null(memory);
+  mrt_request_times times = {0};
+  times.struct_size = sizeof times;
+  expect_last_error(mrt_model_runner_statistics_mean(runner, 5, &times), MRT_INVALID_ARGUMENT, "replica_id 5");
+
+  /* Both replicas still serve. */
+  for (uint32_t replica = 0; replica < 2; ++replica) {
+    fill_random(x, ADD_ONE_N, &seed, -4, 4);
+    assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, replica), MRT_OK);
+    for (int k = 0; k < ADD_ONE_N; ++k) assert_float_equal(y[k], x[k] + 1.0f, 0);
+  }
+  mrt_model_runner_destroy(runner);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(save_outputs_are_written_after_destruction),
+      cmocka_unit_test(without_run_save_programs_nothing_is_saved),
+      cmocka_unit_test(frozen_inputs_override_tensor_data),
+      cmocka_unit_test(conditional_routing_follows_the_flag),
+      cmocka_unit_test(auto_reset_recovers_from_device_errors_mid_stream),
+      cmocka_unit_test(without_auto_reset_pending_and_later_requests_fail),
+      cmocka_unit_test(destroying_the_runner_cancels_requests_in_flight),
+      cmocka_unit_test(batch_sizes_without_batching_dim),
+      cmocka_unit_test(batch_sizes_with_batching_dim),
+      cmocka_unit_test(wrong_arguments_name_the_bad_value_and_the_runner_serves_on),
+  };
+  return cmocka_run_group_tests(tests, private_system, NULL);
+}
