@@ -63,9 +63,37 @@ mrt::DeviceOptions deviceOptionsOf(const char *const *pairs) {
   return options;
 }
 
-// The result of a get (never null) or tryGet (null: none free) call.
-void giveDevice(std::shared_ptr<mrt::Device> device, mrt_device **out) {
-  *out = device ? new mrt_device{std::move(device)} : nullptr;
+// The body of every export that hands out a device: checks the manager and
+// `out`, then gives the caller what get(manager) returns - a device, or
+// nullptr from a tryGet call when none is free.
+template <typename Get>
+mrt_status giveDevice(const char *function, const mrt_device_manager *manager, mrt_device **out,
+                      Get &&get) noexcept {
+  return mrt::capi::guard(function, [&] {
+    const mrt::DeviceManager &m = managerOf(manager);
+    requireNotNull(out, "out");
+    std::shared_ptr<mrt::Device> device = get(m);
+    *out = device ? new mrt_device{std::move(device)} : nullptr;
+  });
+}
+
+// As giveDevice, for the calls that take a model: get(manager, model).
+template <typename Get>
+mrt_status giveDeviceForModel(const char *function, const mrt_device_manager *manager, const mrt_model *model,
+                              mrt_device **out, Get &&get) noexcept {
+  return giveDevice(function, manager, out,
+                    [&](const mrt::DeviceManager &m) { return get(m, modelOf(model, "model")); });
+}
+
+// The body of the device accessors: *out = read(device).
+template <typename Value, typename Read>
+mrt_status readDevice(const char *function, const mrt_device *device, Value *out, const char *out_name,
+                      Read &&read) noexcept {
+  return mrt::capi::guard(function, [&] {
+    const mrt::Device &d = deviceOf(device);
+    requireNotNull(out, out_name);
+    *out = read(d);
+  });
 }
 
 const char *staticTargetName(const std::string &name) {
@@ -172,12 +200,9 @@ MRT_API mrt_status mrt_device_manager_get_device(const mrt_device_manager *manag
                                                  const char *const *device_options,
                                                  const mrt_device_wait_config *wait_config,
                                                  bool requires_remote_buffers, mrt_device **out) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &m = managerOf(manager);
-    requireNotNull(out, "out");
-    giveDevice(m.getDevice(num_ipus, deviceOptionsOf(device_options), waitConfigOf(wait_config, "wait_config"),
-                           mrt::DeviceConstraints(requires_remote_buffers)),
-               out);
+  return giveDevice(__func__, manager, out, [&](const mrt::DeviceManager &m) {
+    return m.getDevice(num_ipus, deviceOptionsOf(device_options), waitConfigOf(wait_config, "wait_config"),
+                       mrt::DeviceConstraints(requires_remote_buffers));
   });
 }
 
@@ -186,12 +211,9 @@ MRT_API mrt_status mrt_device_manager_try_get_device(const mrt_device_manager *m
                                                      const mrt_device_wait_config *wait_config,
                                                      bool requires_remote_buffers,
                                                      mrt_device **out) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &m = managerOf(manager);
-    requireNotNull(out, "out");
-    giveDevice(m.tryGetDevice(num_ipus, deviceOptionsOf(device_options), waitConfigOf(wait_config, "wait_config"),
-                              mrt::DeviceConstraints(requires_remote_buffers)),
-               out);
+  return giveDevice(__func__, manager, out, [&](const mrt::DeviceManager &m) {
+    return m.tryGetDevice(num_ipus, deviceOptionsOf(device_options), waitConfigOf(wait_config, "wait_config"),
+                          mrt::DeviceConstraints(requires_remote_buffers));
   });
 }
 
@@ -199,11 +221,8 @@ MRT_API mrt_status mrt_device_manager_get_device_for_model(const mrt_device_mana
                                                            const mrt_model *model,
                                                            const mrt_device_wait_config *wait_config,
                                                            mrt_device **out) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &m = managerOf(manager);
-    const auto &popefModel = modelOf(model, "model");
-    requireNotNull(out, "out");
-    giveDevice(m.getDevice(popefModel, waitConfigOf(wait_config, "wait_config")), out);
+  return giveDeviceForModel(__func__, manager, model, out, [&](const mrt::DeviceManager &m, const auto &popef) {
+    return m.getDevice(popef, waitConfigOf(wait_config, "wait_config"));
   });
 }
 
@@ -211,11 +230,8 @@ MRT_API mrt_status mrt_device_manager_try_get_device_for_model(const mrt_device_
                                                                const mrt_model *model,
                                                                const mrt_device_wait_config *wait_config,
                                                                mrt_device **out) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &m = managerOf(manager);
-    const auto &popefModel = modelOf(model, "model");
-    requireNotNull(out, "out");
-    giveDevice(m.tryGetDevice(popefModel, waitConfigOf(wait_config, "wait_config")), out);
+  return giveDeviceForModel(__func__, manager, model, out, [&](const mrt::DeviceManager &m, const auto &popef) {
+    return m.tryGetDevice(popef, waitConfigOf(wait_config, "wait_config"));
   });
 }
 
@@ -224,11 +240,8 @@ MRT_API mrt_status mrt_device_manager_get_specific_device(const mrt_device_manag
                                                           const char *const *device_options,
                                                           const mrt_device_wait_config *wait_config,
                                                           mrt_device **out) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &m = managerOf(manager);
-    requireNotNull(out, "out");
-    giveDevice(m.getSpecificDevice(device_id, deviceOptionsOf(device_options), waitConfigOf(wait_config, "wait_config")),
-               out);
+  return giveDevice(__func__, manager, out, [&](const mrt::DeviceManager &m) {
+    return m.getSpecificDevice(device_id, deviceOptionsOf(device_options), waitConfigOf(wait_config, "wait_config"));
   });
 }
 
@@ -237,11 +250,9 @@ MRT_API mrt_status mrt_device_manager_try_get_specific_device(const mrt_device_m
                                                               const char *const *device_options,
                                                               const mrt_device_wait_config *wait_config,
                                                               mrt_device **out) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &m = managerOf(manager);
-    requireNotNull(out, "out");
-    giveDevice(m.tryGetSpecificDevice(device_id, deviceOptionsOf(device_options), waitConfigOf(wait_config, "wait_config")),
-               out);
+  return giveDevice(__func__, manager, out, [&](const mrt::DeviceManager &m) {
+    return m.tryGetSpecificDevice(device_id, deviceOptionsOf(device_options),
+                                  waitConfigOf(wait_config, "wait_config"));
   });
 }
 
@@ -249,22 +260,16 @@ MRT_API mrt_status mrt_device_manager_get_specific_device_for_model(const mrt_de
                                                                     int64_t device_id, const mrt_model *model,
                                                                     const mrt_device_wait_config *wait_config,
                                                                     mrt_device **out) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &m = managerOf(manager);
-    const auto &popefModel = modelOf(model, "model");
-    requireNotNull(out, "out");
-    giveDevice(m.getSpecificDevice(device_id, popefModel, waitConfigOf(wait_config, "wait_config")), out);
+  return giveDeviceForModel(__func__, manager, model, out, [&](const mrt::DeviceManager &m, const auto &popef) {
+    return m.getSpecificDevice(device_id, popef, waitConfigOf(wait_config, "wait_config"));
   });
 }
 
 MRT_API mrt_status mrt_device_manager_try_get_specific_device_for_model(
     const mrt_device_manager *manager, int64_t device_id, const mrt_model *model,
     const mrt_device_wait_config *wait_config, mrt_device **out) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &m = managerOf(manager);
-    const auto &popefModel = modelOf(model, "model");
-    requireNotNull(out, "out");
-    giveDevice(m.tryGetSpecificDevice(device_id, popefModel, waitConfigOf(wait_config, "wait_config")), out);
+  return giveDeviceForModel(__func__, manager, model, out, [&](const mrt::DeviceManager &m, const auto &popef) {
+    return m.tryGetSpecificDevice(device_id, popef, waitConfigOf(wait_config, "wait_config"));
   });
 }
 
@@ -272,10 +277,8 @@ MRT_API mrt_status mrt_device_manager_create_ipu_model_device(const mrt_device_m
                                                               int64_t num_ipus, int64_t ipu_version,
                                                               int64_t tiles_per_ipu,
                                                               mrt_device **out) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &m = managerOf(manager);
-    requireNotNull(out, "out");
-    giveDevice(m.createIpuModelDevice(num_ipus, ipu_version, tiles_per_ipu), out);
+  return giveDevice(__func__, manager, out, [&](const mrt::DeviceManager &m) {
+    return m.createIpuModelDevice(num_ipus, ipu_version, tiles_per_ipu);
   });
 }
 
@@ -283,58 +286,38 @@ MRT_API mrt_status mrt_device_manager_create_ipu_model_device_for_model(const mr
                                                                         const mrt_model *model,
                                                                         int64_t tiles_per_ipu,
                                                                         mrt_device **out) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &m = managerOf(manager);
-    const auto &popefModel = modelOf(model, "model");
-    requireNotNull(out, "out");
-    giveDevice(m.createIpuModelDevice(popefModel, tiles_per_ipu), out);
+  return giveDeviceForModel(__func__, manager, model, out, [&](const mrt::DeviceManager &m, const auto &popef) {
+    return m.createIpuModelDevice(popef, tiles_per_ipu);
   });
 }
 
 MRT_API mrt_status mrt_device_manager_create_small_ipu_model_device(const mrt_device_manager *manager,
                                                                     int64_t num_ipus, int64_t ipu_version,
                                                                     mrt_device **out) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &m = managerOf(manager);
-    requireNotNull(out, "out");
-    giveDevice(m.createSmallIpuModelDevice(num_ipus, ipu_version), out);
+  return giveDevice(__func__, manager, out, [&](const mrt::DeviceManager &m) {
+    return m.createSmallIpuModelDevice(num_ipus, ipu_version);
   });
 }
 
 MRT_API mrt_status mrt_device_manager_create_small_ipu_model_device_for_model(
     const mrt_device_manager *manager, const mrt_model *model, mrt_device **out) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &m = managerOf(manager);
-    const auto &popefModel = modelOf(model, "model");
-    requireNotNull(out, "out");
-    giveDevice(m.createSmallIpuModelDevice(popefModel), out);
+  return giveDeviceForModel(__func__, manager, model, out, [&](const mrt::DeviceManager &m, const auto &popef) {
+    return m.createSmallIpuModelDevice(popef);
   });
 }
 
 MRT_API void mrt_device_destroy(mrt_device *device) noexcept { delete device; }
 
 MRT_API mrt_status mrt_device_ipu_version(const mrt_device *device, int64_t *out_version) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &d = deviceOf(device);
-    requireNotNull(out_version, "out_version");
-    *out_version = d.ipuVersion();
-  });
+  return readDevice(__func__, device, out_version, "out_version", [](const mrt::Device &d) { return d.ipuVersion(); });
 }
 
 MRT_API mrt_status mrt_device_id(const mrt_device *device, int64_t *out_id) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &d = deviceOf(device);
-    requireNotNull(out_id, "out_id");
-    *out_id = d.id();
-  });
+  return readDevice(__func__, device, out_id, "out_id", [](const mrt::Device &d) { return d.id(); });
 }
 
 MRT_API mrt_status mrt_device_num_ipus(const mrt_device *device, int64_t *out_num_ipus) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const auto &d = deviceOf(device);
-    requireNotNull(out_num_ipus, "out_num_ipus");
-    *out_num_ipus = d.numIpus();
-  });
+  return readDevice(__func__, device, out_num_ipus, "out_num_ipus", [](const mrt::Device &d) { return d.numIpus(); });
 }
 
 }  // extern "C"
