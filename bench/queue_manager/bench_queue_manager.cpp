@@ -11,7 +11,8 @@
 // queues/callbacks. Models: add_one with 16 floats (64 B) and 16384 floats
 // (64 KiB), and mlp (784 floats in, 10 out), all batch 1; each in overhead
 // mode (buffers reused, no fresh data) and with real data (fresh inputs
-// copied in, every output compared; see tools/mrt-bench/io_slots.hpp).
+// copied in, every output compared; see tools/mrt-bench/io_slots.hpp); and
+// with rings of 16 x batch instead of ModelRunner's default 2 x batch.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -32,7 +33,7 @@ struct ModelSpec {
   std::size_t size;  // add_one's N
 };
 
-void BM_QueuesVsCallbacks(benchmark::State &state, ModelSpec spec, bool real_data) {
+void BM_QueuesVsCallbacks(benchmark::State &state, ModelSpec spec, bool real_data, std::int64_t ring_multiplier = 2) {
   popef::ExampleOptions example;
   example.size = spec.size;
   const std::shared_ptr<const popef::Model> model = popef::buildExampleModel(spec.name, example);
@@ -42,6 +43,7 @@ void BM_QueuesVsCallbacks(benchmark::State &state, ModelSpec spec, bool real_dat
   DriverOptions options;
   options.real_data = real_data;
   options.record_latencies = false;
+  options.ring_size_multiplier = ring_multiplier;
   QueuesDriver queues(model, devices.createIpuModelDevice(model), options);
   CallbacksDriver callbacks(model, devices.createIpuModelDevice(model), options);
   queues.run(kChunk);  // warm both paths up (first Main, page faults)
@@ -73,6 +75,9 @@ void BM_QueuesVsCallbacks(benchmark::State &state, ModelSpec spec, bool real_dat
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64B, ModelSpec{"add_one", 16}, false)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64KiB, ModelSpec{"add_one", 16384}, false)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, mlp, ModelSpec{"mlp", 16}, false)->UseRealTime();
+// Deeper rings: the device thread finds several runs queued when it wakes.
+BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64B_ring16, ModelSpec{"add_one", 16}, false, 16)->UseRealTime();
+BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, mlp_ring16, ModelSpec{"mlp", 16}, false, 16)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64B_real_data, ModelSpec{"add_one", 16}, true)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64KiB_real_data, ModelSpec{"add_one", 16384}, true)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, mlp_real_data, ModelSpec{"mlp", 16}, true)->UseRealTime();

@@ -51,6 +51,14 @@ for mode in callbacks queues; do
   done
 done
 
+# Deeper rings in queues mode, reported in the JSON; rings of 0 are refused.
+"$bench" queues "$work/add_one.popef" -n 100 --ring-size-multiplier 8 --real-data --json > "$work/r.json"
+check_json "$work/r.json" queues 100 1 64 64
+grep -q '"ring_size_multiplier": 8' "$work/r.json" || fail "no ring_size_multiplier 8 in $(cat "$work/r.json")"
+if "$bench" queues "$work/add_one.popef" --ring-size-multiplier 0 >/dev/null 2>&1; then
+  fail "--ring-size-multiplier 0 was accepted"
+fi
+
 # --time stops by the clock (no run count given).
 "$bench" queues "$work/add_one.popef" --time 0.3 --json > "$work/t.json"
 /usr/bin/python3 -c '

@@ -33,8 +33,9 @@ std::string mebibytes(double bytes) { return fmt::format("{:.1f}", bytes / (1024
 std::string renderTable(const BenchSummary &s) {
   const Rates r = ratesOf(s);
   const auto &f = r.latency;
-  std::string out = fmt::format("\n{} benchmark on {}, {} replica(s), batch {}, {}\n", s.mode, s.model, s.replicas,
-                                s.batch, s.real_data ? "real data" : "runtime overhead only (no fresh data)");
+  std::string out = fmt::format("\n{} benchmark on {}, {} replica(s), batch {}, {}{}\n", s.mode, s.model, s.replicas,
+                                s.batch, s.real_data ? "real data" : "runtime overhead only (no fresh data)",
+                                s.ring_size_multiplier ? fmt::format(", rings of {} x batch", s.ring_size_multiplier) : "");
   auto row = [&out](std::string_view name, const std::string &value) { out += fmt::format("  {:<28}{:>14}\n", name, value); };
   row("runs", fmt::format("{}", f.requests));
   row("wall time (s)", fmt::format("{:.3f}", f.seconds));
@@ -74,6 +75,7 @@ nlohmann::json renderJson(const BenchSummary &s) {
       {"device_seconds", s.device_seconds},
       {"device_us_per_run", r.device_us_per_run},
       {"latency_us", {{"mean", f.meanUs}, {"p50", f.p50Us}, {"p90", f.p90Us}, {"p99", f.p99Us}, {"max", f.maxUs}}}};
+  if (s.ring_size_multiplier) json["ring_size_multiplier"] = s.ring_size_multiplier;
   if (s.real_data) {
     json["outputs_checked"] = s.outputs_checked;
     json["mismatches"] = s.mismatches;

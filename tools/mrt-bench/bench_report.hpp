@@ -17,6 +17,7 @@ struct BenchSummary {
   std::string model;  // the executable's name
   bool real_data = false;
   unsigned replicas = 1;
+  std::int64_t ring_size_multiplier = 0;   // queues mode only (0: not shown)
   std::int64_t batch = 1;                  // samples per run
   std::uint64_t bytes_in_per_run = 0;      // user input bytes copied to the device per run
   std::uint64_t bytes_out_per_run = 0;     // output bytes copied back per run

@@ -26,6 +26,7 @@
 #include "device/device.hpp"
 #include "io_slots.hpp"
 #include "popef/model.hpp"
+#include "queue/ring_size_multiplier.hpp"
 #include "session/session.hpp"
 
 namespace mrt::benchtool {
@@ -36,6 +37,10 @@ struct DriverOptions {
   bool real_data = false;
   std::uint32_t seed = 1;
   bool record_latencies = true;  // one steady_clock pair per run
+  // Queues only: ring entries per queue = multiplier x model batch (the
+  // QueueManager's ring_size_multiplier; ModelRunner's default is 2). The
+  // producer keeps that many runs plus two in flight.
+  std::int64_t ring_size_multiplier = kDefaultRingSizeMultiplier;
 };
 
 class Driver {

@@ -29,6 +29,7 @@ struct Options {
   double seconds = 0;  // 0: run `iterations`
   unsigned replicas = 1;
   bool real_data = false;
+  std::int64_t ring_size_multiplier = kDefaultRingSizeMultiplier;
   std::uint32_t seed = 1;
   bool json = false;
 };
@@ -43,6 +44,7 @@ int runBenchmark(const Options &options) {
   const DeviceManager devices;
   DriverOptions driver_options;
   driver_options.real_data = options.real_data;
+  driver_options.ring_size_multiplier = options.ring_size_multiplier;
   std::vector<std::unique_ptr<Driver>> drivers;
   for (unsigned r = 0; r < options.replicas; ++r) {
     driver_options.seed = options.seed + r;
@@ -79,6 +81,7 @@ int runBenchmark(const Options &options) {
   summary.model = model->metadata.executable();
   summary.real_data = options.real_data;
   summary.replicas = options.replicas;
+  if (options.mode == "queues") summary.ring_size_multiplier = options.ring_size_multiplier;
   summary.batch = samplesPerRun(*model);
   summary.wall = wall;
   std::string firstMismatch;
@@ -127,6 +130,9 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1u, 64u));
   app.add_flag("--real-data", options.real_data,
                "copy seeded random inputs in before each run and check every output (default: reuse the buffers)");
+  app.add_option("--ring-size-multiplier", options.ring_size_multiplier,
+                 "queues: ring entries per queue as a multiple of the model batch (default 2, as ModelRunner)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
   app.add_option("--seed", options.seed, "seed of the --real-data inputs");
   app.add_flag("--json", options.json, "print the report as JSON");
   CLI11_PARSE(app, argc, argv);

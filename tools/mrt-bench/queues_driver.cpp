@@ -3,7 +3,7 @@
 // enqueues pointers to its buffers into the input and output queues.
 //
 // The producer keeps up to numSlots() runs in flight, one IoSlots slot each:
-// enough for the queues' rings (2 x batch entries) plus the run the device
+// enough for the queues' rings (multiplier x batch entries) plus the run the device
 // is copying out. It reuses a slot only after that slot's run has completed
 // (every output written), which the device thread publishes in
 // completed_runs.
@@ -23,11 +23,11 @@ namespace {
 constexpr std::uint64_t kFailed = std::numeric_limits<std::uint64_t>::max();
 
 // Slots for the runs in flight: the rings' depth in runs plus two.
-std::size_t slotsFor(const popef::Model &model) {
+std::size_t slotsFor(const popef::Model &model, std::int64_t ring_size_multiplier) {
   std::int64_t batch = 1;
   for (const popef::Anchor *anchor : QueueManager::queueAnchors(model))
     batch = std::max(batch, modelBatchSize(anchor->tensorInfo()));
-  return static_cast<std::size_t>(kDefaultRingSizeMultiplier * batch + 2);
+  return static_cast<std::size_t>(ring_size_multiplier * batch + 2);
 }
 
 }  // namespace
@@ -49,7 +49,7 @@ struct QueuesDriver::State {
 
 QueuesDriver::QueuesDriver(const std::shared_ptr<const popef::Model> &model, std::shared_ptr<Device> device,
                            const DriverOptions &options)
-    : Driver(model, options, slotsFor(*model)), state_(std::make_unique<State>()) {
+    : Driver(model, options, slotsFor(*model, options.ring_size_multiplier)), state_(std::make_unique<State>()) {
   State &s = *state_;
   auto anchors = session_.getUserInputAnchors();
   const auto outputs = session_.getUserOutputAnchors();
@@ -57,7 +57,11 @@ QueuesDriver::QueuesDriver(const std::shared_ptr<const popef::Model> &model, std
   if (outputs.empty())
     throw Error(ErrorCode::InvalidArgument, "the queues benchmark needs a model with an output anchor; '{}' has none",
                 model->metadata.executable());
-  s.queues = session_.createQueueManager(anchors);
+  if (options.ring_size_multiplier < 1)
+    throw Error(ErrorCode::InvalidArgument, "the ring size multiplier must be at least 1 (got {})",
+                options.ring_size_multiplier);
+  s.queues = session_.createQueueManager(
+      anchors, ring_size_multiplier_factory::constantRingSizeMult(options.ring_size_multiplier));
   for (const auto *anchor : session_.getUserInputAnchors()) s.inputs.push_back(&s.queues->inputQueue(anchor->name()));
   for (const auto *anchor : outputs) s.outputs.push_back(&s.queues->outputQueue(anchor->name()));
   s.enqueued_at.resize(io_.numSlots());
