@@ -276,6 +276,7 @@ typedef struct mrt_model_info {
   size_t num_feed_data;         /* FeedData blobs */
 } mrt_model_info;
 
+/* Fills *out_info (see mrt_model_info). Any thread. */
 MRT_API mrt_status mrt_model_get_info(const mrt_model *model,
                                       mrt_model_info *out_info) MRT_NOEXCEPT;
 
@@ -725,6 +726,10 @@ MRT_API mrt_status mrt_session_unload_from_device(mrt_session *session) MRT_NOEX
  * session was never bound. */
 MRT_API mrt_status mrt_session_reload(mrt_session *session) MRT_NOEXCEPT;
 
+/* Run the programs of one phase of the model's program flow, in order, on
+ * the calling thread, which is the thread the anchor callbacks, the queues'
+ * transfers and their timeout callbacks run on. Return when the programs are
+ * done (MRT_CANCELLED if mrt_session_stop() interrupted them). */
 MRT_API mrt_status mrt_session_run_load_programs(mrt_session *session) MRT_NOEXCEPT;
 /* Runs the Load programs first if they have not run since the executable was loaded. */
 MRT_API mrt_status mrt_session_run_main_programs(mrt_session *session) MRT_NOEXCEPT;
@@ -852,6 +857,8 @@ typedef struct mrt_queue_manager_config {
   void (*timeout_user_data_free)(void *user_data);  /* called once, when the manager goes */
 } mrt_queue_manager_config;
 
+/* Sets struct_size = sizeof(mrt_queue_manager_config) and the defaults.
+ * NULL is ignored. */
 MRT_API void mrt_queue_manager_config_init(mrt_queue_manager_config *config) MRT_NOEXCEPT;
 
 /* A manager over a model's anchors, not connected to any device: the caller
@@ -916,7 +923,10 @@ MRT_API mrt_status mrt_queue_manager_input_name(const mrt_queue_manager *manager
 MRT_API mrt_status mrt_queue_manager_output_name(const mrt_queue_manager *manager, size_t index,
                                                  const char **out_name) MRT_NOEXCEPT;
 
-/* flush / disconnect / reset every queue (see the queue calls below). */
+/* flush / disconnect / reset every queue (see the queue calls below):
+ * flush_all is a producer call on every queue, disconnect_all may be called
+ * from any thread, reset_all only while no other thread is inside a call on
+ * any of the queues. */
 MRT_API mrt_status mrt_queue_manager_flush_all(mrt_queue_manager *manager) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_queue_manager_disconnect_all(mrt_queue_manager *manager) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_queue_manager_reset_all(mrt_queue_manager *manager) MRT_NOEXCEPT;
@@ -970,7 +980,12 @@ MRT_API mrt_status mrt_output_queue_enqueue(mrt_output_queue *queue, void *data,
 /* Gives the dummy output of a flushed input a scratch buffer (completing a
  * partial transfer, or one whole transfer). Producer thread. */
 MRT_API mrt_status mrt_output_queue_flush(mrt_output_queue *queue) MRT_NOEXCEPT;
+/* As mrt_input_queue_reset(): empties the queue, forgets a partially
+ * drained transfer and reconnects it. Only while no other thread uses it. */
 MRT_API mrt_status mrt_output_queue_reset(mrt_output_queue *queue) MRT_NOEXCEPT;
+/* As mrt_input_queue_disconnect(): wakes blocked calls; the device's
+ * outputs are dropped and enqueue fails with MRT_CANCELLED until reset.
+ * Any thread. */
 MRT_API mrt_status mrt_output_queue_disconnect(mrt_output_queue *queue) MRT_NOEXCEPT;
 
 /* What a queue transfers. Set struct_size (mrt_queue_info_init) before
@@ -988,6 +1003,7 @@ typedef struct mrt_queue_info {
   bool connected;            /* false after disconnect, until reset */
 } mrt_queue_info;
 
+/* Zeroes *info and sets struct_size = sizeof(mrt_queue_info). NULL is ignored. */
 MRT_API void mrt_queue_info_init(mrt_queue_info *info) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_input_queue_info(const mrt_input_queue *queue,
                                         mrt_queue_info *out_info) MRT_NOEXCEPT;
@@ -1214,6 +1230,9 @@ MRT_API mrt_status mrt_tensor_memory_get(const mrt_tensor_memory *memory, size_t
 /* The output named `name` (MRT_NOT_FOUND if none). */
 MRT_API mrt_status mrt_tensor_memory_find(const mrt_tensor_memory *memory, const char *name,
                                           mrt_tensor_view *out_view) MRT_NOEXCEPT;
+/* Frees the outputs; views got from the handle become invalid. NULL is
+ * ignored. Any thread, once the request's future is ready (destroying the
+ * outputs of a pending request is safe too: they live until it completes). */
 MRT_API void mrt_tensor_memory_destroy(mrt_tensor_memory *memory) MRT_NOEXCEPT;
 
 /* Phases of requests, in microseconds (getTimeTrace and the monitoring
@@ -1241,6 +1260,19 @@ MRT_API mrt_status mrt_model_runner_statistics_mean(mrt_model_runner *runner, ui
 /* How many requests each phase has seen, ever (as doubles). */
 MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, uint32_t replica_id,
                                                      mrt_request_times *out) MRT_NOEXCEPT;
+
+/* The runner's model: a new reference for the caller (mrt_model_destroy()).
+ * Any thread. */
+MRT_API mrt_status mrt_model_runner_model(const mrt_model_runner *runner, mrt_model **out) MRT_NOEXCEPT;
+
+/* The options the runner runs with (ModelRunner::config). Set
+ * out_config->struct_size first (e.g. with mrt_model_runner_config_init());
+ * the fields that fit are written. The array, device and callback fields
+ * (frozen_inputs, save_programs_outputs, replica_devices,
+ * device_wait_config, flush_callback and their counts / user data) are not
+ * returned: they are NULL / 0. Any thread. */
+MRT_API mrt_status mrt_model_runner_get_config(const mrt_model_runner *runner,
+                                               mrt_model_runner_config *out_config) MRT_NOEXCEPT;
 
 /* Simulated hardware faults, for testing how an application handles device
  * errors (the simulated IPU's subset of Poplar's error codes). */

@@ -402,6 +402,42 @@ MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, u
   });
 }
 
+MRT_API mrt_status mrt_model_runner_model(const mrt_model_runner *runner, mrt_model **out) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const mrt::ModelRunner &r = runnerOf(runner);
+    requireNotNull(out, "out");
+    *out = new mrt_model{r.model()};
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_get_config(const mrt_model_runner *runner,
+                                               mrt_model_runner_config *out_config) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const mrt::ModelRunnerConfig &c = runnerOf(runner).config();
+    mrt_model_runner_config config;
+    mrt_model_runner_config_init(&config);  // pointer fields stay NULL, counts 0
+    config.replication_factor = c.replication_factor;
+    config.run_save_programs = c.run_save_programs;
+    config.thread_safe = c.thread_safe;
+    config.check_package_hash = c.check_package_hash;
+    config.timeout_ns = c.timeout_ns.count();
+    config.validate_io_params = c.validate_io_params;
+    config.batching_dim = c.batching_dim;
+    config.auto_reset = c.auto_reset;
+    config.max_look_ahead = c.max_look_ahead == "unlimited" ? -1 : std::stoll(c.max_look_ahead);
+    config.ring_buffer_size_multiplier = c.ring_buffer_size_multiplier;
+    config.flush_on_waiting_outputs = c.flush_on_waiting_outputs;
+    auto optional = [](std::chrono::nanoseconds ns) {
+      return ns == std::chrono::nanoseconds::max() ? int64_t{-1} : static_cast<int64_t>(ns.count());
+    };
+    config.batch_size_timeout_ns = optional(c.batch_size_timeout_ns);
+    config.data_parallel_timeout_ns = optional(c.data_parallel_timeout_ns);
+    config.is_batch_size_timeout_enabled = c.is_batch_size_timeout_enabled;
+    config.request_tracepoints_buffer_size = c.request_tracepoints_buffer_size;
+    fillSized(out_config, config, kRunnerConfigV1Size, "out_config");
+  });
+}
+
 MRT_API mrt_status mrt_model_runner_insert_simulated_error(mrt_model_runner *runner, int32_t error,
                                                            const char *step_name, uint32_t replica_id) noexcept {
   return mrt::capi::guard(__func__, [&] {

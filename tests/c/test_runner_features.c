@@ -482,6 +482,48 @@ static void wrong_arguments_name_the_bad_value_and_the_runner_serves_on(void **s
   mrt_model_runner_destroy(runner);
 }
 
+static void reports_its_model_and_config(void **state) {
+  (void)state;
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.replication_factor = 2;
+  config.batching_dim = 0;
+  config.timeout_ns = 7 * MS;
+  config.max_look_ahead = 3;
+  config.batch_size_timeout_ns = 4 * MS;
+  config.is_batch_size_timeout_enabled = true;
+  mrt_model_runner *runner = make_runner("add_one_b4", &config);
+  mrt_model_runner_config got;
+  memset(&got, 0xab, sizeof got);
+  got.struct_size = sizeof got;
+  assert_int_equal(mrt_model_runner_get_config(runner, &got), MRT_OK);
+  assert_int_equal(got.struct_size, sizeof got);
+  assert_int_equal(got.replication_factor, 2);
+  assert_int_equal(got.batching_dim, 0);
+  assert_int_equal(got.timeout_ns, 7 * MS);
+  assert_int_equal(got.max_look_ahead, 3);
+  assert_int_equal(got.batch_size_timeout_ns, 4 * MS);
+  assert_int_equal(got.data_parallel_timeout_ns, -1);
+  assert_true(got.is_batch_size_timeout_enabled);
+  assert_true(got.check_package_hash);
+  assert_false(got.auto_reset);
+  assert_int_equal(got.ring_buffer_size_multiplier, 2);
+  assert_null(got.frozen_inputs);
+  assert_int_equal(got.num_frozen_inputs, 0);
+  assert_null(got.flush_callback);
+  got.struct_size = 4;
+  expect_last_error(mrt_model_runner_get_config(runner, &got), MRT_INVALID_ARGUMENT, "out_config->struct_size is 4");
+
+  mrt_model *model = NULL;
+  assert_int_equal(mrt_model_runner_model(runner, &model), MRT_OK);
+  mrt_model_runner_destroy(runner); /* the model handle lives on */
+  mrt_anchor_info x = {.struct_size = sizeof x};
+  assert_int_equal(mrt_model_anchor_by_name(model, "x", &x), MRT_OK);
+  assert_int_equal(x.size_in_bytes, 4 * ADD_ONE_N * 4);
+  mrt_model_destroy(model);
+  expect_last_error(mrt_model_runner_model(NULL, &model), MRT_INVALID_ARGUMENT, "runner must not be NULL");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(save_outputs_are_written_after_destruction),
@@ -494,6 +536,7 @@ int main(void) {
       cmocka_unit_test(batch_sizes_without_batching_dim),
       cmocka_unit_test(batch_sizes_with_batching_dim),
       cmocka_unit_test(wrong_arguments_name_the_bad_value_and_the_runner_serves_on),
+      cmocka_unit_test(reports_its_model_and_config),
   };
   return cmocka_run_group_tests(tests, private_system, NULL);
 }
