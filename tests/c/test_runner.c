@@ -13,28 +13,25 @@
 
 #include <cmocka.h>
 
+#include "mlp_reference.h"
 #include "mrt_c.h"
+#include "test_support.h"
 
-enum { ADD_ONE_N = 16, IMAGE = 784, HIDDEN = 128, CLASSES = 10 };
+enum { ADD_ONE_N = 16 };
 
-static const char *model_path(const char *name) {
-  static char path[1024];
-  const char *dir = getenv("MRT_TEST_RUNNER_MODELS");
-  assert_non_null(dir);
-  snprintf(path, sizeof path, "%s/%s.popef", dir, name);
-  return path;
-}
+static const char *model_path(const char *name) { return test_model_path("MRT_TEST_RUNNER_MODELS", name); }
 
 /* Each test process gets its own simulated system, so parallel tests never
  * compete for devices. */
 static int private_system(void **state) {
   (void)state;
-  static char dir[1024];
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, sizeof dir, "%s/mrt_test_runner_XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
-  assert_non_null(mkdtemp(dir));
-  setenv("MRT_HWSIM_LOCK_DIR", dir, 1);
-  setenv("MRT_HWSIM_IPUS", "4", 1);
+  test_use_private_system("mrt_test_runner", "4");
+  return 0;
+}
+
+static int remove_private_system(void **state) {
+  (void)state;
+  test_remove_private_system();
   return 0;
 }
 
@@ -46,9 +43,7 @@ static mrt_model_runner *make_runner(const char *model, const mrt_model_runner_c
   return runner;
 }
 
-static void fill_random(float *values, size_t n, unsigned *seed) {
-  for (size_t i = 0; i < n; ++i) values[i] = (float)rand_r(seed) / (float)RAND_MAX * 4.0f - 2.0f;
-}
+static void fill_random(float *values, size_t n, unsigned *seed) { test_fill_random(values, n, seed, -2, 2); }
 
 static void describes_inputs_and_outputs(void **state) {
   (void)state;
@@ -199,46 +194,25 @@ static void two_replicas_both_serve(void **state) {
   mrt_model_runner_destroy(runner);
 }
 
-static float dot(const float *a, const float *b, size_t n, size_t stride) {
-  float sum = 0;
-  for (size_t i = 0; i < n; ++i) sum += a[i] * b[i * stride];
-  return sum;
-}
-
 static void mlp_matches_reference_from_tensor_data(void **state) {
   (void)state;
   const char *paths[] = {model_path("mlp")};
   mrt_model *model = NULL;
   assert_int_equal(mrt_model_load(paths, 1, &model), MRT_OK);
-  const void *p;
-  uint64_t size;
-  const float *w1, *b1, *w2, *b2;
-  assert_int_equal(mrt_model_tensor_data(model, "w1", &p, &size), MRT_OK); w1 = p;
-  assert_int_equal(mrt_model_tensor_data(model, "b1", &p, &size), MRT_OK); b1 = p;
-  assert_int_equal(mrt_model_tensor_data(model, "w2", &p, &size), MRT_OK); w2 = p;
-  assert_int_equal(mrt_model_tensor_data(model, "b2", &p, &size), MRT_OK); b2 = p;
-
+  const mlp_weights weights = mlp_weights_of(model);
   mrt_model_runner *runner = NULL;
   assert_int_equal(mrt_model_runner_create(model, NULL, &runner), MRT_OK);
 
   unsigned seed = 13;
-  static float image[IMAGE];
-  float probs[CLASSES], hidden[HIDDEN], logits[CLASSES];
+  static float image[MLP_IMAGE];
+  float probs[MLP_CLASSES];
+  double expected[MLP_CLASSES];
   for (int request = 0; request < 50; ++request) {
-    for (int i = 0; i < IMAGE; ++i) image[i] = (float)rand_r(&seed) / (float)RAND_MAX;
+    test_fill_random(image, MLP_IMAGE, &seed, 0, 1);
     mrt_tensor_view in = {"image", image, sizeof image}, out = {"probs", probs, sizeof probs};
     assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_OK);
-    for (int h = 0; h < HIDDEN; ++h) {
-      float v = dot(image, w1 + h, IMAGE, HIDDEN) + b1[h];
-      hidden[h] = v > 0 ? v : 0;
-    }
-    float max = -INFINITY, total = 0;
-    for (int c = 0; c < CLASSES; ++c) {
-      logits[c] = dot(hidden, w2 + c, HIDDEN, CLASSES) + b2[c];
-      if (logits[c] > max) max = logits[c];
-    }
-    for (int c = 0; c < CLASSES; ++c) total += expf(logits[c] - max);
-    for (int c = 0; c < CLASSES; ++c) assert_float_equal(probs[c], expf(logits[c] - max) / total, 1e-4);
+    mlp_reference(&weights, image, expected);
+    for (int c = 0; c < MLP_CLASSES; ++c) assert_float_equal(probs[c], expected[c], 1e-5);
   }
   mrt_model_runner_destroy(runner);
   mrt_model_destroy(model);
@@ -330,5 +304,5 @@ int main(void) {
       cmocka_unit_test(bad_requests_leave_the_runner_serving),
       cmocka_unit_test(bad_configs_and_futures),
   };
-  return cmocka_run_group_tests(tests, private_system, NULL);
+  return cmocka_run_group_tests(tests, private_system, remove_private_system);
 }

@@ -20,28 +20,25 @@
 
 #include "mlp_reference.h"
 #include "mrt_c.h"
+#include "test_support.h"
 
 enum { ADD_ONE_N = 16 };
 #define MS 1000000LL /* nanoseconds */
 #define WAIT_NS (10000 * MS) /* a request not done by then hangs */
 
-static const char *model_path(const char *name) {
-  static char path[1024];
-  const char *dir = getenv("MRT_TEST_RUNNER_MODELS");
-  assert_non_null(dir);
-  snprintf(path, sizeof path, "%s/%s.popef", dir, name);
-  return path;
-}
+static const char *model_path(const char *name) { return test_model_path("MRT_TEST_RUNNER_MODELS", name); }
 
-/* Each test process gets its own simulated system. */
+/* Each test process gets its own simulated system, so parallel tests never
+ * compete for devices. */
 static int private_system(void **state) {
   (void)state;
-  static char dir[1024];
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, sizeof dir, "%s/mrt_test_runner_features_XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
-  assert_non_null(mkdtemp(dir));
-  setenv("MRT_HWSIM_LOCK_DIR", dir, 1);
-  setenv("MRT_HWSIM_IPUS", "4", 1);
+  test_use_private_system("mrt_test_runner_features", "4");
+  return 0;
+}
+
+static int remove_private_system(void **state) {
+  (void)state;
+  test_remove_private_system();
   return 0;
 }
 
@@ -54,27 +51,19 @@ static mrt_model_runner *make_runner(const char *model, const mrt_model_runner_c
   return runner;
 }
 
-static void fill_random(float *values, size_t n, unsigned *seed, float low, float high) {
-  for (size_t i = 0; i < n; ++i) values[i] = low + (float)rand_r(seed) / (float)RAND_MAX * (high - low);
-}
-
-static void expect_message_contains(const char *message, const char *needle) {
-  if (strstr(message, needle) == NULL) fail_msg("'%s' does not contain '%s'", message, needle);
-}
-
 static void expect_last_error(mrt_status got, mrt_status expected, const char *needle) {
   if (got != expected) {
     fail_msg("got %s, expected %s (%s)", mrt_status_string(got), mrt_status_string(expected),
              mrt_last_error_message());
   }
-  expect_message_contains(mrt_last_error_message(), needle);
+  test_expect_contains(mrt_last_error_message(), needle);
 }
 
 /* y = x + 1 on one request of `samples` samples of add_one. */
 static void expect_add_one(mrt_model_runner *runner, int samples, unsigned *seed) {
   float x[12 * ADD_ONE_N], y[12 * ADD_ONE_N];
   const size_t n = (size_t)samples * ADD_ONE_N;
-  fill_random(x, n, seed, -4, 4);
+  test_fill_random(x, n, seed, -4, 4);
   mrt_tensor_view in = {"x", x, n * sizeof(float)}, out = {"y", y, n * sizeof(float)};
   const mrt_status status = mrt_model_runner_execute(runner, &in, 1, &out, 1, 0);
   if (status != MRT_OK) fail_msg("%d samples: %s", samples, mrt_last_error_message());
@@ -111,7 +100,7 @@ static void save_outputs_are_written_after_destruction(void **state) {
     for (int i = 0; i < 60; ++i) {
       const uint32_t r = (uint32_t)i % replicas;
       float x[8], acc[4];
-      fill_random(x, 8, &seed, -1, 1);
+      test_fill_random(x, 8, &seed, -1, 1);
       for (int k = 0; k < 4; ++k) sums[r][k] += x[k] + x[4 + k]; /* the batch of 2 */
       mrt_tensor_view in = {"x", x, sizeof x}, out = {"acc_out", acc, sizeof acc};
       assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, r), MRT_OK);
@@ -157,10 +146,10 @@ static void frozen_inputs_override_tensor_data(void **state) {
   (void)state;
   static float w1[MLP_IMAGE * MLP_HIDDEN], b1[MLP_HIDDEN], w2[MLP_HIDDEN * MLP_CLASSES], b2[MLP_CLASSES];
   unsigned seed = 5;
-  fill_random(w1, MLP_IMAGE * MLP_HIDDEN, &seed, -0.1f, 0.1f);
-  fill_random(b1, MLP_HIDDEN, &seed, -1, 1);
-  fill_random(w2, MLP_HIDDEN * MLP_CLASSES, &seed, -1, 1);
-  fill_random(b2, MLP_CLASSES, &seed, -1, 1);
+  test_fill_random(w1, MLP_IMAGE * MLP_HIDDEN, &seed, -0.1f, 0.1f);
+  test_fill_random(b1, MLP_HIDDEN, &seed, -1, 1);
+  test_fill_random(w2, MLP_HIDDEN * MLP_CLASSES, &seed, -1, 1);
+  test_fill_random(b2, MLP_CLASSES, &seed, -1, 1);
   mrt_tensor_view frozen[4] = {
       {"w1", w1, sizeof w1}, {"b1", b1, sizeof b1}, {"w2", w2, sizeof w2}, {"b2", b2, sizeof b2}};
   mrt_model_runner_config config;
@@ -182,7 +171,7 @@ static void frozen_inputs_override_tensor_data(void **state) {
   for (int request = 0; request < 20; ++request) {
     float image[MLP_IMAGE], probs[MLP_CLASSES];
     double expected[MLP_CLASSES];
-    fill_random(image, MLP_IMAGE, &seed, 0, 1);
+    test_fill_random(image, MLP_IMAGE, &seed, 0, 1);
     mrt_tensor_view in = {"image", image, sizeof image}, out = {"probs", probs, sizeof probs};
     assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_OK);
     mlp_reference(&weights, image, expected);
@@ -202,7 +191,7 @@ static void conditional_routing_follows_the_flag(void **state) {
   unsigned seed = 2;
   for (int request = 0; request < 300; ++request) {
     float x[8], y[8];
-    fill_random(x, 8, &seed, -10, 10);
+    test_fill_random(x, 8, &seed, -10, 10);
     int32_t flag = rand_r(&seed) % 3; /* 0, 1 or 2 */
     mrt_tensor_view in[2] = {{"x", x, sizeof x}, {"flag", &flag, sizeof flag}}, out = {"y", y, sizeof y};
     assert_int_equal(mrt_model_runner_execute(runner, in, 2, &out, 1, 0), MRT_OK);
@@ -251,7 +240,7 @@ static stream_outcome stream_with_error(mrt_model_runner *runner, int requests, 
   unsigned seed = (unsigned)error_at;
   stream_outcome outcome = {0, 0, 0};
   for (int i = 0; i < requests; ++i) {
-    fill_random(xs[i], ADD_ONE_N, &seed, -4, 4);
+    test_fill_random(xs[i], ADD_ONE_N, &seed, -4, 4);
     if (i == error_at) {
       assert_int_equal(mrt_model_runner_insert_simulated_error(runner, MRT_SIMULATED_TILE_EXCEPTION, "Add", 0), MRT_OK);
     }
@@ -272,7 +261,7 @@ static stream_outcome stream_with_error(mrt_model_runner *runner, int requests, 
       for (int k = 0; k < ADD_ONE_N; ++k) assert_float_equal(ys[i][k], xs[i][k] + 1.0f, 0);
     } else if (status == MRT_DEVICE_ERROR) {
       ++outcome.device_errors;
-      expect_message_contains(mrt_future_error_message(futures[i]), "TILE_EXCEPTION");
+      test_expect_contains(mrt_future_error_message(futures[i]), "TILE_EXCEPTION");
     } else {
       fail_msg("request %d: %s: %s", i, mrt_status_string(status), mrt_future_error_message(futures[i]));
     }
@@ -306,7 +295,7 @@ static void without_auto_reset_pending_and_later_requests_fail(void **state) {
   float x[ADD_ONE_N] = {0}, y[ADD_ONE_N];
   mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};
   expect_last_error(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_DEVICE_ERROR, "out of service");
-  expect_message_contains(mrt_last_error_message(), "TILE_EXCEPTION");
+  test_expect_contains(mrt_last_error_message(), "TILE_EXCEPTION");
   mrt_future *future = NULL;
   const mrt_status status = mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 0, &future);
   if (status == MRT_OK) {
@@ -348,7 +337,7 @@ static void destroying_the_runner_cancels_requests_in_flight(void **state) {
   for (int i = 0; i < 3; ++i) {
     assert_true(mrt_future_is_ready(futures[i]));
     assert_int_equal(mrt_future_wait(futures[i], 0), MRT_CANCELLED);
-    expect_message_contains(mrt_future_error_message(futures[i]), "destroyed");
+    test_expect_contains(mrt_future_error_message(futures[i]), "destroyed");
     mrt_future_destroy(futures[i]);
   }
 
@@ -359,7 +348,7 @@ static void destroying_the_runner_cancels_requests_in_flight(void **state) {
   runner = make_runner("add_one", NULL);
   unsigned seed = 4;
   for (int i = 0; i < REQUESTS; ++i) {
-    fill_random(xs[i], ADD_ONE_N, &seed, -4, 4);
+    test_fill_random(xs[i], ADD_ONE_N, &seed, -4, 4);
     mrt_tensor_view in = {"x", xs[i], sizeof xs[i]}, out = {"y", ys[i], sizeof ys[i]};
     assert_int_equal(mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 0, &stream[i]), MRT_OK);
   }
@@ -420,7 +409,7 @@ static void batch_sizes_with_batching_dim(void **state) {
   mrt_future *futures[REQUESTS];
   for (int i = 0; i < REQUESTS; ++i) {
     sizes[i] = 1 + rand_r(&seed) % 12;
-    fill_random(xs[i], (size_t)sizes[i] * ADD_ONE_N, &seed, -4, 4);
+    test_fill_random(xs[i], (size_t)sizes[i] * ADD_ONE_N, &seed, -4, 4);
     const uint64_t bytes = (uint64_t)sizes[i] * ADD_ONE_N * sizeof(float);
     mrt_tensor_view in = {"x", xs[i], bytes}, out = {"y", ys[i], bytes};
     assert_int_equal(mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 0, &futures[i]), MRT_OK);
@@ -475,7 +464,7 @@ static void wrong_arguments_name_the_bad_value_and_the_runner_serves_on(void **s
 
   /* Both replicas still serve. */
   for (uint32_t replica = 0; replica < 2; ++replica) {
-    fill_random(x, ADD_ONE_N, &seed, -4, 4);
+    test_fill_random(x, ADD_ONE_N, &seed, -4, 4);
     assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, replica), MRT_OK);
     for (int k = 0; k < ADD_ONE_N; ++k) assert_float_equal(y[k], x[k] + 1.0f, 0);
   }
@@ -538,5 +527,5 @@ int main(void) {
       cmocka_unit_test(wrong_arguments_name_the_bad_value_and_the_runner_serves_on),
       cmocka_unit_test(reports_its_model_and_config),
   };
-  return cmocka_run_group_tests(tests, private_system, NULL);
+  return cmocka_run_group_tests(tests, private_system, remove_private_system);
 }

@@ -4,7 +4,6 @@
  * another thread runs the Main programs, outputs checked against reference
  * math; timeout callbacks that flush; stop() waking a run blocked on an
  * empty queue; and the handles destroyed in either order, or replaced. */
-#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -21,43 +20,24 @@
 
 #include "mlp_reference.h"
 #include "mrt_c.h"
+#include "test_support.h"
 
 enum { ADD_ONE_N = 16 };
 
-static char g_lock_dir[1024];
-
 static int private_system(void **state) {
   (void)state;
-  const char *tmp = getenv("TMPDIR");
-  snprintf(g_lock_dir, sizeof g_lock_dir, "%s/mrt_test_session_queues_XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
-  assert_non_null(mkdtemp(g_lock_dir));
-  setenv("MRT_HWSIM_LOCK_DIR", g_lock_dir, 1);
-  setenv("MRT_HWSIM_IPUS", "4", 1);
+  test_use_private_system("mrt_test_session_queues", "4");
   return 0;
 }
 
-static int remove_lock_dir(void **state) {
+static int remove_private_system(void **state) {
   (void)state;
-  DIR *dir = opendir(g_lock_dir);
-  if (dir == NULL) return 0;
-  struct dirent *entry;
-  while ((entry = readdir(dir)) != NULL) {
-    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", g_lock_dir, entry->d_name);
-    unlink(path);
-  }
-  closedir(dir);
-  rmdir(g_lock_dir);
+  test_remove_private_system();
   return 0;
 }
 
 static mrt_model *load_model(const char *name) {
-  const char *dir = getenv("MRT_TEST_SESSION_MODELS");
-  assert_non_null(dir);
-  char path[2048];
-  snprintf(path, sizeof path, "%s/%s.popef", dir, name);
-  const char *paths[] = {path};
+  const char *paths[] = {test_model_path("MRT_TEST_SESSION_MODELS", name)};
   mrt_model *model = NULL;
   assert_int_equal(mrt_model_load(paths, 1, &model), MRT_OK);
   return model;
@@ -77,9 +57,16 @@ static mrt_session *bound_session(const mrt_model *model) {
   return session;
 }
 
-static void expect_message_contains(const char *needle) {
-  const char *message = mrt_last_error_message();
-  if (strstr(message, needle) == NULL) fail_msg("'%s' does not contain '%s'", message, needle);
+static void expect_message_contains(const char *needle) { test_expect_contains(mrt_last_error_message(), needle); }
+
+/* A manager of the session of add_one and its two queues. */
+static mrt_queue_manager *add_one_queues(mrt_session *session, const mrt_queue_manager_config *config,
+                                         mrt_input_queue **x, mrt_output_queue **y) {
+  mrt_queue_manager *queues = NULL;
+  assert_int_equal(mrt_session_create_queue_manager(session, config, &queues), MRT_OK);
+  assert_int_equal(mrt_queue_manager_input_queue(queues, "x", x), MRT_OK);
+  assert_int_equal(mrt_queue_manager_output_queue(queues, "y", y), MRT_OK);
+  return queues;
 }
 
 static void sleep_ms(long ms) {
@@ -112,12 +99,9 @@ static void add_one_requests_through_the_queues(void **state) {
   enum { REQUESTS = 300 };
   mrt_model *model = load_model("add_one");
   mrt_session *session = bound_session(model);
-  mrt_queue_manager *queues = NULL;
-  assert_int_equal(mrt_session_create_queue_manager(session, NULL, &queues), MRT_OK);
   mrt_input_queue *x = NULL;
   mrt_output_queue *y = NULL;
-  assert_int_equal(mrt_queue_manager_input_queue(queues, "x", &x), MRT_OK);
-  assert_int_equal(mrt_queue_manager_output_queue(queues, "y", &y), MRT_OK);
+  mrt_queue_manager *queues = add_one_queues(session, NULL, &x, &y);
   mrt_queue_info info;
   mrt_queue_info_init(&info);
   assert_int_equal(mrt_input_queue_info(x, &info), MRT_OK);
@@ -233,11 +217,8 @@ static void timeout_callback_flushes_an_empty_input(void **state) {
   config.timeout_fn = flush_on_timeout;
   config.timeout_user_data = &f;
   config.timeout_user_data_free = count_flusher_free;
-  mrt_queue_manager *queues = NULL;
-  assert_int_equal(mrt_session_create_queue_manager(session, &config, &queues), MRT_OK);
-  assert_int_equal(mrt_queue_manager_input_queue(queues, "x", &f.queue), MRT_OK);
   mrt_output_queue *y = NULL;
-  assert_int_equal(mrt_queue_manager_output_queue(queues, "y", &y), MRT_OK);
+  mrt_queue_manager *queues = add_one_queues(session, &config, &f.queue, &y);
   float out[ADD_ONE_N];
   memset(out, 0xff, sizeof out);
   assert_int_equal(mrt_output_queue_enqueue(y, out, sizeof out, NULL, NULL, NULL), MRT_OK);
@@ -264,12 +245,9 @@ static void stop_wakes_a_run_waiting_for_input_and_reload_resets(void **state) {
   (void)state;
   mrt_model *model = load_model("add_one");
   mrt_session *session = bound_session(model);
-  mrt_queue_manager *queues = NULL;
-  assert_int_equal(mrt_session_create_queue_manager(session, NULL, &queues), MRT_OK);
   mrt_input_queue *x = NULL;
   mrt_output_queue *y = NULL;
-  assert_int_equal(mrt_queue_manager_input_queue(queues, "x", &x), MRT_OK);
-  assert_int_equal(mrt_queue_manager_output_queue(queues, "y", &y), MRT_OK);
+  mrt_queue_manager *queues = add_one_queues(session, NULL, &x, &y);
   pthread_t thread;
   assert_int_equal(pthread_create(&thread, NULL, stop_after_a_while, session), 0);
   assert_int_equal(mrt_session_run_main_programs(session), MRT_CANCELLED); /* x never came */
@@ -367,12 +345,9 @@ static void destroying_the_manager_first_lets_runs_go_on(void **state) {
   assert_int_equal(mrt_session_run_main_programs(session), MRT_OK);
 
   /* A new manager feeds the session again. */
-  mrt_queue_manager *second = NULL;
-  assert_int_equal(mrt_session_create_queue_manager(session, NULL, &second), MRT_OK);
   mrt_input_queue *x = NULL;
   mrt_output_queue *y = NULL;
-  assert_int_equal(mrt_queue_manager_input_queue(second, "x", &x), MRT_OK);
-  assert_int_equal(mrt_queue_manager_output_queue(second, "y", &y), MRT_OK);
+  mrt_queue_manager *second = add_one_queues(session, NULL, &x, &y);
   float in[ADD_ONE_N], out[ADD_ONE_N];
   for (int i = 0; i < ADD_ONE_N; ++i) in[i] = (float)i * 0.25f;
   assert_int_equal(mrt_input_queue_enqueue(x, in, sizeof in, NULL, NULL, NULL, NULL), MRT_OK);
@@ -381,12 +356,10 @@ static void destroying_the_manager_first_lets_runs_go_on(void **state) {
   for (int i = 0; i < ADD_ONE_N; ++i) assert_float_equal(out[i], in[i] + 1.0f, 0);
 
   /* A third replaces the second, whose handle stays valid but refuses calls. */
-  mrt_queue_manager *third = NULL;
-  assert_int_equal(mrt_session_create_queue_manager(session, NULL, &third), MRT_OK);
-  assert_int_equal(mrt_input_queue_enqueue(x, in, sizeof in, NULL, NULL, NULL, NULL), MRT_FAILED_PRECONDITION);
+  mrt_input_queue *old_x = x;
+  mrt_queue_manager *third = add_one_queues(session, NULL, &x, &y);
+  assert_int_equal(mrt_input_queue_enqueue(old_x, in, sizeof in, NULL, NULL, NULL, NULL), MRT_FAILED_PRECONDITION);
   expect_message_contains("queue manager: its session made a newer queue manager");
-  assert_int_equal(mrt_queue_manager_input_queue(third, "x", &x), MRT_OK);
-  assert_int_equal(mrt_queue_manager_output_queue(third, "y", &y), MRT_OK);
   in[0] = 99.0f;
   assert_int_equal(mrt_input_queue_enqueue(x, in, sizeof in, NULL, NULL, NULL, NULL), MRT_OK);
   assert_int_equal(mrt_output_queue_enqueue(y, out, sizeof out, NULL, NULL, NULL), MRT_OK);
@@ -449,5 +422,5 @@ int main(void) {
       cmocka_unit_test(destroying_the_manager_first_lets_runs_go_on),
       cmocka_unit_test(bad_arguments),
   };
-  return cmocka_run_group_tests(tests, private_system, remove_lock_dir);
+  return cmocka_run_group_tests(tests, private_system, remove_private_system);
 }

@@ -1,0 +1,52 @@
+#include "test_support.h"
+
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static char g_lock_dir[1024];
+
+void test_use_private_system(const char *prefix, const char *ipus) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(g_lock_dir, sizeof g_lock_dir, "%s/%s_XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp", prefix);
+  assert_non_null(mkdtemp(g_lock_dir));
+  assert_int_equal(setenv("MRT_HWSIM_LOCK_DIR", g_lock_dir, 1), 0);
+  assert_int_equal(setenv("MRT_HWSIM_IPUS", ipus, 1), 0);
+}
+
+void test_remove_private_system(void) {
+  DIR *dir = opendir(g_lock_dir);
+  if (dir == NULL) return;
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL) {
+    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", g_lock_dir, entry->d_name);
+    unlink(path);
+  }
+  closedir(dir);
+  rmdir(g_lock_dir);
+}
+
+const char *test_model_path(const char *dir_variable, const char *name) {
+  static char path[2048];
+  const char *dir = getenv(dir_variable);
+  if (dir == NULL) fail_msg("%s is not set", dir_variable);
+  snprintf(path, sizeof path, "%s/%s.popef", dir, name);
+  return path;
+}
+
+void test_expect_contains(const char *text, const char *needle) {
+  if (strstr(text, needle) == NULL) fail_msg("'%s' does not contain '%s'", text, needle);
+}
+
+void test_fill_random(float *values, size_t n, unsigned *seed, float low, float high) {
+  for (size_t i = 0; i < n; ++i) values[i] = low + (float)rand_r(seed) / (float)RAND_MAX * (high - low);
+}

@@ -1,0 +1,24 @@
+/* Helpers shared by the C tests: a private simulated system per test
+ * process (so parallel tests never compete for devices), the paths of the
+ * models a CTest fixture wrote, and message checks. */
+#ifndef MRT_TEST_SUPPORT_H
+#define MRT_TEST_SUPPORT_H
+
+#include <stddef.h>
+
+/* Makes a fresh lock directory under $TMPDIR (or /tmp) named after
+ * `prefix` and points MRT_HWSIM_LOCK_DIR at it, with MRT_HWSIM_IPUS = ipus. */
+void test_use_private_system(const char *prefix, const char *ipus);
+/* Removes that directory and the lock files in it. */
+void test_remove_private_system(void);
+
+/* "$<dir_variable>/<name>.popef"; static storage, valid until the next call. */
+const char *test_model_path(const char *dir_variable, const char *name);
+
+/* Fails the test unless text contains needle. */
+void test_expect_contains(const char *text, const char *needle);
+
+/* n floats drawn uniformly from [low, high) with rand_r(seed). */
+void test_fill_random(float *values, size_t n, unsigned *seed, float low, float high);
+
+#endif
