@@ -6,7 +6,7 @@
 // enough for the queues' rings (multiplier x batch entries) plus the run the device
 // is copying out. It reuses a slot only after that slot's run has completed
 // (every output written), which the device thread publishes in
-// completed_runs.
+// completed_runs; when it has to wait, it waits for half the slots at once.
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -125,9 +125,14 @@ std::uint64_t QueuesDriver::run(std::uint64_t max_runs, Clock::time_point deadli
     if (timed && Clock::now() >= deadline) break;
     const std::uint64_t run = runs_;
     const std::size_t slot = run % slots;
-    while (s.finished + slots <= run) {  // the slot's previous run must be out of the device
-      waitForRun(s.finished);
-      finishRun(s.finished);
+    if (s.finished + slots <= run) {
+      // The slot's previous run must be out of the device. Wait for half
+      // the runs in flight, not just that one, so that the producer sleeps
+      // once per slots/2 runs instead of once per run (a wake-up per run
+      // makes the pipeline no faster than the scheduler).
+      const std::uint64_t last = std::min<std::uint64_t>(s.finished + std::max<std::size_t>(1, slots / 2), run) - 1;
+      waitForRun(last);
+      while (s.finished <= last) finishRun(s.finished);
     }
     io_.prepareInputs(slot, run);
     if (options_.record_latencies) s.enqueued_at[slot] = Clock::now();
