@@ -21,33 +21,11 @@ enum { ADD_ONE_N = 16 };
 
 static const char *model_path(const char *name) { return test_model_path("MRT_TEST_RUNNER_MODELS", name); }
 
-/* Each test process gets its own simulated system, so parallel tests never
- * compete for devices. */
-static int private_system(void **state) {
-  (void)state;
-  test_use_private_system("mrt_test_runner", "4");
-  return 0;
-}
-
-static int remove_private_system(void **state) {
-  (void)state;
-  test_remove_private_system();
-  return 0;
-}
-
-static mrt_model_runner *make_runner(const char *model, const mrt_model_runner_config *config) {
-  const char *paths[] = {model_path(model)};
-  mrt_model_runner *runner = NULL;
-  mrt_status s = mrt_model_runner_create_from_files(paths, 1, config, &runner);
-  if (s != MRT_OK) fail_msg("mrt_model_runner_create_from_files: %s", mrt_last_error_message());
-  return runner;
-}
-
 static void fill_random(float *values, size_t n, unsigned *seed) { test_fill_random(values, n, seed, -2, 2); }
 
 static void describes_inputs_and_outputs(void **state) {
   (void)state;
-  mrt_model_runner *runner = make_runner("add_one", NULL);
+  mrt_model_runner *runner = test_make_runner("add_one", NULL);
   const mrt_data_desc *descs = NULL;
   size_t count = 0;
   assert_int_equal(mrt_model_runner_execute_inputs(runner, &descs, &count), MRT_OK);
@@ -65,7 +43,7 @@ static void describes_inputs_and_outputs(void **state) {
 
 static void add_one_sync_matches_reference(void **state) {
   (void)state;
-  mrt_model_runner *runner = make_runner("add_one", NULL);
+  mrt_model_runner *runner = test_make_runner("add_one", NULL);
   unsigned seed = 7;
   float x[ADD_ONE_N], y[ADD_ONE_N];
   for (int request = 0; request < 2000; ++request) {
@@ -111,7 +89,7 @@ static void count_free(void *user_data) {
 
 static void add_one_async_with_callbacks(void **state) {
   (void)state;
-  mrt_model_runner *runner = make_runner("add_one", NULL);
+  mrt_model_runner *runner = test_make_runner("add_one", NULL);
   enum { IN_FLIGHT = 2, ROUNDS = 300 };
   unsigned seed = 11;
   float x[IN_FLIGHT][ADD_ONE_N], y[IN_FLIGHT][ADD_ONE_N];
@@ -143,7 +121,7 @@ static void add_one_async_with_callbacks(void **state) {
 
 static void library_allocated_outputs(void **state) {
   (void)state;
-  mrt_model_runner *runner = make_runner("add_one", NULL);
+  mrt_model_runner *runner = test_make_runner("add_one", NULL);
   float x[ADD_ONE_N];
   unsigned seed = 3;
   fill_random(x, ADD_ONE_N, &seed);
@@ -181,7 +159,7 @@ static void two_replicas_both_serve(void **state) {
   mrt_model_runner_config config;
   mrt_model_runner_config_init(&config);
   config.replication_factor = 2;
-  mrt_model_runner *runner = make_runner("add_one", &config);
+  mrt_model_runner *runner = test_make_runner("add_one", &config);
   unsigned seed = 5;
   float x[ADD_ONE_N], y[ADD_ONE_N];
   for (int request = 0; request < 200; ++request) {
@@ -220,7 +198,7 @@ static void mlp_matches_reference_from_tensor_data(void **state) {
 
 static void bad_requests_leave_the_runner_serving(void **state) {
   (void)state;
-  mrt_model_runner *runner = make_runner("add_one", NULL);
+  mrt_model_runner *runner = test_make_runner("add_one", NULL);
   float x[ADD_ONE_N] = {0}, y[ADD_ONE_N];
   mrt_tensor_view short_in = {"x", x, sizeof x - 4}, out = {"y", y, sizeof y};
   assert_int_equal(mrt_model_runner_execute(runner, &short_in, 1, &out, 1, 0), MRT_INVALID_ARGUMENT);
@@ -304,5 +282,5 @@ int main(void) {
       cmocka_unit_test(bad_requests_leave_the_runner_serving),
       cmocka_unit_test(bad_configs_and_futures),
   };
-  return cmocka_run_group_tests(tests, private_system, remove_private_system);
+  return cmocka_run_group_tests(tests, test_private_system_setup, test_private_system_teardown);
 }

@@ -28,29 +28,6 @@ enum { ADD_ONE_N = 16 };
 
 static const char *model_path(const char *name) { return test_model_path("MRT_TEST_RUNNER_MODELS", name); }
 
-/* Each test process gets its own simulated system, so parallel tests never
- * compete for devices. */
-static int private_system(void **state) {
-  (void)state;
-  test_use_private_system("mrt_test_runner_features", "4");
-  return 0;
-}
-
-static int remove_private_system(void **state) {
-  (void)state;
-  test_remove_private_system();
-  return 0;
-}
-
-static mrt_model_runner *make_runner(const char *model, const mrt_model_runner_config *config) {
-  const char *paths[] = {model_path(model)};
-  mrt_model_runner *runner = NULL;
-  if (mrt_model_runner_create_from_files(paths, 1, config, &runner) != MRT_OK) {
-    fail_msg("mrt_model_runner_create_from_files(%s): %s", model, mrt_last_error_message());
-  }
-  return runner;
-}
-
 static void expect_last_error(mrt_status got, mrt_status expected, const char *needle) {
   if (got != expected) {
     fail_msg("got %s, expected %s (%s)", mrt_status_string(got), mrt_status_string(expected),
@@ -87,7 +64,7 @@ static void save_outputs_are_written_after_destruction(void **state) {
     config.run_save_programs = true;
     config.save_programs_outputs = save_outputs;
     config.num_save_programs_outputs = replicas;
-    mrt_model_runner *runner = make_runner("stateful_b2", &config);
+    mrt_model_runner *runner = test_make_runner("stateful_b2", &config);
     const mrt_data_desc *descs = NULL;
     size_t count = 0;
     assert_int_equal(mrt_model_runner_execute_outputs(runner, &descs, &count), MRT_OK);
@@ -123,7 +100,7 @@ static void without_run_save_programs_nothing_is_saved(void **state) {
   mrt_model_runner_config_init(&config);
   config.save_programs_outputs = &outputs;
   config.num_save_programs_outputs = 1;
-  mrt_model_runner *runner = make_runner("stateful_b2", &config);
+  mrt_model_runner *runner = test_make_runner("stateful_b2", &config);
   float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, acc[4];
   mrt_tensor_view in = {"x", x, sizeof x}, out = {"acc_out", acc, sizeof acc};
   assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_OK);
@@ -156,7 +133,7 @@ static void frozen_inputs_override_tensor_data(void **state) {
   mrt_model_runner_config_init(&config);
   config.frozen_inputs = frozen;
   config.num_frozen_inputs = 4;
-  mrt_model_runner *runner = make_runner("mlp", &config);
+  mrt_model_runner *runner = test_make_runner("mlp", &config);
   const mrt_data_desc *descs = NULL;
   size_t count = 0;
   assert_int_equal(mrt_model_runner_execute_inputs(runner, &descs, &count), MRT_OK);
@@ -187,7 +164,7 @@ static void frozen_inputs_override_tensor_data(void **state) {
 
 static void conditional_routing_follows_the_flag(void **state) {
   (void)state;
-  mrt_model_runner *runner = make_runner("conditional", NULL);
+  mrt_model_runner *runner = test_make_runner("conditional", NULL);
   unsigned seed = 2;
   for (int request = 0; request < 300; ++request) {
     float x[8], y[8];
@@ -211,7 +188,7 @@ static void conditional_routing_follows_the_flag(void **state) {
   mrt_model_runner_config_init(&config);
   config.frozen_inputs = &frozen;
   config.num_frozen_inputs = 1;
-  runner = make_runner("conditional", &config);
+  runner = test_make_runner("conditional", &config);
   const mrt_data_desc *descs = NULL;
   size_t count = 0;
   assert_int_equal(mrt_model_runner_execute_inputs(runner, &descs, &count), MRT_OK);
@@ -275,7 +252,7 @@ static void auto_reset_recovers_from_device_errors_mid_stream(void **state) {
   mrt_model_runner_config config;
   mrt_model_runner_config_init(&config);
   config.auto_reset = true;
-  mrt_model_runner *runner = make_runner("add_one", &config);
+  mrt_model_runner *runner = test_make_runner("add_one", &config);
   unsigned seed = 1;
   for (int round = 0; round < 3; ++round) {
     const stream_outcome outcome = stream_with_error(runner, 200, 50 + 40 * round);
@@ -288,7 +265,7 @@ static void auto_reset_recovers_from_device_errors_mid_stream(void **state) {
 
 static void without_auto_reset_pending_and_later_requests_fail(void **state) {
   (void)state;
-  mrt_model_runner *runner = make_runner("add_one", NULL);
+  mrt_model_runner *runner = test_make_runner("add_one", NULL);
   const stream_outcome outcome = stream_with_error(runner, 150, 50);
   assert_int_equal(outcome.ok + outcome.device_errors, 150);
   assert_true(outcome.device_errors >= 1);
@@ -324,7 +301,7 @@ static void destroying_the_runner_cancels_requests_in_flight(void **state) {
   mrt_model_runner_config_init(&config);
   config.batching_dim = 0;
   config.timeout_ns = 0;
-  mrt_model_runner *runner = make_runner("add_one_b4", &config);
+  mrt_model_runner *runner = test_make_runner("add_one_b4", &config);
   float x[3][ADD_ONE_N], y[3][ADD_ONE_N];
   mrt_future *futures[3];
   for (int i = 0; i < 3; ++i) {
@@ -345,7 +322,7 @@ static void destroying_the_runner_cancels_requests_in_flight(void **state) {
   enum { REQUESTS = 200 };
   static float xs[REQUESTS][ADD_ONE_N], ys[REQUESTS][ADD_ONE_N];
   mrt_future *stream[REQUESTS];
-  runner = make_runner("add_one", NULL);
+  runner = test_make_runner("add_one", NULL);
   unsigned seed = 4;
   for (int i = 0; i < REQUESTS; ++i) {
     test_fill_random(xs[i], ADD_ONE_N, &seed, -4, 4);
@@ -372,7 +349,7 @@ static void destroying_the_runner_cancels_requests_in_flight(void **state) {
 
 static void batch_sizes_without_batching_dim(void **state) {
   (void)state;
-  mrt_model_runner *runner = make_runner("add_one_b4", NULL);
+  mrt_model_runner *runner = test_make_runner("add_one_b4", NULL);
   unsigned seed = 6;
   float x[12 * ADD_ONE_N] = {0}, y[12 * ADD_ONE_N];
   for (int samples = 1; samples <= 12; ++samples) {
@@ -398,7 +375,7 @@ static void batch_sizes_with_batching_dim(void **state) {
   config.timeout_ns = 0;
   config.batch_size_timeout_ns = 5 * MS;
   config.is_batch_size_timeout_enabled = true;
-  mrt_model_runner *runner = make_runner("add_one_b4", &config);
+  mrt_model_runner *runner = test_make_runner("add_one_b4", &config);
   unsigned seed = 8;
   for (int samples = 1; samples <= 12; ++samples) expect_add_one(runner, samples, &seed);
 
@@ -434,7 +411,7 @@ static void wrong_arguments_name_the_bad_value_and_the_runner_serves_on(void **s
   mrt_model_runner_config config;
   mrt_model_runner_config_init(&config);
   config.replication_factor = 2;
-  mrt_model_runner *runner = make_runner("add_one", &config);
+  mrt_model_runner *runner = test_make_runner("add_one", &config);
   unsigned seed = 12;
   float x[ADD_ONE_N] = {0}, y[ADD_ONE_N], long_y[ADD_ONE_N + 4];
   mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};
@@ -481,7 +458,7 @@ static void reports_its_model_and_config(void **state) {
   config.max_look_ahead = 3;
   config.batch_size_timeout_ns = 4 * MS;
   config.is_batch_size_timeout_enabled = true;
-  mrt_model_runner *runner = make_runner("add_one_b4", &config);
+  mrt_model_runner *runner = test_make_runner("add_one_b4", &config);
   mrt_model_runner_config got;
   memset(&got, 0xab, sizeof got);
   got.struct_size = sizeof got;
@@ -527,5 +504,5 @@ int main(void) {
       cmocka_unit_test(wrong_arguments_name_the_bad_value_and_the_runner_serves_on),
       cmocka_unit_test(reports_its_model_and_config),
   };
-  return cmocka_run_group_tests(tests, private_system, remove_private_system);
+  return cmocka_run_group_tests(tests, test_private_system_setup, test_private_system_teardown);
 }

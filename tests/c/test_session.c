@@ -5,7 +5,6 @@
  * remote_buffer; two sessions alternating on one device; stop() from another
  * thread and reload(); predicates; wrong-state and wrong-name calls; and,
  * across processes (fork), waiting for a device another process holds. */
-#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -24,32 +23,9 @@
 
 #include "mlp_reference.h"
 #include "mrt_c.h"
+#include "test_support.h"
 
 #define MS 1000000LL /* nanoseconds */
-
-static char g_lock_dir[1024];
-
-static void use_private_system(const char *ipus) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(g_lock_dir, sizeof g_lock_dir, "%s/mrt_test_session_XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
-  assert_non_null(mkdtemp(g_lock_dir));
-  assert_int_equal(setenv("MRT_HWSIM_LOCK_DIR", g_lock_dir, 1), 0);
-  assert_int_equal(setenv("MRT_HWSIM_IPUS", ipus, 1), 0);
-}
-
-static void remove_lock_dir(void) {
-  DIR *dir = opendir(g_lock_dir);
-  if (dir == NULL) return;
-  struct dirent *entry;
-  while ((entry = readdir(dir)) != NULL) {
-    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", g_lock_dir, entry->d_name);
-    unlink(path);
-  }
-  closedir(dir);
-  rmdir(g_lock_dir);
-}
 
 static void model_path(const char *name, char *out, size_t size) {
   const char *dir = getenv("MRT_TEST_SESSION_MODELS");
@@ -554,7 +530,7 @@ static mrt_status immediate_session(int64_t timeout_ns, mrt_session **out) {
 /* Runs first, before this process has any thread of the library. */
 static void test_processes_waiting_for_a_device(void **state) {
   (void)state;
-  use_private_system("1");
+  test_use_private_system("mrt_test_session", "1");
   int first[3][2], second[3][2];
   const pid_t released = spawn_holder(first);
   const pid_t killed = spawn_holder(second);
@@ -597,7 +573,7 @@ static void test_processes_waiting_for_a_device(void **state) {
       close(second[i][j]);
     }
   }
-  remove_lock_dir();
+  test_remove_private_system();
 }
 
 int main(void) {

@@ -24,18 +24,6 @@
 
 enum { ADD_ONE_N = 16 };
 
-static int private_system(void **state) {
-  (void)state;
-  test_use_private_system("mrt_test_session_queues", "4");
-  return 0;
-}
-
-static int remove_private_system(void **state) {
-  (void)state;
-  test_remove_private_system();
-  return 0;
-}
-
 static mrt_model *load_model(const char *name) {
   const char *paths[] = {test_model_path("MRT_TEST_SESSION_MODELS", name)};
   mrt_model *model = NULL;
@@ -422,5 +410,5 @@ int main(void) {
       cmocka_unit_test(destroying_the_manager_first_lets_runs_go_on),
       cmocka_unit_test(bad_arguments),
   };
-  return cmocka_run_group_tests(tests, private_system, remove_private_system);
+  return cmocka_run_group_tests(tests, test_private_system_setup, test_private_system_teardown);
 }

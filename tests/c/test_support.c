@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "mrt_c.h"
+
 static char g_lock_dir[1024];
 
 void test_use_private_system(const char *prefix, const char *ipus) {
@@ -35,12 +37,33 @@ void test_remove_private_system(void) {
   rmdir(g_lock_dir);
 }
 
+int test_private_system_setup(void **state) {
+  (void)state;
+  test_use_private_system("mrt_c_test", "4");
+  return 0;
+}
+
+int test_private_system_teardown(void **state) {
+  (void)state;
+  test_remove_private_system();
+  return 0;
+}
+
 const char *test_model_path(const char *dir_variable, const char *name) {
   static char path[2048];
   const char *dir = getenv(dir_variable);
   if (dir == NULL) fail_msg("%s is not set", dir_variable);
   snprintf(path, sizeof path, "%s/%s.popef", dir, name);
   return path;
+}
+
+mrt_model_runner *test_make_runner(const char *model, const mrt_model_runner_config *config) {
+  const char *paths[] = {test_model_path("MRT_TEST_RUNNER_MODELS", model)};
+  mrt_model_runner *runner = NULL;
+  if (mrt_model_runner_create_from_files(paths, 1, config, &runner) != MRT_OK) {
+    fail_msg("mrt_model_runner_create_from_files(%s): %s", model, mrt_last_error_message());
+  }
+  return runner;
 }
 
 void test_expect_contains(const char *text, const char *needle) {

@@ -6,14 +6,25 @@
 
 #include <stddef.h>
 
+#include "mrt_c.h"
+
 /* Makes a fresh lock directory under $TMPDIR (or /tmp) named after
  * `prefix` and points MRT_HWSIM_LOCK_DIR at it, with MRT_HWSIM_IPUS = ipus. */
 void test_use_private_system(const char *prefix, const char *ipus);
 /* Removes that directory and the lock files in it. */
 void test_remove_private_system(void);
 
+/* cmocka group setup / teardown: a private system of 4 IPUs for the
+ * process ("mrt_c_test" lock directory), removed at the end. */
+int test_private_system_setup(void **state);
+int test_private_system_teardown(void **state);
+
 /* "$<dir_variable>/<name>.popef"; static storage, valid until the next call. */
 const char *test_model_path(const char *dir_variable, const char *name);
+
+/* A runner of test_model_path("MRT_TEST_RUNNER_MODELS", model); fails the
+ * test with the library's message if it cannot be created. */
+mrt_model_runner *test_make_runner(const char *model, const mrt_model_runner_config *config);
 
 /* Fails the test unless text contains needle. */
 void test_expect_contains(const char *text, const char *needle);
