@@ -1,0 +1,3 @@
+module mrt.example/mlp
+
+go 1.19
