@@ -62,6 +62,15 @@ static void sleep_ms(long ms) {
   nanosleep(&t, NULL);
 }
 
+/* One request on add_one from the calling thread: enqueue, run Main, check y = x + 1. */
+static void serve_one(mrt_session *session, mrt_input_queue *x, mrt_output_queue *y, const float *in) {
+  float out[ADD_ONE_N];
+  assert_int_equal(mrt_input_queue_enqueue(x, in, ADD_ONE_N * sizeof(float), NULL, NULL, NULL, NULL), MRT_OK);
+  assert_int_equal(mrt_output_queue_enqueue(y, out, sizeof out, NULL, NULL, NULL), MRT_OK);
+  assert_int_equal(mrt_session_run_main_programs(session), MRT_OK);
+  for (int i = 0; i < ADD_ONE_N; ++i) assert_float_equal(out[i], in[i] + 1.0f, 0);
+}
+
 /* ---- a thread running Main programs ---- */
 
 typedef struct runs {
@@ -244,17 +253,14 @@ static void stop_wakes_a_run_waiting_for_input_and_reload_resets(void **state) {
   mrt_queue_info_init(&info);
   assert_int_equal(mrt_input_queue_info(x, &info), MRT_OK);
   assert_false(info.connected);
-  float in[ADD_ONE_N] = {0}, out[ADD_ONE_N];
+  float in[ADD_ONE_N] = {0};
   assert_int_equal(mrt_input_queue_enqueue(x, in, sizeof in, NULL, NULL, NULL, NULL), MRT_CANCELLED);
 
   assert_int_equal(mrt_session_reload(session), MRT_OK);
   assert_int_equal(mrt_input_queue_info(x, &info), MRT_OK);
   assert_true(info.connected);
   in[5] = 41.0f;
-  assert_int_equal(mrt_input_queue_enqueue(x, in, sizeof in, NULL, NULL, NULL, NULL), MRT_OK);
-  assert_int_equal(mrt_output_queue_enqueue(y, out, sizeof out, NULL, NULL, NULL), MRT_OK);
-  assert_int_equal(mrt_session_run_main_programs(session), MRT_OK);
-  assert_float_equal(out[5], 42.0f, 0);
+  serve_one(session, x, y, in);
   mrt_queue_manager_destroy(queues);
   mrt_session_destroy(session);
   mrt_model_destroy(model);
@@ -336,12 +342,9 @@ static void destroying_the_manager_first_lets_runs_go_on(void **state) {
   mrt_input_queue *x = NULL;
   mrt_output_queue *y = NULL;
   mrt_queue_manager *second = add_one_queues(session, NULL, &x, &y);
-  float in[ADD_ONE_N], out[ADD_ONE_N];
+  float in[ADD_ONE_N];
   for (int i = 0; i < ADD_ONE_N; ++i) in[i] = (float)i * 0.25f;
-  assert_int_equal(mrt_input_queue_enqueue(x, in, sizeof in, NULL, NULL, NULL, NULL), MRT_OK);
-  assert_int_equal(mrt_output_queue_enqueue(y, out, sizeof out, NULL, NULL, NULL), MRT_OK);
-  assert_int_equal(mrt_session_run_main_programs(session), MRT_OK);
-  for (int i = 0; i < ADD_ONE_N; ++i) assert_float_equal(out[i], in[i] + 1.0f, 0);
+  serve_one(session, x, y, in);
 
   /* A third replaces the second, whose handle stays valid but refuses calls. */
   mrt_input_queue *old_x = x;
@@ -349,10 +352,7 @@ static void destroying_the_manager_first_lets_runs_go_on(void **state) {
   assert_int_equal(mrt_input_queue_enqueue(old_x, in, sizeof in, NULL, NULL, NULL, NULL), MRT_FAILED_PRECONDITION);
   expect_message_contains("queue manager: its session made a newer queue manager");
   in[0] = 99.0f;
-  assert_int_equal(mrt_input_queue_enqueue(x, in, sizeof in, NULL, NULL, NULL, NULL), MRT_OK);
-  assert_int_equal(mrt_output_queue_enqueue(y, out, sizeof out, NULL, NULL, NULL), MRT_OK);
-  assert_int_equal(mrt_session_run_main_programs(session), MRT_OK);
-  assert_float_equal(out[0], 100.0f, 0);
+  serve_one(session, x, y, in);
   mrt_session_destroy(session);
   mrt_queue_manager_destroy(second);
   mrt_queue_manager_destroy(third);
