@@ -33,6 +33,7 @@ import enum
 import itertools
 import os
 import sys
+import threading
 import traceback
 import weakref
 from collections import namedtuple
@@ -293,28 +294,49 @@ def _report(where, exception):
         traceback.print_exc(file=sys.stderr)
 
 
+# Whether this thread is inside a callback from the library. A runner must
+# not be destroyed there: destroying joins the device thread, which may be
+# this very thread (a callback dropping the last reference to a runner).
+_callback_state = threading.local()
+
+
+class _InCallback:
+    def __enter__(self):
+        _callback_state.depth = getattr(_callback_state, "depth", 0) + 1
+
+    def __exit__(self, *exc_info):
+        _callback_state.depth -= 1
+
+
+def _in_library_callback():
+    return getattr(_callback_state, "depth", 0) > 0
+
+
 @_FREE_FN
 def _release_held(user_data):
-    _held.pop(user_data, None)
+    with _InCallback():
+        _held.pop(user_data, None)
 
 
 @_LOG_FN
 def _log_trampoline(level, message, user_data):
-    try:
-        function = _held[user_data]
-        function(LogLevel(level), message.decode("utf-8", "replace"))
-    except BaseException as exception:
-        _report("the log callback", exception)
+    with _InCallback():
+        try:
+            function = _held[user_data]
+            function(LogLevel(level), message.decode("utf-8", "replace"))
+        except BaseException as exception:
+            _report("the log callback", exception)
 
 
 @_READY_FN
 def _ready_trampoline(status, user_data):
-    try:
-        entry = _held[user_data]
-        if entry is not None and entry.function is not None:
-            entry.function(status)
-    except BaseException as exception:
-        _report("a Future done callback", exception)
+    with _InCallback():
+        try:
+            entry = _held[user_data]
+            if entry is not None and entry.function is not None:
+                entry.function(status)
+        except BaseException as exception:
+            _report("a Future done callback", exception)
 
 
 def set_log_callback(function):
@@ -480,6 +502,16 @@ class Model(_Closable):
         return _borrowed_array(data.value, size.value, dtype, shape, self._handle)
 
 
+def _destroy_runner(pointer):
+    if _in_library_callback():
+        # Not on a library thread: hand it to a Python thread of its own
+        # (not a daemon, so the interpreter waits for it at exit).
+        threading.Thread(target=_lib["mrt_model_runner_destroy"], args=(pointer,),
+                         name="mrt-runner-destroy").start()
+    else:
+        _lib["mrt_model_runner_destroy"](pointer)
+
+
 # Runners still open at interpreter exit are closed before Python finalizes,
 # so that no device thread calls into a finished interpreter.
 _open_runners = weakref.WeakSet()
@@ -520,7 +552,7 @@ class ModelRunner(_Closable):
         finally:
             if owned_model is not None:
                 owned_model.close()  # the runner keeps what it needs of it
-        self._handle = _Handle(out.value, _lib["mrt_model_runner_destroy"])
+        self._handle = _Handle(out.value, _destroy_runner)
         self._batching = config.batching_dim != _BATCHING_DISABLED
         self._batching_dim = config.batching_dim
         self.execute_inputs = self._descs("mrt_model_runner_execute_inputs")
@@ -530,7 +562,10 @@ class ModelRunner(_Closable):
         _open_runners.add(self)
 
     def close(self):
-        """Destroys the runner: pending requests complete with CANCELLED."""
+        """Destroys the runner: pending requests complete with CANCELLED.
+        Called from a library callback (a done callback runs on the device
+        thread), the destruction happens on a thread of its own, after the
+        callback has returned."""
         handle = getattr(self, "_handle", None)
         if handle is not None:
             handle.release()

@@ -262,6 +262,24 @@ class RunnerTest(unittest.TestCase):
         self.assertTrue(wait_until(lambda: reference() is None),
                         "the library did not release the callback")
 
+    def test_a_done_callback_may_close_its_runner(self):
+        # The callback runs on the runner's device thread, which destroying
+        # the runner joins: the binding must not destroy it there.
+        runner = mrt.ModelRunner(self.model)
+        closed = threading.Event()
+
+        def close_runner(status):
+            runner.close()
+            closed.set()
+
+        with runner.execute_async({"image": self.image}) as future:
+            future.add_done_callback(close_runner)
+            self.assert_matches_reference(future.result(timeout=30)["probs"])
+        self.assertTrue(closed.wait(30))
+        self.assertTrue(runner.closed)
+        self.assert_error(mrt.Status.FAILED_PRECONDITION, "ModelRunner is closed",
+                          lambda: runner.execute({"image": self.image}))
+
     def test_raising_done_callback_is_reported_not_fatal(self):
         with CallbackErrors() as collected:
             with self.runner.execute_async({"image": self.image}) as future:
