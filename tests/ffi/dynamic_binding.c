@@ -201,6 +201,12 @@ int dyn_distinct_functions_called(void) {
   return count;
 }
 
+bool dyn_was_called(const char *name) {
+  for (int i = 0; i < NUM_FUNCTIONS; ++i)
+    if (strcmp(functions[i].name, name) == 0) return functions[i].calls > 0;
+  return false;
+}
+
 void dyn_print_coverage(void) {
   printf("libffi consumer: %d distinct libmrt functions called through ffi_call:\n",
          dyn_distinct_functions_called());

@@ -44,6 +44,7 @@ dyn_value dyn_call(const char *name, ...);
 /* The number of distinct library functions dyn_call has called, and their
  * names (printed by dyn_print_coverage). */
 int dyn_distinct_functions_called(void);
+bool dyn_was_called(const char *name);
 void dyn_print_coverage(void);
 
 /* ---- struct layouts from libffi ---- */

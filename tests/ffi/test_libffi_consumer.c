@@ -33,6 +33,15 @@ enum {
 
 static const char *models_dir;
 
+/* The spine of the API (DESIGN.md 2.1): every one must have been called. */
+static const char *const spine[] = {
+    "mrt_status_string", "mrt_last_error_message", "mrt_version_string", "mrt_check_version",
+    "mrt_model_load", "mrt_model_destroy", "mrt_model_tensor_data", "mrt_model_runner_config_init",
+    "mrt_model_runner_create", "mrt_model_runner_destroy", "mrt_model_runner_execute_inputs",
+    "mrt_model_runner_execute_outputs", "mrt_model_runner_execute", "mrt_model_runner_execute_async",
+    "mrt_future_is_ready", "mrt_future_wait", "mrt_future_error_message", "mrt_future_on_ready",
+    "mrt_future_destroy"};
+
 #define CHECK(condition, ...)                                                              \
   do {                                                                                     \
     if (!(condition)) {                                                                    \
@@ -620,6 +629,9 @@ int main(int argc, char **argv) {
   dyn_closure_destroy(&ready_closure);
   dyn_closure_destroy(&free_closure);
   CHECK(distinct >= MIN_FUNCTIONS, "only %d distinct functions called, need %d", distinct, MIN_FUNCTIONS);
-  printf("libffi consumer: ok (%d distinct functions)\n", distinct);
+  for (size_t i = 0; i < sizeof spine / sizeof spine[0]; ++i)
+    CHECK(dyn_was_called(spine[i]), "spine function %s was not called", spine[i]);
+  printf("libffi consumer: ok (%d distinct functions, all %zu spine calls)\n", distinct,
+         sizeof spine / sizeof spine[0]);
   return EXIT_SUCCESS;
 }
