@@ -6,7 +6,6 @@
  * Every test runs in its own simulated system: a fresh lock directory in
  * MRT_HWSIM_LOCK_DIR and its own MRT_HWSIM_IPUS, read when a manager is
  * created, so no test sees another's (or another process's) devices. */
-#include <dirent.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +20,7 @@
 #include <cmocka.h>
 
 #include "mrt_c.h"
+#include "test_support.h"
 
 #define MS 1000000LL /* nanoseconds */
 
@@ -45,19 +45,7 @@ static mrt_device_manager *system_of(const char *ipus) {
 }
 
 static void remove_lock_dirs(void) {
-  for (size_t i = 0; i < g_num_lock_dirs; ++i) {
-    DIR *dir = opendir(g_lock_dirs[i]);
-    if (dir == NULL) continue;
-    struct dirent *entry;
-    while ((entry = readdir(dir)) != NULL) {
-      if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
-      char path[2048];
-      snprintf(path, sizeof path, "%s/%s", g_lock_dirs[i], entry->d_name);
-      unlink(path);
-    }
-    closedir(dir);
-    rmdir(g_lock_dirs[i]);
-  }
+  for (size_t i = 0; i < g_num_lock_dirs; ++i) test_remove_directory(g_lock_dirs[i]);
 }
 
 static mrt_model *load_sample(void) {

@@ -23,19 +23,21 @@ void test_use_private_system(const char *prefix, const char *ipus) {
   assert_int_equal(setenv("MRT_HWSIM_IPUS", ipus, 1), 0);
 }
 
-void test_remove_private_system(void) {
-  DIR *dir = opendir(g_lock_dir);
+void test_remove_directory(const char *path) {
+  DIR *dir = opendir(path);
   if (dir == NULL) return;
   struct dirent *entry;
   while ((entry = readdir(dir)) != NULL) {
     if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", g_lock_dir, entry->d_name);
-    unlink(path);
+    char file[4096];
+    snprintf(file, sizeof file, "%s/%s", path, entry->d_name);
+    unlink(file);
   }
   closedir(dir);
-  rmdir(g_lock_dir);
+  rmdir(path);
 }
+
+void test_remove_private_system(void) { test_remove_directory(g_lock_dir); }
 
 int test_private_system_setup(void **state) {
   (void)state;

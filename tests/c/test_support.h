@@ -14,6 +14,9 @@ void test_use_private_system(const char *prefix, const char *ipus);
 /* Removes that directory and the lock files in it. */
 void test_remove_private_system(void);
 
+/* Removes the files in `dir`, then `dir` (which holds no subdirectories). */
+void test_remove_directory(const char *dir);
+
 /* cmocka group setup / teardown: a private system of 4 IPUs for the
  * process ("mrt_c_test" lock directory), removed at the end. */
 int test_private_system_setup(void **state);
