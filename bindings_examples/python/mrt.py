@@ -569,7 +569,9 @@ class ModelRunner(_Closable):
         handle = getattr(self, "_handle", None)
         if handle is not None:
             handle.release()
-        _open_runners.discard(self)
+        runners = globals().get("_open_runners")  # None while the interpreter exits
+        if runners is not None:
+            runners.discard(self)
 
     def _descs(self, function):
         descs, count = _POINTER(_DataDesc)(), _size()

@@ -7,6 +7,8 @@ use after close, callbacks that raise - giving MrtError, never a crash.
 """
 import gc
 import os
+import subprocess
+import sys
 import threading
 import time
 import unittest
@@ -341,6 +343,25 @@ class RunnerTest(unittest.TestCase):
         self.assert_error(mrt.Status.INVALID_ARGUMENT, "not callable",
                           lambda: mrt.set_log_callback(42))
         self.assert_error(mrt.Status.INVALID_ARGUMENT, "", lambda: mrt.set_log_level(17))
+
+
+    def test_interpreter_exit_with_everything_open(self):
+        # Runners with requests in flight, done callbacks and a log callback
+        # still registered at exit: the binding takes them back before the
+        # interpreter finalizes, so no library thread calls into a dead one.
+        script = (
+            "import numpy as np, mrt\n"
+            "mrt.set_log_level(mrt.LogLevel.DEBUG)\n"
+            "mrt.set_log_callback(lambda level, message: None)\n"
+            f"runner = mrt.ModelRunner({MODEL!r})\n"
+            "image = np.zeros((1, 784), np.float32)\n"
+            "futures = [runner.execute_async({'image': image}) for _ in range(8)]\n"
+            "for future in futures: future.add_done_callback(lambda status: None)\n"
+            f"weights = mrt.Model({MODEL!r}).tensor_data('w1')\n")
+        completed = subprocess.run([sys.executable, "-B", "-c", script], cwd=os.path.dirname(
+            os.path.abspath(mrt.__file__)), capture_output=True, text=True, timeout=60)
+        self.assertEqual(completed.returncode, 0, completed.stderr)
+        self.assertNotIn("Traceback", completed.stderr)
 
 
 class ModuleTest(unittest.TestCase):
