@@ -1,0 +1,242 @@
+// mrt::ModelRunner, mrt::Future and mrt::TensorMemory: add_one and mlp
+// against reference math, sync and async (std::future and raw futures),
+// library-allocated outputs, errors that leave the runner serving, callbacks
+// freed exactly once, moves and destruction with requests in flight.
+#include <atomic>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cxx_test_util.hpp"
+
+namespace {
+
+using mrt_cxx_test::expectNear;
+using mrt_cxx_test::kAddOneN;
+using mrt_cxx_test::kClasses;
+using mrt_cxx_test::kImage;
+using mrt_cxx_test::LiveCounter;
+using mrt_cxx_test::mlpReference;
+using mrt_cxx_test::modelPath;
+using mrt_cxx_test::randomFloats;
+
+TEST(CxxRunner, DescribesInputsAndOutputs) {
+  mrt::ModelRunner runner(modelPath("mlp"));
+  const auto inputs = runner.getExecuteInputs();
+  ASSERT_EQ(inputs.size(), 1u);
+  EXPECT_EQ(inputs[0].name, "image");
+  EXPECT_EQ(inputs[0].size_in_bytes, int64_t(kImage * sizeof(float)));
+  EXPECT_EQ(inputs[0].shape, (std::vector<int64_t>{1, int64_t(kImage)}));
+  EXPECT_EQ(inputs[0].data_type, mrt::DataType::F32);
+  const auto outputs = runner.getExecuteOutputs();
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].name, "probs");
+  EXPECT_EQ(runner.getModelInputs().size(), 5u);  // image and the four weights
+  EXPECT_EQ(runner.getModelOutputs().size(), 1u);
+}
+
+TEST(CxxRunner, AddOneSyncMatchesReference) {
+  mrt::ModelRunner runner(modelPath("add_one"));
+  for (unsigned request = 0; request < 200; ++request) {
+    const auto x = randomFloats(kAddOneN, request);
+    std::vector<float> y(kAddOneN);
+    runner.execute({{"x", x}}, {{"y", y}});
+    for (std::size_t i = 0; i < kAddOneN; ++i) ASSERT_FLOAT_EQ(y[i], x[i] + 1.0f);
+  }
+  EXPECT_GE(runner.getMonitoringStatisticsTotalCount().request_us, 200.0);
+  EXPECT_GT(runner.getTimeTrace().request_us, 0.0);
+}
+
+TEST(CxxRunner, MlpSyncAsyncAndAllocatedOutputsMatchReference) {
+  mrt::Model model(modelPath("mlp"));
+  mrt::ModelRunner runner(model);
+  model.close();  // the runner keeps what it needs
+  mrt::Model weights(modelPath("mlp"));
+  for (unsigned request = 0; request < 4; ++request) {
+    const auto image = randomFloats(kImage, 100 + request, 0.0f, 1.0f);
+    const auto expected = mlpReference(weights, image);
+
+    std::vector<float> sync(kClasses);
+    runner.execute({{"image", image}}, {{"probs", sync}});
+    expectNear(sync, expected, 1e-5);
+
+    float async[kClasses] = {};
+    std::future<void> done = runner.executeAsync({{"image", image}}, {{"probs", async}});
+    done.get();
+    expectNear(std::vector<float>(async, async + kClasses), expected, 1e-5);
+
+    mrt::TensorMemory memory = runner.execute({{"image", image}});
+    ASSERT_EQ(memory.size(), 1u);
+    EXPECT_EQ(memory[0].name, "probs");
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(memory[0].bytes.data()) % 64, 0u);
+    expectNear(memory.as<float>("probs"), expected, 1e-5);
+
+    std::future<mrt::TensorMemory> pending = runner.executeAsync({{"image", image}});
+    mrt::TensorMemory later = pending.get();
+    expectNear(later.find("probs").as<float>(), expected, 1e-5);
+    EXPECT_MRT_ERROR(later.find("logits"), MRT_NOT_FOUND, "logits");
+  }
+}
+
+TEST(CxxRunner, WrongNameOrSizeThrowsAndTheRunnerServesOn) {
+  mrt::ModelRunner runner(modelPath("add_one"));
+  std::vector<float> x(kAddOneN, 1.0f), y(kAddOneN), small(kAddOneN - 1);
+  EXPECT_MRT_ERROR(runner.execute({{"x", x}, {"nope", x}}, {{"y", y}}), MRT_NOT_FOUND, "unknown input 'nope'");
+  EXPECT_MRT_ERROR(runner.execute({{"nope", x}}, {{"y", y}}), MRT_INVALID_ARGUMENT, "missing input 'x'");
+  EXPECT_MRT_ERROR(runner.execute({{"x", small}}, {{"y", y}}), MRT_INVALID_ARGUMENT, "60");
+  EXPECT_MRT_ERROR(runner.executeAsync({{"x", x}}, {{"y", small}}), MRT_INVALID_ARGUMENT, "");
+  EXPECT_MRT_ERROR(runner.execute({{"x", x}}, {{"y", y}}, 7), MRT_INVALID_ARGUMENT, "7");
+  runner.execute({{"x", x}}, {{"y", y}});
+  EXPECT_FLOAT_EQ(y[0], 2.0f);
+}
+
+TEST(CxxRunner, FailedRequestsSurfaceThroughTheFuture) {
+  mrt::ModelRunnerConfig config;
+  config.auto_reset = true;
+  mrt::ModelRunner runner(modelPath("add_one"), config);
+  std::vector<float> x(kAddOneN, 3.0f), y(kAddOneN);
+  runner.insertSimulatedError(mrt::SimulatedError::TILE_EXCEPTION, "Add");
+  std::future<void> failed = runner.executeAsync({{"x", x}}, {{"y", y}});
+  try {
+    failed.get();
+    FAIL() << "the request did not fail";
+  } catch (const mrt::Error &e) {
+    EXPECT_EQ(e.code(), MRT_DEVICE_ERROR);
+    EXPECT_NE(std::string(e.what()).find("TILE_EXCEPTION"), std::string::npos) << e.what();
+  }
+  EXPECT_MRT_ERROR(runner.insertSimulatedError(mrt::SimulatedError::TILE_EXCEPTION, "NoSuchStep"), MRT_NOT_FOUND,
+                   "NoSuchStep");
+  runner.execute({{"x", x}}, {{"y", y}});  // auto_reset: served again
+  EXPECT_FLOAT_EQ(y[0], 4.0f);
+}
+
+// The raw future: waits, status, and on_ready callbacks freed once each.
+TEST(CxxRunner, RawFuturesAndReadyCallbacks) {
+  std::atomic<int> live{0};
+  std::mutex mutex;
+  std::vector<mrt_status> statuses;
+  {
+    mrt::ModelRunner runner(modelPath("add_one"));
+    std::vector<float> x(kAddOneN, 5.0f), y(kAddOneN);
+    mrt::Future future = runner.submit({{"x", x}}, {{"y", y}});
+    {
+      LiveCounter counter(live);
+      future.onReady([counter, &mutex, &statuses](mrt_status s) {
+        std::lock_guard<std::mutex> lock(mutex);
+        statuses.push_back(s);
+      });
+    }
+    EXPECT_TRUE(future.waitFor(std::chrono::seconds(10)));
+    future.wait();
+    EXPECT_TRUE(future.isReady());
+    EXPECT_EQ(future.status(), MRT_OK);
+    EXPECT_EQ(future.errorMessage(), "");
+    EXPECT_FLOAT_EQ(y[3], 6.0f);
+    {
+      LiveCounter counter(live);  // registered when ready: runs at once, here
+      future.onReady([counter, &mutex, &statuses](mrt_status s) {
+        std::lock_guard<std::mutex> lock(mutex);
+        statuses.push_back(s);
+      });
+    }
+    mrt::Future moved = std::move(future);
+    EXPECT_MRT_ERROR(future.status(), MRT_FAILED_PRECONDITION, "mrt::Future");  // NOLINT(bugprone-use-after-move)
+    EXPECT_EQ(moved.status(), MRT_OK);
+  }
+  // The runner and its device threads are gone: every callback has run.
+  EXPECT_EQ(live.load(), 0);
+  ASSERT_EQ(statuses.size(), 2u);
+  EXPECT_EQ(statuses[0], MRT_OK);
+  EXPECT_EQ(statuses[1], MRT_OK);
+}
+
+// Destroying a runner with requests queued cancels them: each std::future
+// reports MRT_CANCELLED (or succeeded if it ran first), none is left broken.
+TEST(CxxRunner, DestroyingTheRunnerCompletesPendingFutures) {
+  mrt::ModelRunnerConfig config;
+  config.timeout_ns = std::chrono::nanoseconds(0);
+  mrt::ModelRunner runner(modelPath("add_one"), config);
+  constexpr int kRequests = 16;
+  std::vector<std::vector<float>> xs(kRequests, std::vector<float>(kAddOneN, 1.0f));
+  std::vector<std::vector<float>> ys(kRequests, std::vector<float>(kAddOneN));
+  std::vector<std::future<void>> futures;
+  for (int r = 0; r < kRequests; ++r) futures.push_back(runner.executeAsync({{"x", xs[r]}}, {{"y", ys[r]}}));
+  mrt::ModelRunner moved = std::move(runner);
+  EXPECT_MRT_ERROR(runner.execute({{"x", xs[0]}}, {{"y", ys[0]}}), MRT_FAILED_PRECONDITION,  // NOLINT
+                   "mrt::ModelRunner: used after it was moved from or closed");
+  moved.close();
+  int done = 0, cancelled = 0;
+  for (int r = 0; r < kRequests; ++r) {
+    try {
+      futures[r].get();
+      EXPECT_FLOAT_EQ(ys[r][0], 2.0f);
+      ++done;
+    } catch (const mrt::Error &e) {
+      EXPECT_EQ(e.code(), MRT_CANCELLED) << e.what();
+      ++cancelled;
+    }
+  }
+  EXPECT_EQ(done + cancelled, kRequests);
+}
+
+// A flush callback given in the config is freed exactly once, with the runner.
+TEST(CxxRunner, ConfigCallbackIsFreedWithTheRunner) {
+  std::atomic<int> live{0};
+  {
+    mrt::ModelRunnerConfig config;
+    {
+      LiveCounter counter(live);
+      config.flush_callback = [counter](std::string_view) {};
+    }
+    mrt::ModelRunner runner(modelPath("add_one"), config);
+    config.flush_callback = nullptr;
+    EXPECT_EQ(live.load(), 1) << "the runner holds its own copy";
+    std::vector<float> x(kAddOneN), y(kAddOneN);
+    runner.execute({{"x", x}}, {{"y", y}});
+  }
+  EXPECT_EQ(live.load(), 0);
+  // Also when creation fails.
+  {
+    mrt::ModelRunnerConfig config;
+    config.replication_factor = 64;  // more replicas than the system has IPUs
+    {
+      LiveCounter counter(live);
+      config.flush_callback = [counter](std::string_view) {};
+    }
+    EXPECT_THROW(mrt::ModelRunner(modelPath("add_one"), config), mrt::Error);
+  }
+  EXPECT_EQ(live.load(), 0);
+}
+
+// With thread_safe, client threads execute concurrently on two replicas.
+TEST(CxxRunner, ClientThreadsOnTwoReplicas) {
+  mrt::ModelRunnerConfig config;
+  config.thread_safe = true;
+  config.replication_factor = 2;
+  mrt::ModelRunner runner(modelPath("add_one"), config);
+  constexpr unsigned kThreads = 4, kRequests = 100;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (unsigned r = 0; r < kRequests; ++r) {
+        const auto x = randomFloats(kAddOneN, t * 1000 + r);
+        std::vector<float> y(kAddOneN);
+        if (r % 2 == 0) {
+          runner.execute({{"x", x}}, {{"y", y}}, t % 2);
+        } else {
+          runner.executeAsync({{"x", x}}, {{"y", y}}, t % 2).get();
+        }
+        for (std::size_t i = 0; i < kAddOneN; ++i) wrong += y[i] != x[i] + 1.0f;
+      }
+    });
+  }
+  for (auto &thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GE(runner.getMonitoringStatisticsTotalCount(0).request_us + runner.getMonitoringStatisticsTotalCount(1).request_us,
+            double(kThreads * kRequests));
+}
+
+}  // namespace
