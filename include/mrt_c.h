@@ -895,7 +895,8 @@ MRT_API mrt_status mrt_queue_manager_create(const mrt_model *model,
  *   destroyed"); the info and name calls keep working;
  * - destroying the manager first disconnects its queues, so that the
  *   session's runs get zeros for its inputs and drop its outputs instead of
- *   waiting (bind new callbacks or make a new manager to feed it again). */
+ *   waiting (mrt_session_reload() would reconnect them: bind new callbacks
+ *   or make a new manager to feed the session again). */
 MRT_API mrt_status mrt_session_create_queue_manager(mrt_session *session,
                                                     const mrt_queue_manager_config *config,
                                                     mrt_queue_manager **out) MRT_NOEXCEPT;
