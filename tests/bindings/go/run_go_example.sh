@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# run_go_example.sh MODULE_DIR
+# run_go_example.sh MODULE_DIR [--race]
 # Builds the Go example module into $MRT_TEST_WORK_DIR (build cache and
 # GOPATH there too, nothing in the source tree), then runs go vet, the mlp
-# example, its -check-errors mode and `go test`. libmrt comes only from the
-# install prefix, through PKG_CONFIG_PATH (cgo) and LD_LIBRARY_PATH.
+# example, its -check-errors mode and `go test` (also under
+# GODEBUG=cgocheck=2, the strict check of the cgo pointer rules). With
+# --race it runs only `go test -race`, whose cold build of the standard
+# library with the race detector is slow. libmrt comes only from the install
+# prefix, through PKG_CONFIG_PATH (cgo) and LD_LIBRARY_PATH.
 set -euo pipefail
 module=$1
+race=${2:-}
 : "${MRT_TEST_WORK_DIR:?set by mrt_add_binding_test}" "${MRT_TEST_MODEL:?}"
 
 if ! command -v go >/dev/null 2>&1; then
@@ -20,6 +24,13 @@ export GOTMPDIR=$MRT_TEST_WORK_DIR/gotmp
 mkdir -p "$GOTMPDIR"
 cd "$module"
 
+if [ "$race" = --race ]; then
+  # The concurrent goroutine test and callbacks arriving on library threads,
+  # watched by the race detector.
+  go test -race -count=1 ./...
+  exit 0
+fi
+
 start=$(date +%s)
 go vet ./...
 go build -o "$MRT_TEST_WORK_DIR/mlp" .
@@ -27,7 +38,6 @@ echo "go vet + go build: $(( $(date +%s) - start )) s"
 
 "$MRT_TEST_WORK_DIR/mlp" "$MRT_TEST_MODEL"
 "$MRT_TEST_WORK_DIR/mlp" -check-errors "$MRT_TEST_MODEL"
-# The strict pointer check catches any Go pointer stored in C memory.
 GODEBUG=cgocheck=2 "$MRT_TEST_WORK_DIR/mlp" "$MRT_TEST_MODEL"
 
 go test -count=1 ./...
