@@ -97,9 +97,8 @@ fn last_error_message() -> String {
     let mut buffer = vec![0u8; 256];
     loop {
         let mut length = 0usize;
-        let status = unsafe {
-            sys::mrt_last_error_message_copy(buffer.as_mut_ptr() as *mut c_char, buffer.len(), &mut length)
-        };
+        let status =
+            unsafe { sys::mrt_last_error_message_copy(buffer.as_mut_ptr() as *mut c_char, buffer.len(), &mut length) };
         if status != sys::MRT_OK {
             return String::from("(the library's error message could not be read)");
         }

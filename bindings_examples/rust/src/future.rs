@@ -84,7 +84,10 @@ impl Future {
     }
 }
 
-unsafe extern "C" fn ready_trampoline<F: FnOnce(Status) + Send + 'static>(status: sys::mrt_status, user_data: *mut c_void) {
+unsafe extern "C" fn ready_trampoline<F: FnOnce(Status) + Send + 'static>(
+    status: sys::mrt_status,
+    user_data: *mut c_void,
+) {
     // Called exactly once; the slot itself is freed by ready_free afterwards.
     let slot = &mut *(user_data as *mut Option<F>);
     if let Some(callback) = slot.take() {

@@ -75,7 +75,10 @@ fn run() -> AnyResult<i32> {
     let mismatches = mismatches("sync", &sync_probs, &reference) + mismatches("async", async_probs, &reference);
     let best = argmax(&reference);
     if mismatches > 0 || argmax_f32(&sync_probs) != best || argmax_f32(async_probs) != best {
-        println!("mlp: MISMATCH: reference argmax {best} p={:.4}, sync {:?}, async {:?}", reference[best], sync_probs, async_probs);
+        println!(
+            "mlp: MISMATCH: reference argmax {best} p={:.4}, sync {:?}, async {:?}",
+            reference[best], sync_probs, async_probs
+        );
         return Ok(1);
     }
     println!(
@@ -164,7 +167,10 @@ fn show_errors(model: Model, runner: ModelRunner) -> AnyResult<i32> {
     );
     expect(
         "an extra tensor the model does not have",
-        runner.execute(&[Input::new("image", &image), Input::new("label", &image)], &mut [Output::new("probs", &mut probs)]),
+        runner.execute(
+            &[Input::new("image", &image), Input::new("label", &image)],
+            &mut [Output::new("probs", &mut probs)],
+        ),
         Status::NOT_FOUND,
         "'label'",
     );
@@ -180,12 +186,7 @@ fn show_errors(model: Model, runner: ModelRunner) -> AnyResult<i32> {
         Status::INVALID_ARGUMENT,
         "f64",
     );
-    expect(
-        "unknown TensorData",
-        model.tensor_data::<f32>("w3").map(|_| ()),
-        Status::NOT_FOUND,
-        "w3",
-    );
+    expect("unknown TensorData", model.tensor_data::<f32>("w3").map(|_| ()), Status::NOT_FOUND, "w3");
     expect(
         "a model file that does not exist",
         Model::load("/nonexistent/mlp.popef").map(|_| ()),
@@ -199,8 +200,10 @@ fn show_errors(model: Model, runner: ModelRunner) -> AnyResult<i32> {
     // and the runner keeps serving:
     model.close();
     let served = runner.execute(&[Input::new("image", &image)], &mut [Output::new("probs", &mut probs)]);
-    println!("use after close: ruled out at compile time; with the model closed first the runner still serves: {}",
-        if served.is_ok() { "yes" } else { "NO" });
+    println!(
+        "use after close: ruled out at compile time; with the model closed first the runner still serves: {}",
+        if served.is_ok() { "yes" } else { "NO" }
+    );
     if let Err(err) = served {
         println!("  -> {err}");
         failures += 1;
@@ -217,8 +220,10 @@ fn show_errors(model: Model, runner: ModelRunner) -> AnyResult<i32> {
         std::thread::sleep(Duration::from_millis(1));
     }
     let caught = mrt::caught_callback_panics() - before;
-    println!("panicking on_ready callback: caught {caught} panic(s); the request still {}",
-        if outputs.is_ok() { "succeeded" } else { "FAILED" });
+    println!(
+        "panicking on_ready callback: caught {caught} panic(s); the request still {}",
+        if outputs.is_ok() { "succeeded" } else { "FAILED" }
+    );
     if caught != 1 || outputs.is_err() {
         failures += 1;
     }

@@ -48,7 +48,15 @@ impl Model {
     }
 
     /// TensorData blob `name` as elements of T (the blob is 64-byte aligned;
-    /// its size must be a whole number of elements).
+    /// its size must be a whole number of elements). The slice borrows the
+    /// model, so it cannot outlive it:
+    ///
+    /// ```compile_fail
+    /// let w1: &[f32] = {
+    ///     let model = mrt::Model::load("mlp.popef").unwrap();
+    ///     model.tensor_data::<f32>("w1").unwrap()
+    /// }; // error[E0597]: `model` does not live long enough
+    /// ```
     pub fn tensor_data<T: Element>(&self, name: &str) -> Result<&[T]> {
         cast_slice(name, self.tensor_data_bytes(name)?)
     }
@@ -60,7 +68,7 @@ impl Model {
     /// ```compile_fail
     /// let model = mrt::Model::load("mlp.popef").unwrap();
     /// model.close();
-    /// model.tensor_data::<f32>("w1"); // error[E0382]: use of moved value
+    /// model.tensor_data::<f32>("w1"); // error[E0382]: borrow of moved value
     /// ```
     pub fn close(self) {}
 }
@@ -78,12 +86,12 @@ impl Drop for Model {
 }
 
 pub(crate) fn name_to_c(name: &str) -> Result<CString> {
-    CString::new(name).map_err(|_| MrtError::new(Status::INVALID_ARGUMENT, format!("name {name:?} contains a NUL byte")))
+    CString::new(name)
+        .map_err(|_| MrtError::new(Status::INVALID_ARGUMENT, format!("name {name:?} contains a NUL byte")))
 }
 
 fn path_to_c(path: &Path) -> Result<CString> {
     use std::os::unix::ffi::OsStrExt;
-    CString::new(path.as_os_str().as_bytes()).map_err(|_| {
-        MrtError::new(Status::INVALID_ARGUMENT, format!("path {} contains a NUL byte", path.display()))
-    })
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| MrtError::new(Status::INVALID_ARGUMENT, format!("path {} contains a NUL byte", path.display())))
 }

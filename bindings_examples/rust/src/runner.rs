@@ -121,7 +121,11 @@ impl ModelRunner {
             .map(|d| TensorDesc {
                 name: unsafe { string_from_c(d.name) },
                 size_in_bytes: d.size_in_bytes,
-                shape: if d.rank == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(d.shape, d.rank) }.to_vec() },
+                shape: if d.rank == 0 {
+                    Vec::new()
+                } else {
+                    unsafe { std::slice::from_raw_parts(d.shape, d.rank) }.to_vec()
+                },
                 data_type: d.data_type,
             })
             .collect())
@@ -239,7 +243,15 @@ impl ModelRunner {
     }
 
     /// Destroys the runner now (pending requests complete with CANCELLED).
-    /// The same as dropping it; taking self by value means no call can follow.
+    /// The same as dropping it; taking self by value means no call can follow:
+    ///
+    /// ```compile_fail
+    /// let model = mrt::Model::load("mlp.popef").unwrap();
+    /// let runner = mrt::ModelRunner::new(&model).unwrap();
+    /// runner.close();
+    /// let image = [0f32; 784];
+    /// runner.execute_async(&[mrt::Input::new("image", &image)]); // error[E0382]: borrow of moved value
+    /// ```
     pub fn close(self) {}
 }
 

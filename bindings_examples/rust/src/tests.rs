@@ -247,7 +247,10 @@ fn concurrent_threads_get_their_own_errors() {
                 for _ in 0..25 {
                     let mut probs = [0f32; CLASSES];
                     let err = runner
-                        .execute(&[Input::new("image", image), Input::new(&name, image)], &mut [Output::new("probs", &mut probs)])
+                        .execute(
+                            &[Input::new("image", image), Input::new(&name, image)],
+                            &mut [Output::new("probs", &mut probs)],
+                        )
                         .expect_err("an unknown input must fail");
                     assert!(err.message().contains(&format!("'{name}'")), "thread {thread} got {err}");
                     runner.execute(&[Input::new("image", image)], &mut [Output::new("probs", &mut probs)]).unwrap();
