@@ -141,6 +141,11 @@ func (r *ModelRunner) ExecuteAsync(inputs map[string][]float32) (*Future, error)
 	if err := r.checkSizes(inputs, nil); err != nil {
 		return nil, err
 	}
+	for _, desc := range r.outputs { // Future.Wait returns every output as []float32
+		if desc.DataType != dataTypeF32 {
+			return nil, bindingError(Unimplemented, "output '%s' has mrt_data_type %d; this binding returns float32 only", desc.Name, desc.DataType)
+		}
+	}
 	names, views := toCTensors(inputs, true)
 	var future *C.mrt_future
 	var memory *C.mrt_tensor_memory
