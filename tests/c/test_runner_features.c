@@ -5,7 +5,8 @@
  * in the middle of a stream of requests with and without auto_reset,
  * destruction with requests in flight, batch sizes from 1 to 3x the model
  * batch with and without batching_dim, and wrong names, sizes, counts and
- * replica ids that leave the runner serving. */
+ * replica ids that leave the runner serving, and concurrent clients with
+ * thread_safe. */
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -448,6 +449,62 @@ static void wrong_arguments_name_the_bad_value_and_the_runner_serves_on(void **s
   mrt_model_runner_destroy(runner);
 }
 
+/* ---- concurrent clients ---- */
+
+typedef struct client {
+  mrt_model_runner *runner;
+  unsigned seed;
+  int requests;
+  int failures; /* requests whose outputs were wrong or that failed */
+} client;
+
+/* Sync and async requests in turn, on both replicas; every output checked. */
+static void *serve_client(void *arg) {
+  client *c = arg;
+  for (int i = 0; i < c->requests; ++i) {
+    float x[ADD_ONE_N], y[ADD_ONE_N];
+    test_fill_random(x, ADD_ONE_N, &c->seed, -4, 4);
+    mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};
+    const uint32_t replica = (uint32_t)i % 2;
+    mrt_status status;
+    if (i % 2 == 0) {
+      status = mrt_model_runner_execute(c->runner, &in, 1, &out, 1, replica);
+    } else {
+      mrt_future *future = NULL;
+      status = mrt_model_runner_execute_async(c->runner, &in, 1, &out, 1, replica, &future);
+      if (status == MRT_OK) status = mrt_future_wait(future, WAIT_NS);
+      mrt_future_destroy(future);
+    }
+    int wrong = status != MRT_OK;
+    for (int k = 0; k < ADD_ONE_N && !wrong; ++k) wrong = y[k] != x[k] + 1.0f;
+    c->failures += wrong;
+  }
+  return NULL;
+}
+
+static void concurrent_clients_with_thread_safe(void **state) {
+  (void)state;
+  enum { CLIENTS = 4, REQUESTS = 400 };
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.thread_safe = true;
+  config.replication_factor = 2;
+  mrt_model_runner *runner = test_make_runner("add_one", &config);
+  client clients[CLIENTS];
+  pthread_t threads[CLIENTS];
+  for (int t = 0; t < CLIENTS; ++t) {
+    clients[t] = (client){runner, (unsigned)(100 + t), REQUESTS, 0};
+    assert_int_equal(pthread_create(&threads[t], NULL, serve_client, &clients[t]), 0);
+  }
+  for (int t = 0; t < CLIENTS; ++t) assert_int_equal(pthread_join(threads[t], NULL), 0);
+  for (int t = 0; t < CLIENTS; ++t) assert_int_equal(clients[t].failures, 0);
+  mrt_request_times counts = {0};
+  counts.struct_size = sizeof counts;
+  assert_int_equal(mrt_model_runner_statistics_count(runner, 1, &counts), MRT_OK);
+  assert_float_equal(counts.request_us, CLIENTS * REQUESTS / 2, 0);
+  mrt_model_runner_destroy(runner);
+}
+
 static void reports_its_model_and_config(void **state) {
   (void)state;
   mrt_model_runner_config config;
@@ -502,6 +559,7 @@ int main(void) {
       cmocka_unit_test(batch_sizes_without_batching_dim),
       cmocka_unit_test(batch_sizes_with_batching_dim),
       cmocka_unit_test(wrong_arguments_name_the_bad_value_and_the_runner_serves_on),
+      cmocka_unit_test(concurrent_clients_with_thread_safe),
       cmocka_unit_test(reports_its_model_and_config),
   };
   return cmocka_run_group_tests(tests, test_private_system_setup, test_private_system_teardown);
