@@ -271,9 +271,11 @@ static void stop_wakes_a_run_waiting_for_input_and_reload_resets(void **state) {
 typedef struct blocked_producer {
   mrt_input_queue *queue;
   float data[ADD_ONE_N];
+  pthread_mutex_t mutex; /* guards accepted, read while the producer runs */
+  pthread_cond_t changed;
+  int accepted;
   int frees;
   mrt_status last; /* the status of the enqueue that had to wait */
-  int accepted;
 } blocked_producer;
 
 static void count_producer_free(void *user_data) { ++((blocked_producer *)user_data)->frees; }
@@ -285,7 +287,10 @@ static void *produce_until_refused(void *arg) {
   for (;;) {
     p->last = mrt_input_queue_enqueue(p->queue, p->data, sizeof p->data, NULL, NULL, p, count_producer_free);
     if (p->last != MRT_OK) return NULL;
+    pthread_mutex_lock(&p->mutex);
     ++p->accepted;
+    pthread_cond_signal(&p->changed);
+    pthread_mutex_unlock(&p->mutex);
   }
 }
 
@@ -295,11 +300,15 @@ static void destroying_the_session_first_detaches_the_manager(void **state) {
   mrt_session *session = bound_session(model);
   mrt_queue_manager *queues = NULL;
   assert_int_equal(mrt_session_create_queue_manager(session, NULL, &queues), MRT_OK);
-  blocked_producer producer = {NULL, {0}, 0, MRT_OK, 0};
+  blocked_producer producer = {NULL, {0}, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, MRT_OK};
   assert_int_equal(mrt_queue_manager_input_queue(queues, "x", &producer.queue), MRT_OK);
   pthread_t thread;
   assert_int_equal(pthread_create(&thread, NULL, produce_until_refused, &producer), 0);
-  sleep_ms(50); /* lets the producer fill the ring and block */
+  /* Once the ring's two entries are taken, the next enqueue blocks. */
+  pthread_mutex_lock(&producer.mutex);
+  while (producer.accepted < 2) pthread_cond_wait(&producer.changed, &producer.mutex);
+  pthread_mutex_unlock(&producer.mutex);
+  sleep_ms(20); /* most likely inside the blocking enqueue by now */
   mrt_session_destroy(session);
   assert_int_equal(pthread_join(thread, NULL), 0);
   /* Woken by the disconnection, or (if it came late) refused by the detached manager. */
