@@ -134,21 +134,30 @@ void fill(Graph &g, program::Sequence &prog, const Tensor &t, double value) {
   prog.add(program::Execute(cs));
 }
 
-Tensor matMul(Graph &g, program::Sequence &prog, const Tensor &a, const Tensor &b, std::string_view name,
-              TileRange tiles, Type outType) {
-  if (a.rank() != 2 || b.rank() != 2 || a.dim(1) != b.dim(0)) {
-    fail(ErrorKind::InvalidArgument, "matMul '{}': shapes do not chain", name);
-  }
-  const std::size_t M = a.dim(0), K = a.dim(1), N = b.dim(1);
+namespace {
+
+// The grid of output blocks a matMul uses: bestM row blocks x bestN column
+// blocks, block (i, j) on tile first + i * bestN + j.
+struct MatMulPlan {
+  std::size_t gridM = 0, gridN = 0;
+  unsigned first = 0;
+  std::size_t rowBegin(std::size_t i, std::size_t M) const { return i * M / gridM; }
+  std::size_t colBegin(std::size_t j, std::size_t N) const { return j * N / gridN; }
+  unsigned tile(std::size_t i, std::size_t j) const { return first + static_cast<unsigned>(i * gridN + j); }
+};
+
+MatMulPlan planMatMul(const Graph &g, std::size_t M, std::size_t K, std::size_t N, Type type, TileRange tiles,
+                      std::string_view name) {
   const auto [first, count] = resolve(g, tiles);
   const Target &t = g.getTarget();
-  const double es = static_cast<double>(sizeOf(a.elementType()));
+  const double es = static_cast<double>(sizeOf(type));
   const double budget = 0.75 * static_cast<double>(t.bytesPerTile);
   // Pick the grid of output blocks: within tile memory, blocks of at least
   // kMinBlock rows/columns (so each vertex is one efficient host GEMM), and the
   // fewest modelled cycles (compute of the busiest tile plus its exchange).
   constexpr std::size_t kMinBlock = 32;
-  std::size_t bestM = 0, bestN = 0;
+  MatMulPlan plan;
+  plan.first = first;
   double bestCycles = 0;
   for (std::size_t gm = 1; gm <= std::max<std::size_t>(1, M / kMinBlock) && gm <= count; ++gm) {
     for (std::size_t gn = 1; gn <= std::max<std::size_t>(1, N / kMinBlock) && gm * gn <= count; ++gn) {
@@ -156,37 +165,106 @@ Tensor matMul(Graph &g, program::Sequence &prog, const Tensor &a, const Tensor &
       const double bytes = (mb * double(K) + double(K) * nb) * es + mb * nb * 4;
       if (bytes > budget) continue;
       const double cycles = 2 * mb * nb * double(K) / t.f32MatMulFlopsPerCycle + (mb + nb) * double(K) * es / t.exchangeBytesPerCycle;
-      if (bestM == 0 || cycles < bestCycles) {
-        bestM = gm;
-        bestN = gn;
+      if (plan.gridM == 0 || cycles < bestCycles) {
+        plan.gridM = gm;
+        plan.gridN = gn;
         bestCycles = cycles;
       }
     }
   }
-  if (bestM == 0) fail(ErrorKind::InvalidArgument, "matMul '{}': [{},{}]x[{},{}] does not fit on {} tiles", name, M, K, K, N, count);
+  if (plan.gridM == 0) fail(ErrorKind::InvalidArgument, "matMul '{}': [{},{}]x[{},{}] does not fit on {} tiles", name, M, K, K, N, count);
+  return plan;
+}
+
+// True if `block` can be a vertex operand on `tile` as it is: one contiguous
+// run of one variable, all of it on that tile.
+bool residentOn(const Graph &g, const Tensor &block, unsigned tile) {
+  if (!block.isContiguous()) return false;
+  for (const auto &run : g.getTileMapping(block)) {
+    if (run.tile != tile) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Tensor createMatMulInputLhs(Graph &g, Type type, const Shape &aShape, const Shape &bShape, std::string_view name,
+                            TileRange tiles) {
+  if (aShape.size() != 2 || bShape.size() != 2 || aShape[1] != bShape[0]) {
+    fail(ErrorKind::InvalidArgument, "createMatMulInputLhs '{}': shapes do not chain", name);
+  }
+  const std::size_t M = aShape[0], K = aShape[1], N = bShape[1];
+  const MatMulPlan plan = planMatMul(g, M, K, N, type, tiles, name);
+  // Row block i lives on the tile of block (i, 0); the other tiles of the
+  // row get copies.
+  std::vector<Tensor> rows;
+  for (std::size_t i = 0; i < plan.gridM; ++i) {
+    const std::size_t r0 = plan.rowBegin(i, M), r1 = plan.rowBegin(i + 1, M);
+    auto part = g.addVariable(type, {r1 - r0, K}, std::string(name) + "/rows" + std::to_string(i));
+    g.setTileMapping(part, plan.tile(i, 0));
+    rows.push_back(part);
+  }
+  return concat(rows, 0);
+}
+
+Tensor createMatMulInputRhs(Graph &g, Type type, const Shape &aShape, const Shape &bShape, std::string_view name,
+                            TileRange tiles) {
+  if (aShape.size() != 2 || bShape.size() != 2 || aShape[1] != bShape[0]) {
+    fail(ErrorKind::InvalidArgument, "createMatMulInputRhs '{}': shapes do not chain", name);
+  }
+  const std::size_t M = aShape[0], K = aShape[1], N = bShape[1];
+  const MatMulPlan plan = planMatMul(g, M, K, N, type, tiles, name);
+  // Column block j lives (contiguous, [K, nb]) on the tile of block (0, j).
+  std::vector<Tensor> cols;
+  for (std::size_t j = 0; j < plan.gridN; ++j) {
+    const std::size_t c0 = plan.colBegin(j, N), c1 = plan.colBegin(j + 1, N);
+    auto part = g.addVariable(type, {K, c1 - c0}, std::string(name) + "/cols" + std::to_string(j));
+    g.setTileMapping(part, plan.tile(0, j));
+    cols.push_back(part);
+  }
+  return concat(cols, 1);
+}
+
+Tensor matMul(Graph &g, program::Sequence &prog, const Tensor &a, const Tensor &b, std::string_view name,
+              TileRange tiles, Type outType) {
+  if (a.rank() != 2 || b.rank() != 2 || a.dim(1) != b.dim(0)) {
+    fail(ErrorKind::InvalidArgument, "matMul '{}': shapes do not chain", name);
+  }
+  const std::size_t M = a.dim(0), K = a.dim(1), N = b.dim(1);
+  const MatMulPlan plan = planMatMul(g, M, K, N, a.elementType(), tiles, name);
   auto out = g.addVariable(outType, {M, N}, name);
   auto cs = g.addComputeSet(std::string(name));
   std::vector<Tensor> aSrc, aDst, bSrc, bDst;
-  unsigned tile = first;
-  for (std::size_t i = 0; i < bestM; ++i) {
-    const std::size_t r0 = i * M / bestM, r1 = (i + 1) * M / bestM;
-    for (std::size_t j = 0; j < bestN; ++j, ++tile) {
-      const std::size_t c0 = j * N / bestN, c1 = (j + 1) * N / bestN;
-      auto aLocal = g.addVariable(a.elementType(), {r1 - r0, K}, std::string(name) + "/a@" + std::to_string(tile));
-      auto bLocal = g.addVariable(b.elementType(), {K, c1 - c0}, std::string(name) + "/b@" + std::to_string(tile));
-      g.setTileMapping(aLocal, tile);
-      g.setTileMapping(bLocal, tile);
+  for (std::size_t i = 0; i < plan.gridM; ++i) {
+    const std::size_t r0 = plan.rowBegin(i, M), r1 = plan.rowBegin(i + 1, M);
+    for (std::size_t j = 0; j < plan.gridN; ++j) {
+      const std::size_t c0 = plan.colBegin(j, N), c1 = plan.colBegin(j + 1, N);
+      const unsigned tile = plan.tile(i, j);
+      // Operands already resident on the tile (created with
+      // createMatMulInputLhs/Rhs) are used in place: no exchange.
+      Tensor aBlock = a.slice(r0, r1, 0);
+      if (!residentOn(g, aBlock, tile)) {
+        auto aLocal = g.addVariable(a.elementType(), {r1 - r0, K}, std::string(name) + "/a@" + std::to_string(tile));
+        g.setTileMapping(aLocal, tile);
+        aSrc.push_back(aBlock.flatten());
+        aDst.push_back(aLocal.flatten());
+        aBlock = aLocal;
+      }
+      Tensor bBlock = b.slice(c0, c1, 1);
+      if (!residentOn(g, bBlock, tile)) {
+        auto bLocal = g.addVariable(b.elementType(), {K, c1 - c0}, std::string(name) + "/b@" + std::to_string(tile));
+        g.setTileMapping(bLocal, tile);
+        bSrc.push_back(bBlock.flatten());
+        bDst.push_back(bLocal.flatten());
+        bBlock = bLocal;
+      }
       auto block = out.slice(r0, r1, 0).slice(c0, c1, 1);
       g.setTileMapping(block, tile);
-      aSrc.push_back(a.slice(r0, r1, 0).flatten());
-      aDst.push_back(aLocal.flatten());
-      bSrc.push_back(b.slice(c0, c1, 1).flatten());
-      bDst.push_back(bLocal.flatten());
-      g.addVertex(cs, "MatMul", {{"a", aLocal}, {"b", bLocal}, {"out", block}}, tile);
+      g.addVertex(cs, "MatMul", {{"a", aBlock}, {"b", bBlock}, {"out", block}}, tile);
     }
   }
-  prog.add(program::Copy(concat(aSrc), concat(aDst), std::string(name) + "/exchange_a"));
-  prog.add(program::Copy(concat(bSrc), concat(bDst), std::string(name) + "/exchange_b"));
+  if (!aSrc.empty()) prog.add(program::Copy(concat(aSrc), concat(aDst), std::string(name) + "/exchange_a"));
+  if (!bSrc.empty()) prog.add(program::Copy(concat(bSrc), concat(bDst), std::string(name) + "/exchange_b"));
   prog.add(program::Execute(cs));
   return out;
 }

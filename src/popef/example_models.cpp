@@ -94,10 +94,14 @@ std::shared_ptr<Model> mlp(const ExampleOptions &options, std::string name, unsi
   hwsim::Graph graph(target);
   const ops::TileRange first{0, target.tilesPerIpu};
   const ops::TileRange last{(ipus - 1) * target.tilesPerIpu, target.tilesPerIpu};
-  const hwsim::Tensor image = ops::createTensor(graph, Type::F32, {B, kImage}, "image", first);
-  const hwsim::Tensor w1 = ops::createTensor(graph, Type::F32, {kImage, kHidden}, "w1", first);
+  // The image and the weights are laid out where the matmuls use them (as
+  // poplin::createMatMulInputLhs/Rhs would), so a Main run exchanges only
+  // activations, never the weights the Load program streamed in.
+  const hwsim::Tensor image =
+      ops::createMatMulInputLhs(graph, Type::F32, {B, kImage}, {kImage, kHidden}, "image", first);
+  const hwsim::Tensor w1 = ops::createMatMulInputRhs(graph, Type::F32, {B, kImage}, {kImage, kHidden}, "w1", first);
   const hwsim::Tensor b1 = ops::createTensor(graph, Type::F32, {kHidden}, "b1", first);
-  const hwsim::Tensor w2 = ops::createTensor(graph, Type::F32, {kHidden, kClasses}, "w2", last);
+  const hwsim::Tensor w2 = ops::createMatMulInputRhs(graph, Type::F32, {B, kHidden}, {kHidden, kClasses}, "w2", last);
   const hwsim::Tensor b2 = ops::createTensor(graph, Type::F32, {kClasses}, "b2", last);
   p::Sequence load;
   p::Sequence main;

@@ -42,9 +42,18 @@ void fill(Graph &graph, program::Sequence &prog, const Tensor &t, double value);
 
 // [M,K] x [K,N] -> [M,N] (outType F32, or F16 for F16 inputs). The output is
 // split in blocks over a grid of tiles; each tile gets copies of its rows of a
-// and columns of b, and one MatMul vertex multiplies the whole block.
+// and columns of b (unless they already live there contiguously), and one
+// MatMul vertex multiplies the whole block.
 Tensor matMul(Graph &graph, program::Sequence &prog, const Tensor &a, const Tensor &b, std::string_view name,
               TileRange tiles = {}, Type outType = Type::F32);
+// Like poplin::createMatMulInputLhs/Rhs: a new [M,K] (Lhs) or [K,N] (Rhs)
+// variable laid out the way matMul over the same range tiles its blocks, so
+// the matMul uses it in place instead of exchanging it every run (weights
+// streamed in once by a Load program stay where the multiply needs them).
+Tensor createMatMulInputLhs(Graph &graph, Type type, const Shape &aShape, const Shape &bShape, std::string_view name,
+                            TileRange tiles = {});
+Tensor createMatMulInputRhs(Graph &graph, Type type, const Shape &aShape, const Shape &bShape, std::string_view name,
+                            TileRange tiles = {});
 
 // Reduce (ReduceSum/Max/Min/Mean) over `axes` on the first tile of the range.
 Tensor reduce(Graph &graph, program::Sequence &prog, std::string_view codelet, const Tensor &in,

@@ -117,4 +117,69 @@ TEST(Ops, LargeMatMulSpreadsOverTilesAndMatches) {
   EXPECT_GT(std::count(used.begin(), used.end(), 1u), 10);
 }
 
+// Operands made by createMatMulInputLhs/Rhs are multiplied where they lie:
+// the same product, and no exchange step for them in the program.
+TEST(Ops, MatMulInputsCreatedInPlaceNeedNoExchange) {
+  const std::size_t M = 64, K = 48, N = 96;
+  hwsim::Graph g(hwsim::Target::gc200());
+  auto a = hwsim::ops::createMatMulInputLhs(g, Type::F32, {M, K}, {K, N}, "a");
+  auto b = hwsim::ops::createMatMulInputRhs(g, Type::F32, {M, K}, {K, N}, "b");
+  ASSERT_EQ(a.shape(), (hwsim::Shape{M, K}));
+  ASSERT_EQ(b.shape(), (hwsim::Shape{K, N}));
+  g.createHostWrite("a", a);
+  g.createHostWrite("b", b);
+  p::Sequence prog;
+  auto c = hwsim::ops::matMul(g, prog, a, b, "mm");
+  g.createHostRead("c", c);
+  hwsim::Engine e(g, {prog});
+  // The grid is 2 x 3 blocks: b's column blocks live on row 0's tiles only,
+  // so row 1 still receives them; a's row blocks live on column 0's tiles.
+  EXPECT_FALSE(e.getSimulatedErrorLocations("mm/exchange_b").empty());
+  auto dev = hwsim::DeviceManager::createIpuModelDevice(hwsim::Target::gc200());
+  ASSERT_TRUE(dev.attach());
+  e.load(dev);
+  const auto x = hwsim_test::randomFloats(M * K, -1, 1, 10), y = hwsim_test::randomFloats(K * N, -1, 1, 11);
+  e.writeTensor("a", x.data(), x.data() + x.size());
+  e.writeTensor("b", y.data(), y.data() + y.size());
+  e.run(0);
+  std::vector<float> got(M * N);
+  e.readTensor("c", got.data(), got.data() + got.size());
+  for (std::size_t i = 0; i < M; ++i) {
+    for (std::size_t j = 0; j < N; ++j) {
+      double want = 0;
+      for (std::size_t k = 0; k < K; ++k) want += double(x[i * K + k]) * y[k * N + j];
+      ASSERT_NEAR(got[i * N + j], want, 1e-4) << i << "," << j;
+    }
+  }
+}
+
+TEST(Ops, MatMulOfOneRowWithInPlaceWeightsExchangesOnlyTheRow) {
+  const std::size_t M = 1, K = 784, N = 128;
+  hwsim::Graph g(hwsim::Target::gc200());
+  auto a = hwsim::ops::createMatMulInputLhs(g, Type::F32, {M, K}, {K, N}, "a");
+  auto b = hwsim::ops::createMatMulInputRhs(g, Type::F32, {M, K}, {K, N}, "b");
+  g.createHostWrite("a", a);
+  g.createHostWrite("b", b);
+  p::Sequence prog;
+  auto c = hwsim::ops::matMul(g, prog, a, b, "mm");
+  g.createHostRead("c", c);
+  hwsim::Engine e(g, {prog});
+  EXPECT_TRUE(e.getSimulatedErrorLocations("mm/exchange_b").empty());   // weights stay put
+  EXPECT_FALSE(e.getSimulatedErrorLocations("mm/exchange_a").empty());  // the row goes to every column block
+  auto dev = hwsim::DeviceManager::createIpuModelDevice(hwsim::Target::gc200());
+  ASSERT_TRUE(dev.attach());
+  e.load(dev);
+  const auto x = hwsim_test::randomFloats(M * K, -1, 1, 12), y = hwsim_test::randomFloats(K * N, -1, 1, 13);
+  e.writeTensor("a", x.data(), x.data() + x.size());
+  e.writeTensor("b", y.data(), y.data() + y.size());
+  e.run(0);
+  std::vector<float> got(N);
+  e.readTensor("c", got.data(), got.data() + got.size());
+  for (std::size_t j = 0; j < N; ++j) {
+    double want = 0;
+    for (std::size_t k = 0; k < K; ++k) want += double(x[k]) * y[k * N + j];
+    ASSERT_NEAR(got[j], want, 1e-3) << j;
+  }
+}
+
 }  // namespace
