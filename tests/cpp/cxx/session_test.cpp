@@ -79,6 +79,22 @@ TEST(CxxSession, AnchorCallbacksRunAddOneAndAreFreedOnce) {
   EXPECT_EQ(live.load(), 0);
 }
 
+TEST(CxxSession, ExplicitProgramsAndUnloading) {
+  mrt::Model model = mrt::Model::loadNamed({modelPath("add_one_t4")}, "add_one");
+  EXPECT_MRT_ERROR(mrt::Model::loadNamed({modelPath("add_one_t4")}, "mlp"), MRT_NOT_FOUND, "mlp");
+  mrt::Session session = boundSession(model);
+  std::vector<float> x = randomFloats(kAddOneN, 9), y(kAddOneN);
+  session.setCallbackForAnchor("x", feed(x));
+  session.setCallbackForAnchor("y", drain(y));
+  session.runLoadPrograms();
+  session.runPrograms(model.programFlow(mrt::ProgramPhase::Main));
+  for (std::size_t i = 0; i < kAddOneN; ++i) EXPECT_FLOAT_EQ(y[i], x[i] + 1.0f);
+  session.runSavePrograms();
+  EXPECT_MRT_ERROR(session.runPrograms({12345}), MRT_NOT_FOUND, "12345");
+  session.unloadFromDevice();
+  EXPECT_MRT_ERROR(session.runMainPrograms(), MRT_FAILED_PRECONDITION, "");
+}
+
 TEST(CxxSession, HandlersBindFactoryCallbacksForMlp) {
   mrt::Model model(modelPath("mlp_t4"));
   mrt::Session session = boundSession(model);
