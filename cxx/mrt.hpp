@@ -65,7 +65,19 @@ inline void check(mrt_status status) {
   throw Error(status, message && *message ? message : mrt_status_string(status));
 }
 
+// The name and meaning of a status code, e.g. "MRT_NOT_FOUND: not found".
+inline std::string_view statusString(mrt_status code) noexcept { return mrt_status_string(code); }
+
+// The loaded library's version, "MAJOR.MINOR.PATCH" and in parts.
 inline std::string_view versionString() noexcept { return mrt_version_string(); }
+struct Version {
+  int major = 0, minor = 0, patch = 0;
+};
+inline Version version() noexcept {
+  Version v;
+  mrt_version(&v.major, &v.minor, &v.patch);
+  return v;
+}
 
 // Throws unless the loaded library serves the version this header came with.
 inline void checkVersion() { check(mrt_check_version(MRT_VERSION_MAJOR, MRT_VERSION_MINOR)); }

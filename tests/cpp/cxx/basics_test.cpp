@@ -29,6 +29,11 @@ TEST(CxxErrors, VersionMatchesTheHeader) {
   const std::string expected = std::to_string(MRT_VERSION_MAJOR) + "." + std::to_string(MRT_VERSION_MINOR) + "." +
                                std::to_string(MRT_VERSION_PATCH);
   EXPECT_EQ(mrt::versionString(), expected);
+  const mrt::Version v = mrt::version();
+  EXPECT_EQ(v.major, MRT_VERSION_MAJOR);
+  EXPECT_EQ(v.minor, MRT_VERSION_MINOR);
+  EXPECT_EQ(v.patch, MRT_VERSION_PATCH);
+  EXPECT_EQ(mrt::statusString(MRT_NOT_FOUND), "MRT_NOT_FOUND: not found");
 }
 
 TEST(CxxErrors, CheckThrowsTheCodeAndTheLastMessage) {

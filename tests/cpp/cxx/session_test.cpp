@@ -294,6 +294,16 @@ TEST(CxxQueues, StandaloneManagerTransfersAndTimesOut) {
     queues.transfer("x", device.data());  // nothing queued: times out, flushed with zeros
     EXPECT_GE(timeouts.load(), 1);
     EXPECT_EQ(device, std::vector<float>(kAddOneN, 0.0f));
+
+    // Disconnected: enqueue fails and the device gets zeros; reset reconnects.
+    mrt::InputQueue x = queues.input("x");
+    x.disconnect();
+    EXPECT_FALSE(x.info().connected);
+    EXPECT_MRT_ERROR(x.enqueue(values.data(), int64_t(values.size() * sizeof(float))), MRT_CANCELLED, "");
+    x.reset();
+    x.enqueue(values.data(), int64_t(values.size() * sizeof(float)));
+    queues.transfer("x", device.data());
+    EXPECT_EQ(device, values);
   }
   EXPECT_EQ(live.load(), 0);
 }
