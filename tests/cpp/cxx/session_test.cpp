@@ -248,9 +248,15 @@ TEST(CxxQueues, SessionQueueManagerServesAddOne) {
 TEST(CxxQueues, StopWakesARunWaitingForInput) {
   mrt::Model model(modelPath("add_one_t4"));
   mrt::Session session = boundSession(model);
-  mrt::QueueManager queues = session.createQueueManager();
-  std::thread stopper([&session] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // The timeout callback (on the thread running the programs) tells the
+  // stopper that the run is blocked waiting for input.
+  std::atomic<bool> waiting{false};
+  mrt::QueueManagerConfig config;
+  config.timeout = std::chrono::milliseconds(5);
+  config.timeout_callback = [&waiting](std::string_view, mrt::TensorType, int64_t) { waiting = true; };
+  mrt::QueueManager queues = session.createQueueManager(config);
+  std::thread stopper([&session, &waiting] {
+    while (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     session.stop();
   });
   EXPECT_MRT_ERROR(session.runMainPrograms(), MRT_CANCELLED, "");
