@@ -708,8 +708,11 @@ MRT_API mrt_status mrt_session_create_from_files(const char *const *paths, size_
                                                  const mrt_session_config *config,
                                                  mrt_session **out) MRT_NOEXCEPT;
 /* Leaves the device (without running Save) and frees the session and its
- * callbacks (their user_data_free run here). NULL is accepted. Must not
- * overlap any other call on the session, mrt_session_stop() included. */
+ * callbacks (their user_data_free run here). Its queue manager, if its
+ * handle is still alive, is detached (see mrt_session_create_queue_manager());
+ * producers blocked in its queues may be on other threads. NULL is
+ * accepted. Must not overlap any other call on the session,
+ * mrt_session_stop() included. */
 MRT_API void mrt_session_destroy(mrt_session *session) MRT_NOEXCEPT;
 
 /* The session's model: a new reference for the caller (mrt_model_destroy()). */
