@@ -83,6 +83,12 @@ void InputQueue::flush() {
   }
 }
 
+bool InputQueue::tryFlush() {
+  if (!ring_->writeAvailable()) return false;
+  flush();  // cannot block now: only this producer fills the ring
+  return true;
+}
+
 void InputQueue::reset() {
   ring_->reset();
   locked_ = false;

@@ -49,6 +49,10 @@ class InputQueue : public IQueue {
   // pending enqueues one whole transfer of zeros, so the device can run.
   // Does nothing on a disconnected queue.
   void flush();
+  // flush() without blocking: false (and nothing enqueued) if the ring is
+  // full now, so the caller may retry later. For the device side, which
+  // must never wait on a ring it drains itself.
+  bool tryFlush();
   // Empties the ring and forgets partial transfers on both sides, and
   // reconnects a disconnected queue.
   void reset();

@@ -81,6 +81,12 @@ void OutputQueue::flush() {
   }
 }
 
+bool OutputQueue::tryFlush() {
+  if (!ring_->writeAvailable()) return false;
+  flush();  // cannot block now: only this producer fills the ring
+  return true;
+}
+
 void OutputQueue::reset() {
   ring_->reset();
   locked_ = false;

@@ -42,6 +42,10 @@ class OutputQueue : public IQueue {
   // transfer, with a scratch buffer that takes the dummy output of the
   // dummy input InputQueue::flush() enqueued. Nothing on a disconnected queue.
   void flush();
+  // flush() without blocking: false (and nothing enqueued) if the ring is
+  // full now, so the caller may retry later. For the device side, which
+  // must never wait on a ring it drains itself.
+  bool tryFlush();
   void reset();
 
   // ---- consumer (device) side ----------------------------------------------

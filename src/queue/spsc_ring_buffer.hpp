@@ -132,6 +132,21 @@ class SpscRingBuffer {
     return &buffers_[write_slot_];
   }
 
+  // Producer: true if writeLock() would return at once (a buffer is free or
+  // already write-locked, or the ring is invalidated). Only the producer adds
+  // buffers, so the answer stays true until it writes.
+  bool writeAvailable() {
+    if (write_locked_.load(std::memory_order_relaxed) || !isValid()) {
+      return true;
+    }
+    if (write_pos_ - read_complete_cache_ != num_buffers_) {
+      return true;
+    }
+    // acquire: as in writeLock, the consumer is done with the slot it freed.
+    read_complete_cache_ = read_complete_.load(std::memory_order_acquire);
+    return write_pos_ - read_complete_cache_ != num_buffers_;
+  }
+
   // Publishes the write-locked buffer to the consumer.
   void writeComplete() {
     if (!write_locked_.load(std::memory_order_relaxed)) [[unlikely]] {

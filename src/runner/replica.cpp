@@ -233,6 +233,8 @@ bool Replica::recover(const std::string &message) {
   try {
     session_->engine().clearSimulatedErrors();  // a simulated fault happens once
     session_->reload();                         // resets the device and the queues
+    deferred_input_flushes_.clear();
+    deferred_output_flushes_.clear();
   } catch (const Error &error) {
     failReplica(error.code(), fmt::format("{}; then the reset failed: {}", message, error.what()));
     return false;
@@ -280,7 +282,8 @@ void Replica::onTimeout(const std::string &anchor, popef::TensorType, std::int64
       flush = true;
     }
   }
-  if (flush) flushForTimeout(anchor);
+  // Flushes a full ring put off are retried at every callback.
+  if (flush || !deferred_input_flushes_.empty() || !deferred_output_flushes_.empty()) flushForTimeout(anchor);
 }
 
 void Replica::flushForTimeout(const std::string &anchor) {
@@ -288,26 +291,36 @@ void Replica::flushForTimeout(const std::string &anchor) {
   // after another period.
   std::unique_lock producer(producer_mutex_, std::try_to_lock);
   if (!producer.owns_lock()) return;
-  const InputMemoryView *inputs = nullptr;
-  const OutputMemoryView *outputs = nullptr;
-  if (config_.flush_callback) {
-    try {
-      config_.flush_callback(anchor, inputs, outputs);
-    } catch (const std::exception &error) {
-      log::logger().error("replica {}: flush_callback threw: {}", id_, error.what());
+  if (deferred_input_flushes_.empty() && deferred_output_flushes_.empty()) {
+    const InputMemoryView *inputs = nullptr;
+    const OutputMemoryView *outputs = nullptr;
+    if (config_.flush_callback) {
+      try {
+        config_.flush_callback(anchor, inputs, outputs);
+      } catch (const std::exception &error) {
+        log::logger().error("replica {}: flush_callback threw: {}", id_, error.what());
+      }
+    }
+    if (inputs == nullptr && outputs == nullptr) {
+      for (auto &[name, queue] : queues_->inputs) deferred_input_flushes_.push_back(&queue);
+      for (auto &[name, queue] : queues_->outputs) deferred_output_flushes_.push_back(&queue);
+    } else {
+      if (inputs) {
+        for (const auto &[name, view] : *inputs) deferred_input_flushes_.push_back(&queues_->inputQueue(name));
+      }
+      if (outputs) {
+        for (const auto &[name, view] : *outputs) deferred_output_flushes_.push_back(&queues_->outputQueue(name));
+      }
     }
   }
-  if (inputs == nullptr && outputs == nullptr) {
-    queues_->flushAll();
-  } else {
-    if (inputs) {
-      for (const auto &[name, view] : *inputs) queues_->inputQueue(name).flush();
-    }
-    if (outputs) {
-      for (const auto &[name, view] : *outputs) queues_->outputQueue(name).flush();
-    }
+  // Never block here: this thread is the one that drains the rings, so a
+  // full ring would never empty (and the mutex would stay held). A queue
+  // whose ring is full keeps its flush for the next callback.
+  std::erase_if(deferred_input_flushes_, [](InputQueue *queue) { return queue->tryFlush(); });
+  std::erase_if(deferred_output_flushes_, [](OutputQueue *queue) { return queue->tryFlush(); });
+  if (deferred_input_flushes_.empty() && deferred_output_flushes_.empty()) {
+    wait_key_.bytes = -1;  // what follows is a new wait
   }
-  wait_key_.bytes = -1;  // what follows is a new wait
 }
 
 // ---- control ---------------------------------------------------------------

@@ -66,6 +66,24 @@ TEST(SpscRingBuffer, WriteLockReturnsTheSameBufferUntilWriteComplete) {
   EXPECT_EQ(ring.readLock(), 12);
 }
 
+TEST(SpscRingBuffer, WriteAvailableSaysWhetherWriteLockWouldBlock) {
+  Ring ring(2, "ring");
+  EXPECT_TRUE(ring.writeAvailable());
+  ring.write(1);
+  ring.write(2);
+  EXPECT_FALSE(ring.writeAvailable());  // full
+  EXPECT_EQ(ring.readLock(), 1);
+  EXPECT_FALSE(ring.writeAvailable());  // read-locked is not released yet
+  ring.readComplete();
+  EXPECT_TRUE(ring.writeAvailable());
+  *ring.writeLock() = 3;
+  EXPECT_TRUE(ring.writeAvailable());  // the locked buffer is returned again
+  ring.writeComplete();
+  EXPECT_FALSE(ring.writeAvailable());
+  ring.invalidate();
+  EXPECT_TRUE(ring.writeAvailable());  // writeLock no longer blocks
+}
+
 TEST(SpscRingBuffer, SeveralReadLocksAreReleasedOldestFirst) {
   Ring ring(4, "multi");
   for (std::int64_t value = 1; value <= 4; ++value) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/error.hpp"
@@ -63,6 +64,20 @@ TEST(InputQueueTest, OneWholeBatchIsCopiedAsIs) {
   const std::vector<float> user = iota(8, 1.0F);
   queue.enqueue(user.data(), 32);
   EXPECT_EQ(fill(queue), user);
+}
+
+// The device side's flush: on a full ring it enqueues nothing and returns at
+// once; once the device has made room it pads as flush() would.
+TEST(InputQueueTest, TryFlushOnAFullRingReturnsFalseAndPadsOnceThereIsRoom) {
+  InputQueue queue = makeQueue(2);
+  const std::vector<float> a = iota(4, 1.0F), b = iota(4, 5.0F), c = iota(2, 9.0F);
+  queue.enqueue(a.data(), 16);
+  queue.enqueue(b.data(), 16);
+  EXPECT_FALSE(queue.tryFlush());  // full: nothing enqueued, no waiting
+  EXPECT_EQ(fill(queue), iota(8, 1.0F));
+  queue.enqueue(c.data(), 8);
+  EXPECT_TRUE(queue.tryFlush());  // room again: completes the transfer with zeros
+  EXPECT_EQ(fill(queue), (std::vector<float>{9, 10, 0, 0, 0, 0, 0, 0}));
 }
 
 TEST(InputQueueTest, SmallBuffersArePackedIntoOneTransfer) {

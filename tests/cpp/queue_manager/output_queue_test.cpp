@@ -100,6 +100,26 @@ TEST(OutputQueueTest, FlushWithNothingPendingTakesAWholeTransfer) {
   EXPECT_EQ(user, iota(8, 20.0F));
 }
 
+// The device side's flush: on a full ring it enqueues nothing and says so
+// at once (a blocking flush there would wait for the thread that drains).
+TEST(OutputQueueTest, TryFlushOnAFullRingReturnsFalseAndLeavesItAlone) {
+  OutputQueue queue = makeQueue(2);
+  std::vector<float> first(4, -1.0F), second(4, -1.0F), later(8, -1.0F);
+  queue.enqueue(first.data(), 16);
+  queue.enqueue(second.data(), 16);
+  EXPECT_FALSE(queue.tryFlush());  // both entries taken: returns without blocking
+  queue.drainDeviceBuffer(iota(8, 0.0F).data());
+  EXPECT_EQ(first, iota(4, 0.0F));
+  EXPECT_EQ(second, iota(4, 4.0F));
+  // Room again: the retried flush takes one whole dummy transfer, then the
+  // next buffer gets the transfer after it.
+  EXPECT_TRUE(queue.tryFlush());
+  queue.enqueue(later.data(), 32);
+  queue.drainDeviceBuffer(iota(8, 100.0F).data());
+  queue.drainDeviceBuffer(iota(8, 20.0F).data());
+  EXPECT_EQ(later, iota(8, 20.0F));
+}
+
 TEST(OutputQueueTest, RejectsBadEntries) {
   OutputQueue queue = makeQueue();
   std::vector<float> user(8);

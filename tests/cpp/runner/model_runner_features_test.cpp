@@ -3,6 +3,8 @@
 // dummy data (with flush_on_waiting_outputs and a flush_callback), and
 // simulated device errors with and without auto_reset.
 #include <atomic>
+#include <future>
+#include <memory>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -164,6 +166,47 @@ TEST(ModelRunnerFeaturesTest, WithoutFlushOnWaitingOutputsTheIdleDeviceRunsDummy
   while (flushes.load() < 3) std::this_thread::sleep_for(1ms);
   std::vector<float> x(16, 3.f);
   EXPECT_EQ(floatsOf(runner.execute({{"x", constView(x)}}).at("y")), plusOne(x));
+}
+
+// Regression: a timeout flush on the device thread met a full output ring
+// and blocked in OutputQueue::flush - forever, since that thread is the one
+// that drains the ring - while holding the replica's producer mutex, so every
+// later request hung. Made deterministic: one-entry rings (multiplier 1,
+// batch 1) and a flush_callback that names only the output queue, so while
+// the idle device waits for input, the first flush fills the output ring
+// with padding nobody drains and the second finds it full. It must be put
+// off, not waited for: a request submitted afterwards gets through.
+TEST(ModelRunnerFeaturesTest, TimeoutFlushNeverBlocksOnAFullRingWhileHoldingTheReplica) {
+  ModelRunnerConfig config;
+  config.timeout_ns = 2ms;
+  config.flush_on_waiting_outputs = false;
+  config.ring_buffer_size_multiplier = 1;
+  std::vector<float> sink(16);
+  const OutputMemoryView only_output{{"y", TensorMemoryView(sink.data(), sink.size() * sizeof(float))}};
+  std::atomic<int> flushes{0};
+  config.flush_callback = [&](const std::string &, const InputMemoryView *&, const OutputMemoryView *&outputs) {
+    outputs = &only_output;
+    ++flushes;
+  };
+  auto runner = std::make_unique<ModelRunner>(exampleModel("add_one"), config);
+  while (flushes.load() < 2) std::this_thread::sleep_for(1ms);
+  std::this_thread::sleep_for(20ms);  // several more periods: the put-off flush is retried, never waited for
+
+  std::vector<float> x(16, 1.f), y(16);
+  auto submitted = std::async(std::launch::async, [&] {
+    return runner->executeAsync({{"x", constView(x)}}, {{"y", TensorMemoryView(y.data(), y.size() * sizeof(float))}});
+  });
+  const bool got_through = submitted.wait_for(10s) == std::future_status::ready;
+  if (!got_through) runner.reset();  // disconnects the rings, which frees the blocked flush
+  ASSERT_TRUE(got_through) << "executeAsync blocked on the replica held by the device thread's flush";
+  const OutputFutureMemoryView futures = submitted.get();
+  EXPECT_EQ(flushes.load(), 2);  // the put-off flush is retried without asking flush_callback again
+  // The request's output sits behind the padding the callback asked for, so
+  // it is still waiting when the runner goes, and destruction resolves it.
+  runner.reset();
+  ASSERT_EQ(futures.at("y").wait_for(5s), std::future_status::ready);
+  const ErrorCode code = futures.at("y").completion()->code();
+  EXPECT_TRUE(code == ErrorCode::Cancelled || code == ErrorCode::Ok) << static_cast<int>(code);
 }
 
 // Device errors in the middle of a stream of async requests.
