@@ -64,9 +64,24 @@ hwsim::Tensor scalarConstant(hwsim::Graph &graph, double value, std::string_view
 std::shared_ptr<Model> addOne(const ExampleOptions &options, std::string name, unsigned replicas) {
   const std::size_t B = options.batch;
   const std::size_t N = options.size;
-  hwsim::Graph graph(targetFor(options, 1), replicas);
+  const hwsim::Target target = targetFor(options, 1);
+  // x and y (the stream buffers) must fit in the IPU's memory; the graph's
+  // own per-tile state comes on top, which the compiler checks.
+  const std::uint64_t tensorBytes = std::uint64_t{B} * N * sizeof(float);
+  const std::uint64_t memory = std::uint64_t{target.numTiles()} * target.bytesPerTile;
+  if (2 * tensorBytes > memory) {
+    throw Error(ErrorCode::InvalidArgument,
+                "{}: x and y of [{}, {}] F32 need {} bytes, more than the IPU's memory ({} tiles x {} bytes = {} bytes)",
+                name, B, N, 2 * tensorBytes, target.numTiles(), target.bytesPerTile, memory);
+  }
+  hwsim::Graph graph(target, replicas);
   p::Sequence main;
-  const hwsim::Tensor x = ops::createTensor(graph, Type::F32, {B, N}, "x");
+  // Spread over as many tiles as it takes to give each at least
+  // kAddOneGrain elements (a large tensor over up to every tile, as Poplar
+  // maps one), not row by row: one row of add_one can be megabytes.
+  constexpr std::size_t kAddOneGrain = 4096;
+  const hwsim::Tensor x = graph.addVariable(Type::F32, {B, N}, "x");
+  graph.mapLinearly(x, kAddOneGrain, 0, 0);
   streamIn(graph, main, "x", x);
   const hwsim::Tensor y = ops::binary(graph, main, "Add", x, scalarConstant(graph, 1.0, "one"), "y");
   streamOut(graph, main, "y", y);

@@ -1,5 +1,5 @@
-// mrt-gen MODEL -o FILE [--batch B] [--size N] [--seed S] [--ipus N]
-//         [--tiles T] [--ipu-version V]
+// mrt-gen MODEL -o FILE [--batch B] [--size N | --bytes BYTES] [--seed S]
+//         [--ipus N] [--tiles T] [--ipu-version V]
 // Writes one of the example models (src/popef/example_models.hpp) as a PopEF
 // file: the counterpart of the seeds' "Generating example PopEF file".
 #include <cstdio>
@@ -37,8 +37,14 @@ int main(int argc, char **argv) {
   app.add_option("-o,--output", output, "PopEF file to write");
   app.add_option("--batch", options.batch, "Batch size B (default 1)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
-  app.add_option("--size", options.size, "N of add_one and replicated (default 16)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
+  std::size_t bytes = 0;
+  // Any size whose x and y fit in the IPU's memory (a GC200: 1472 tiles x
+  // 624 KiB); the model builder says so if they do not.
+  auto *size_option = app.add_option("--size", options.size, "N of add_one and replicated, in F32 elements (default 16)")
+                          ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  app.add_option("--bytes", bytes, "N of add_one and replicated given in bytes per sample (a multiple of 4)")
+      ->check(CLI::Range(std::size_t{4}, std::size_t{1} << 34))
+      ->excludes(size_option);
   app.add_option("--seed", options.seed, "Seed of the weights (default 1)");
   app.add_option("--ipus", options.ipus, "IPUs per replica (default: the model's own)")
       ->check(CLI::Range(1u, 64u));
@@ -57,6 +63,10 @@ int main(int argc, char **argv) {
   if (list) {
     for (const std::string &name : names) std::printf("%s\n", name.c_str());
     return 0;
+  }
+  if (bytes != 0) {
+    if (bytes % sizeof(float) != 0) return fail(fmt::format("--bytes {} is not a whole number of F32 elements", bytes), 2);
+    options.size = bytes / sizeof(float);
   }
   if (model.empty()) return fail("no MODEL given (one of " + fmt::format("{}", fmt::join(names, ", ")) + ")", 2);
   if (output.empty()) return fail("no output file given (-o FILE)", 2);

@@ -152,6 +152,32 @@ TEST_F(ExampleModelsTest, AddOne) {
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], x[i] + 1.0f) << i;
 }
 
+// A large add_one is spread over tiles (one row of 1 MiB would not fit on
+// one 624 KiB tile), computes the same, and one too big for the IPU's memory
+// is refused with the sizes named.
+TEST_F(ExampleModelsTest, LargeAddOneSpreadsOverTiles) {
+  for (const std::size_t bytes : {std::size_t{1} << 20, std::size_t{16} << 20}) {
+    SCOPED_TRACE(bytes);
+    ExampleOptions options;
+    options.size = bytes / sizeof(float);
+    const auto model = buildExampleModel("add_one", options);
+    ModelHarness harness(*model);
+    std::vector<float> x = inputs(options.size, 11);
+    std::vector<float> y(options.size);
+    harness.connect("x", x);
+    harness.connect("y", y);
+    harness.main();
+    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], x[i] + 1.0f) << i;
+  }
+  ExampleOptions huge;
+  huge.size = std::size_t{250} << 20;  // x and y: 2 GiB
+  const Error error = test::captureError([&] { buildExampleModel("add_one", huge); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_STREQ(error.what(),
+               "add_one: x and y of [1, 262144000] F32 need 2097152000 bytes, more than the IPU's memory "
+               "(1472 tiles x 638976 bytes = 940572672 bytes)");
+}
+
 TEST_F(ExampleModelsTest, ReplicatedRunsAddOneOnEachReplica) {
   ExampleOptions options;
   options.batch = 2;

@@ -259,6 +259,18 @@ TEST_F(ToolsTest, MrtInfoListsDamagedBlobsAndFails) {
   EXPECT_TRUE(json["error"].is_string());
 }
 
+// --bytes gives add_one's sample size in bytes: 1 MiB and 16 MiB models.
+TEST_F(ToolsTest, MrtGenWritesLargeAddOneGivenInBytes) {
+  for (const std::size_t bytes : {std::size_t{1} << 20, std::size_t{16} << 20}) {
+    const std::string path = dir_.file(fmt::format("add_one_{}.popef", bytes));
+    const ToolRun result = gen(fmt::format("add_one -o {} --bytes {}", path, bytes));
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    const ToolRun described = info(path + " --json");
+    ASSERT_EQ(described.exitCode, 0) << described.err;
+    EXPECT_NE(described.out.find(std::to_string(bytes / 4)), std::string::npos) << described.out;
+  }
+}
+
 TEST_F(ToolsTest, BadCommandLinesFailWithOneLine) {
   const auto expectOneLineFailure = [](const ToolRun &result, int code, const std::string &start) {
     EXPECT_EQ(result.exitCode, code);
@@ -279,6 +291,10 @@ TEST_F(ToolsTest, BadCommandLinesFailWithOneLine) {
                        "mrt-info: '" + dir_.path().string() + "': is a directory, not a PopEF file");
   const std::string one = generate("add_one");
   expectOneLineFailure(info(one + " --model nope"), 1, "mrt-info: no Metadata for executable 'nope'");
+  expectOneLineFailure(gen("add_one -o " + dir_.file("x.popef") + " --bytes 6"), 2,
+                       "mrt-gen: --bytes 6 is not a whole number of F32 elements");
+  expectOneLineFailure(gen("add_one -o " + dir_.file("x.popef") + " --bytes 2000000000"), 1,
+                       "mrt-gen: add_one: x and y of [1, 500000000] F32 need 4000000000 bytes, more than the IPU's memory");
   EXPECT_EQ(gen("--list").out, "add_one\nmlp\nstateful\nconditional\nremote_buffer\nreplicated\npipeline2\n");
   EXPECT_EQ(gen("--help").exitCode, 0);
   EXPECT_EQ(info("--help").exitCode, 0);
