@@ -59,6 +59,16 @@ class Error : public std::runtime_error {
 
 // Throws mrt::Error for any status but MRT_OK, with this thread's last error
 // message (read right away, before another call can replace it).
+// This thread's last error message (mrt_last_error_message), copied.
+inline std::string lastErrorMessage() {
+  std::size_t length = 0;
+  mrt_last_error_message_copy(nullptr, 0, &length);
+  std::string message(length + 1, '\0');
+  mrt_last_error_message_copy(message.data(), message.size(), nullptr);
+  message.resize(length);
+  return message;
+}
+
 inline void check(mrt_status status) {
   if (status == MRT_OK) return;
   const char *message = mrt_last_error_message();
@@ -1592,6 +1602,16 @@ struct ModelRunnerConfig {
   ModelRunnerConfig() {
     mrt_model_runner_config c;
     mrt_model_runner_config_init(&c);
+    assign(c);
+  }
+  // The scalar fields of a C config (arrays, devices and callbacks are not
+  // carried: ModelRunner::config() does not return them).
+  static ModelRunnerConfig from(const mrt_model_runner_config &c) {
+    ModelRunnerConfig config;
+    config.assign(c);
+    return config;
+  }
+  void assign(const mrt_model_runner_config &c) {
     replication_factor = c.replication_factor;
     run_save_programs = c.run_save_programs;
     thread_safe = c.thread_safe;
@@ -1608,6 +1628,7 @@ struct ModelRunnerConfig {
     is_batch_size_timeout_enabled = c.is_batch_size_timeout_enabled;
     request_tracepoints_buffer_size = c.request_tracepoints_buffer_size;
   }
+
   uint32_t replication_factor;
   bool run_save_programs;
   bool thread_safe;  // allow concurrent execute calls
@@ -1711,6 +1732,22 @@ class ModelRunner {
     mrt_future *future = nullptr;
     check(mrt_model_runner_execute_async(get(), in.data(), in.size(), out.data(), out.size(), replica_id, &future));
     return Future::adopt(future);
+  }
+
+  // The runner's model (a new reference). Any thread.
+  Model model() const {
+    mrt_model *out = nullptr;
+    check(mrt_model_runner_model(get(), &out));
+    return Model::adopt(out);
+  }
+  // The options the runner runs with: the scalar fields only (frozen
+  // inputs, Save outputs, devices, wait config and flush callback are left
+  // empty). Any thread.
+  ModelRunnerConfig config() const {
+    mrt_model_runner_config c;
+    mrt_model_runner_config_init(&c);
+    check(mrt_model_runner_get_config(get(), &c));
+    return ModelRunnerConfig::from(c);
   }
 
   // What execute takes (inputs without PopEF data, not frozen) and returns.

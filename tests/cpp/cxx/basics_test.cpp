@@ -46,6 +46,7 @@ TEST(CxxErrors, CheckThrowsTheCodeAndTheLastMessage) {
     EXPECT_STREQ(e.what(), mrt_last_error_message());
     EXPECT_NE(std::string(e.what()).find("/nonexistent/model.popef"), std::string::npos) << e.what();
     EXPECT_STREQ(e.codeString(), mrt_status_string(MRT_NOT_FOUND));
+    EXPECT_EQ(mrt::lastErrorMessage(), e.what());
   }
 }
 

@@ -76,6 +76,24 @@ TEST(CxxRunnerConfig, ReplicaDevicesAndDeviceWaits) {
   EXPECT_TRUE(manager.tryGetSpecificDevice(id).has_value()) << "released with the runner";
 }
 
+TEST(CxxRunnerConfig, TheRunnerReportsItsModelAndConfig) {
+  mrt::ModelRunnerConfig config;
+  config.replication_factor = 2;
+  config.thread_safe = true;
+  config.timeout_ns = std::chrono::milliseconds(250);
+  config.ring_buffer_size_multiplier = 3;
+  config.flush_callback = [](std::string_view) {};
+  mrt::ModelRunner runner(modelPath("add_one"), config);
+  EXPECT_EQ(runner.model().info().executable, "add_one");
+  const mrt::ModelRunnerConfig used = runner.config();
+  EXPECT_EQ(used.replication_factor, 2u);
+  EXPECT_TRUE(used.thread_safe);
+  EXPECT_EQ(used.timeout_ns, std::chrono::milliseconds(250));
+  EXPECT_EQ(used.ring_buffer_size_multiplier, 3u);
+  EXPECT_EQ(used.batching_dim, uint32_t(MRT_BATCHING_DISABLED));
+  EXPECT_FALSE(used.flush_callback) << "callbacks are not handed back";
+}
+
 TEST(CxxRunnerConfig, Statistics) {
   mrt::ModelRunnerConfig config;
   config.request_tracepoints_buffer_size = 10;
