@@ -245,6 +245,24 @@ TEST(CxxQueues, SessionQueueManagerServesAddOne) {
   EXPECT_EQ(live.load(), 0) << "every entry's callbacks freed exactly once";
 }
 
+// Destroying the manager first: the session's runs no longer wait for it,
+// and callbacks bound afterwards feed the session again.
+TEST(CxxQueues, ManagerDestroyedBeforeItsSession) {
+  mrt::Model model(modelPath("add_one_t4"));
+  mrt::Session session = boundSession(model);
+  {
+    mrt::QueueManager queues = session.createQueueManager();
+    mrt::QueueManager second = session.createQueueManager();  // replaces the first, which stays valid
+    EXPECT_EQ(queues.inputNames(), std::vector<std::string>{"x"});
+  }
+  session.runMainPrograms();  // zeros in, outputs dropped: returns without waiting
+  std::vector<float> x = randomFloats(kAddOneN, 11), y(kAddOneN);
+  session.setCallbackForAnchor("x", feed(x));
+  session.setCallbackForAnchor("y", drain(y));
+  session.runMainPrograms();
+  for (std::size_t i = 0; i < kAddOneN; ++i) EXPECT_FLOAT_EQ(y[i], x[i] + 1.0f);
+}
+
 TEST(CxxQueues, StopWakesARunWaitingForInput) {
   mrt::Model model(modelPath("add_one_t4"));
   mrt::Session session = boundSession(model);
