@@ -179,7 +179,7 @@ static int check_errors(const char *path) {
   const char *missing[] = {"/nonexistent/mlp.popef"};
   mrt_model *model = NULL;
   ok &= expect_status("missing model file", mrt_model_load(missing, 1, &model), MRT_NOT_FOUND);
-  printf(ok ? "misuse: every error carried its status code and message\n" : "misuse: unexpected results\n");
+  puts(ok ? "misuse: every error carried its status code and message" : "misuse: unexpected results");
   return ok ? 0 : 1;
 }
 

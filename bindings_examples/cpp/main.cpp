@@ -124,7 +124,7 @@ int checkErrors(const std::string &path) {
   ok &= expectError("use after close", MRT_FAILED_PRECONDITION,
                     [&] { runner.execute({{"image", image}}, {{"probs", probs}}); });
   ok &= expectError("missing model file", MRT_NOT_FOUND, [] { mrt::Model("/nonexistent/mlp.popef"); });
-  std::printf(ok ? "misuse: every error carried its status code and message\n" : "misuse: unexpected results\n");
+  std::puts(ok ? "misuse: every error carried its status code and message" : "misuse: unexpected results");
   return ok ? 0 : 1;
 }
 
