@@ -69,6 +69,10 @@ class InputQueue : public IQueue {
   // thread only.
   std::int64_t deviceBytesFilled() const noexcept { return device_bytes_filled_; }
 
+  // True if the next transfer can start without waiting for the producer:
+  // an entry is partly transferred or one is enqueued. Consumer thread only.
+  bool hasPendingData() const { return current_ != nullptr || ring_->readAvailable(); }
+
   // ---- either side ---------------------------------------------------------
 
   void disconnect() override;

@@ -57,6 +57,10 @@ class OutputQueue : public IQueue {
   void drainDeviceBuffer(const void *device_buffer);
   std::int64_t deviceBytesDrained() const noexcept { return device_bytes_drained_; }
 
+  // True if the next transfer can start without waiting for the producer:
+  // an entry is partly transferred or one is enqueued. Consumer thread only.
+  bool hasPendingData() const { return current_ != nullptr || ring_->readAvailable(); }
+
   // ---- either side ---------------------------------------------------------
 
   void disconnect() override;

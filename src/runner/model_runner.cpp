@@ -30,6 +30,9 @@ struct ModelRunner::Impl {
     for (auto &replica : replicas) replica->shutdown();
   }
 
+  // Validates and enqueues a request with library-allocated outputs.
+  Submission submitAllocating(const InputMemoryView &input_data, unsigned replica_id, bool wake_device);
+
   Replica &replica(unsigned id) {
     if (id >= replicas.size()) {
       throw Error(ErrorCode::InvalidArgument, "replica_id {} out of range: the runner has {} replica{}", id,
@@ -81,11 +84,16 @@ std::shared_ptr<Completion> ModelRunner::submit(const InputMemoryView &input_dat
 }
 
 Submission ModelRunner::submit(const InputMemoryView &input_data, unsigned replica_id) {
+  return impl_->submitAllocating(input_data, replica_id, true);
+}
+
+Submission ModelRunner::Impl::submitAllocating(const InputMemoryView &input_data, unsigned replica_id,
+                                               bool wake_device) {
   const auto received = RequestClock::now();
-  Replica &replica = impl_->replica(replica_id);
-  RequestViews views = impl_->layout.inputViews(input_data);
-  const std::vector<std::int64_t> sizes = impl_->layout.outputSizes(views);
-  const auto &outputs = impl_->layout.executeOutputs();
+  Replica &replica = this->replica(replica_id);
+  RequestViews views = layout.inputViews(input_data);
+  const std::vector<std::int64_t> sizes = layout.outputSizes(views);
+  const auto &outputs = layout.executeOutputs();
   Submission submission;
   std::vector<std::shared_ptr<void>> keep;
   keep.reserve(outputs.size());
@@ -96,19 +104,28 @@ Submission ModelRunner::submit(const InputMemoryView &input_data, unsigned repli
     keep.push_back(memory.data);
     submission.outputs.emplace(outputs[i].anchor->name(), std::move(memory));
   }
-  submission.completion = replica.submit(views, received, std::move(keep));
+  submission.completion = replica.submit(views, received, std::move(keep), wake_device);
   return submission;
 }
 
+// Synchronous requests are enqueued like any other, then the caller serves
+// them itself if the device is free (Replica::serveInline).
 OutputMemory ModelRunner::execute(const InputMemoryView &input_data, unsigned replica_id) {
-  Submission submission = submit(input_data, replica_id);
+  Submission submission = impl_->submitAllocating(input_data, replica_id, false);
+  impl_->replica(replica_id).serveInline(*submission.completion);
   waitFor(*submission.completion);
   return std::move(submission.outputs);
 }
 
 void ModelRunner::execute(const InputMemoryView &input_data, const OutputMemoryView &output_data,
                           unsigned replica_id) {
-  waitFor(*submit(input_data, output_data, replica_id));
+  const auto received = RequestClock::now();
+  Replica &replica = impl_->replica(replica_id);
+  RequestViews views = impl_->layout.inputViews(input_data);
+  impl_->layout.addOutputViews(views, output_data);
+  const std::shared_ptr<Completion> completion = replica.submit(views, received, {}, false);
+  replica.serveInline(*completion);
+  waitFor(*completion);
 }
 
 OutputFutureMemory ModelRunner::executeAsync(const InputMemoryView &input_data, unsigned replica_id) {

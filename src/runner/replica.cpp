@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/logging.hpp"
+#include "queue/futex.hpp"
 #include "queue/ring_size_multiplier.hpp"
 
 namespace mrt {
@@ -108,14 +109,21 @@ void Replica::start() { thread_ = std::thread([this] { deviceLoop(); }); }
 // ---- producer side ----------------------------------------------------------
 
 std::shared_ptr<Completion> Replica::submit(const RequestViews &views, RequestClock::time_point received,
-                                            std::vector<std::shared_ptr<void>> keep) {
+                                            std::vector<std::shared_ptr<void>> keep, bool wake_device) {
   auto request = std::make_shared<Request>();
   Request *raw = request.get();
   raw->times.received = received;
   raw->keep = std::move(keep);
   raw->remaining = static_cast<std::uint32_t>(views.outputs.empty() ? views.inputs.size() : views.outputs.size());
   std::shared_ptr<Completion> completion = raw->completion;
+  enqueueRequest(views, request);
+  if (wake_device) wakeDevice();
+  return completion;
+}
 
+void Replica::enqueueRequest(const RequestViews &views, const std::shared_ptr<Request> &request) {
+  Request *raw = request.get();
+  const std::shared_ptr<Completion> completion = raw->completion;  // finishOne may move the request's
   std::lock_guard producer(producer_mutex_);
   if (failed_.load(std::memory_order_acquire)) {
     std::lock_guard state(state_mutex_);
@@ -157,7 +165,6 @@ std::shared_ptr<Completion> Replica::submit(const RequestViews &views, RequestCl
     }
     completion->complete(code, message);
   }
-  return completion;
 }
 
 std::pair<ErrorCode, std::string> Replica::refusalReason() {
@@ -182,25 +189,117 @@ void Replica::finishOne(Request *request) {
 }
 
 void Replica::deviceLoop() {
-  while (!stopping_.load()) {
-    applyInjectedErrors();
-    try {
-      session_->runMainPrograms();
-      ++main_runs_;
-    } catch (const Error &error) {
-      if (stopping_.load()) break;
-      if (error.code() == ErrorCode::DeviceError && config_.auto_reset) {
-        log::logger().warn("replica {}: {}; resetting the device (auto_reset)", id_, error.what());
-        if (!recover(error.what())) break;
-        continue;
+  {
+    std::lock_guard device(device_mutex_);
+    // Load at once, as a device would: Save at destruction finds the state
+    // loaded even if no request ever came. (A synchronous caller may have
+    // been first: its Main run loaded the state, which must not be reset.)
+    if (!loaded_ && !runProgram(true)) return;
+  }
+  while (!stopping_.load() && serving_.load()) {
+    {
+      std::lock_guard device(device_mutex_);
+      while (!stopping_.load() && serving_.load() && hasWork()) {
+        if (!runProgram(false)) break;
       }
+    }
+    if (stopping_.load() || !serving_.load()) break;
+    waitForWork();
+  }
+}
+
+bool Replica::runProgram(bool load) {
+  try {
+    if (load) {
+      session_->runLoadPrograms();
+    } else {
+      applyInjectedErrors();
+      session_->runMainPrograms();  // runs Load first after a (re)load
+      ++main_runs_;
+    }
+    loaded_ = true;
+    return true;
+  } catch (const Error &error) {
+    if (stopping_.load()) return false;
+    if (error.code() == ErrorCode::DeviceError && config_.auto_reset) {
+      log::logger().warn("replica {}: {}; resetting the device (auto_reset)", id_, error.what());
+      if (recover(error.what())) return true;
+    } else {
       failReplica(error.code(), error.what());
-      break;
-    } catch (const std::exception &error) {
-      failReplica(ErrorCode::Internal, error.what());
-      break;
+    }
+  } catch (const std::exception &error) {
+    failReplica(ErrorCode::Internal, error.what());
+  }
+  serving_.store(false);
+  wakeDevice();  // the device thread leaves its loop too
+  return false;
+}
+
+bool Replica::hasWork() const {
+  if (!input_queues_.empty()) return input_queues_.front()->hasPendingData();
+  if (!output_queues_.empty()) return output_queues_.front()->hasPendingData();
+  return true;  // nothing to wait for: run on
+}
+
+bool Replica::workVisible() const {
+  if (!input_queues_.empty()) return input_queues_.front()->ringBuffer().readAvailable();
+  if (!output_queues_.empty()) return output_queues_.front()->ringBuffer().readAvailable();
+  return true;
+}
+
+void Replica::waitForWork() {
+  // Requests often come back to back: poll a little before sleeping, which
+  // costs a futex wake to undo.
+  constexpr unsigned kSpinsBeforeSleeping = 2000;
+  for (unsigned i = 0; i < kSpinsBeforeSleeping; ++i) {
+    if (workVisible() || stopping_.load(std::memory_order_relaxed) || !serving_.load(std::memory_order_relaxed)) return;
+    detail::cpuRelax();
+  }
+  const std::uint32_t seen = doorbell_.load(std::memory_order_seq_cst);
+  // Store the flag, then look for work; producers enqueue, then look at the
+  // flag (wakeDevice). With a full fence on both sides one of us sees the
+  // other, so a request is never left with the device asleep.
+  device_sleeping_.store(1, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  bool slept_a_period = false;
+  if (!workVisible() && !stopping_.load() && serving_.load()) {
+    const auto before = RequestClock::now();
+    detail::futexWait(doorbell_, seen, timeout_period_.count() > 0 ? timeout_period_ : std::chrono::nanoseconds(-1));
+    slept_a_period = timeout_period_.count() > 0 && RequestClock::now() - before >= timeout_period_;
+  }
+  device_sleeping_.store(0, std::memory_order_relaxed);
+  if (slept_a_period && !stopping_.load() && serving_.load() && !workVisible()) {
+    // What the queue's timeout callback does for a device waiting for its
+    // first input: timeout_ns flushes, data_parallel_timeout_ns, retries.
+    std::lock_guard device(device_mutex_);
+    if (!input_queues_.empty()) {
+      onTimeout(input_queues_.front()->name(), popef::TensorType::INPUT, 0);
+    } else if (!output_queues_.empty()) {
+      onTimeout(output_queues_.front()->name(), popef::TensorType::OUTPUT, 0);
     }
   }
+}
+
+void Replica::wakeDevice() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // our enqueue before the look at the flag
+  if (device_sleeping_.load(std::memory_order_relaxed) != 0) {
+    doorbell_.fetch_add(1, std::memory_order_seq_cst);
+    detail::futexWake(doorbell_);
+  }
+}
+
+void Replica::serveInline(const Completion &completion) {
+  std::unique_lock device(device_mutex_, std::try_to_lock);
+  if (!device.owns_lock()) {
+    wakeDevice();  // whoever holds it looks for work before sleeping; this covers a sleeper
+    return;
+  }
+  while (!completion.isReady() && !stopping_.load() && serving_.load()) {
+    if (!runProgram(false)) break;
+  }
+  const bool more = !stopping_.load() && serving_.load() && hasWork();
+  device.unlock();
+  if (more) wakeDevice();  // requests queued behind ours are the device thread's
 }
 
 void Replica::applyInjectedErrors() {
@@ -340,17 +439,24 @@ void Replica::shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   stopping_.store(true);
+  doorbell_.fetch_add(1, std::memory_order_seq_cst);
+  detail::futexWake(doorbell_);
   if (thread_.joinable()) {
     if (config_.run_save_programs && !failed_.load()) {
       // Let the Main run in progress finish on dummy data, keeping the state.
+      // (A queue whose ring is full already holds the data such a run needs.)
       std::lock_guard producer(producer_mutex_);
-      queues_->flushAll();
+      for (auto &[name, queue] : queues_->inputs) queue.tryFlush();
+      for (auto &[name, queue] : queues_->outputs) queue.tryFlush();
     } else {
       session_->stop();
       queues_->disconnectAll();
     }
     thread_.join();
   }
+  // A synchronous caller may be running a Main run (it ends at the stop or
+  // the flush above); from here on the device is ours.
+  std::lock_guard device(device_mutex_);
   queues_->disconnectAll();
   failPending(ErrorCode::Cancelled, fmt::format("replica {}: the runner was destroyed before the request ran", id_));
   if (config_.run_save_programs && !failed_.load() && !session_->isStopped()) {

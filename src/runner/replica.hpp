@@ -46,8 +46,17 @@ class Replica {
 
   // Enqueues one request whose views were checked by the layout. `keep`
   // holds library-allocated outputs alive until the device is done with them.
+  // With wake_device, a device thread asleep for want of work is woken; a
+  // caller about to serveInline() passes false (it may serve itself).
   std::shared_ptr<Completion> submit(const RequestViews &views, RequestClock::time_point received,
-                                     std::vector<std::shared_ptr<void>> keep);
+                                     std::vector<std::shared_ptr<void>> keep, bool wake_device = true);
+
+  // For a synchronous request: if no other thread is running the device, the
+  // caller runs the Main programs itself until `completion` is ready, which
+  // saves the two thread hand-offs (to the device thread and back) that
+  // otherwise dominate a small request. If the device is busy, it makes sure
+  // the device thread will serve the request and returns at once.
+  void serveInline(const Completion &completion);
 
   // Stops the device thread: with run_save_programs it finishes the Main run
   // in progress (flushing dummy data) and runs Save; otherwise it stops at
@@ -62,7 +71,22 @@ class Replica {
   struct Request;
   using PendingList = std::list<std::shared_ptr<Request>>;
 
+  void enqueueRequest(const RequestViews &views, const std::shared_ptr<Request> &request);
   void deviceLoop();
+  // Holding device_mutex_: runs the Load programs or one Main run, handling
+  // device errors; false once this replica stops serving (shutdown, or out
+  // of service).
+  bool runProgram(bool load);
+  // Holding device_mutex_: the next Main run has data to start on.
+  bool hasWork() const;
+  // Any thread: a request is enqueued that no run has started on.
+  bool workVisible() const;
+  // Device thread, not holding device_mutex_: spins briefly, then sleeps
+  // until woken or, with timeouts in use, for one period, after which it
+  // runs the timeout logic the queues would run for a waiting device.
+  void waitForWork();
+  // Wakes the device thread if it sleeps in waitForWork.
+  void wakeDevice();
   void applyInjectedErrors();
   // Fails the pending requests, reloads the session. False if the replica
   // must stop (shutting down, or the reload failed).
@@ -95,6 +119,17 @@ class Replica {
   std::string failure_;     // non-empty: the replica is out of service
   std::string recovering_;  // non-empty while a device error is being handled
   std::atomic<bool> failed_{false};
+
+  // Held by whichever thread runs the programs: the device thread, or a
+  // synchronous caller in serveInline. Guards the engine, the queues'
+  // consumer side and the device-side state below.
+  std::mutex device_mutex_;
+  // The device thread sleeps on doorbell_ (with device_sleeping_ set) when
+  // there is no work; producers ring it only when it sleeps.
+  std::atomic<std::uint32_t> doorbell_{0};
+  std::atomic<std::uint32_t> device_sleeping_{0};
+  std::atomic<bool> serving_{true};  // false once runProgram gave up
+  bool loaded_ = false;              // a Load or Main run has succeeded (device_mutex_)
 
   std::atomic<bool> stopping_{false};
   bool shut_down_ = false;
