@@ -153,8 +153,8 @@ TEST_F(ExampleModelsTest, AddOne) {
 }
 
 // A large add_one is spread over tiles (one row of 1 MiB would not fit on
-// one 624 KiB tile), computes the same, and one too big for the IPU's memory
-// is refused with the sizes named.
+// one 624 KiB tile), computes the same (in place), and one too big for the
+// IPU's memory is refused with the sizes named.
 TEST_F(ExampleModelsTest, LargeAddOneSpreadsOverTiles) {
   for (const std::size_t bytes : {std::size_t{1} << 20, std::size_t{16} << 20}) {
     SCOPED_TRACE(bytes);
@@ -170,11 +170,11 @@ TEST_F(ExampleModelsTest, LargeAddOneSpreadsOverTiles) {
     for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], x[i] + 1.0f) << i;
   }
   ExampleOptions huge;
-  huge.size = std::size_t{250} << 20;  // x and y: 2 GiB
+  huge.size = std::size_t{250} << 20;  // 1000 MiB
   const Error error = test::captureError([&] { buildExampleModel("add_one", huge); });
   EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
   EXPECT_STREQ(error.what(),
-               "add_one: x and y of [1, 262144000] F32 need 2097152000 bytes, more than the IPU's memory "
+               "add_one: x of [1, 262144000] F32 needs 1048576000 bytes, more than the IPU's memory "
                "(1472 tiles x 638976 bytes = 940572672 bytes)");
 }
 
