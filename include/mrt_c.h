@@ -1171,7 +1171,11 @@ MRT_API mrt_status mrt_model_runner_create_from_files(const char *const *paths, 
 
 /* Runs the Save programs if configured, completes pending requests with
  * MRT_CANCELLED (their futures stay valid), releases the devices. NULL is
- * ignored. */
+ * ignored. May be called from inside a callback the runner invoked (a
+ * future's on_ready, flush_callback), which runs on a device thread the
+ * destruction must join: the runner is then destroyed on a thread of the
+ * library's own once the callback has returned, and this call returns at
+ * once (flush_user_data_free tells when it is done). */
 MRT_API void mrt_model_runner_destroy(mrt_model_runner *runner) MRT_NOEXCEPT;
 
 /* What execute takes (inputs without PopEF data and not frozen) and returns,

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <string>
 
+#include "capi/callback_scope.hpp"
 #include "capi/guard.hpp"
 #include "capi/user_data.hpp"
 
@@ -64,6 +65,7 @@ MRT_API mrt_status mrt_future_on_ready(mrt_future *future, mrt_future_ready_fn f
     // The callback holds the user data, so user_data_free runs once the
     // callback has fired and been released by the completion.
     future->completion->onReady([fn, owner = std::move(owner)](ErrorCode code, const std::string &) {
+      const mrt::capi::LibraryCallbackScope scope;
       fn(static_cast<mrt_status>(code), owner->get());
     });
   });

@@ -3,18 +3,21 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <hwsim/device_error.hpp>
 
+#include "capi/callback_scope.hpp"
 #include "capi/device.hpp"
 #include "capi/future.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
 #include "capi/sized_struct.hpp"
 #include "capi/user_data.hpp"
+#include "common/logging.hpp"
 #include "popef/reader.hpp"
 #include "runner/model_runner.hpp"
 
@@ -158,6 +161,7 @@ mrt::ModelRunnerConfig configOf(const mrt_model_runner_config *config,
     result.flush_callback = [fn, owner = std::move(flushUserData)](const std::string &tensor_id,
                                                                     const mrt::InputMemoryView *&,
                                                                     const mrt::OutputMemoryView *&) {
+      const mrt::capi::LibraryCallbackScope scope;
       fn(tensor_id.c_str(), owner->get());
     };
   }
@@ -249,10 +253,19 @@ MRT_API mrt_status mrt_model_runner_create_from_files(const char *const *paths, 
 }
 
 MRT_API void mrt_model_runner_destroy(mrt_model_runner *runner) noexcept {
+  if (runner == nullptr) return;
   try {
+    if (mrt::capi::insideLibraryCallback()) {
+      // This thread may be one the runner must join: destroy it from a
+      // thread of its own once the callback has returned.
+      std::thread([runner] { delete runner; }).detach();
+      return;
+    }
     delete runner;
-  } catch (...) {
+  } catch (const std::exception &e) {
     // Destruction cannot fail; Save-program errors are logged by the runner.
+    // Only a thread that cannot be started gets here: the runner is leaked.
+    mrt::log::logger().error("mrt_model_runner_destroy: {}; the runner is leaked", e.what());
   }
 }
 

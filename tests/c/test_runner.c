@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -117,6 +118,63 @@ static void add_one_async_with_callbacks(void **state) {
   assert_int_equal(log.calls, IN_FLIGHT * ROUNDS);
   assert_int_equal(log.frees, IN_FLIGHT * ROUNDS);
   assert_int_equal(log.last, MRT_OK);
+}
+
+/* A runner destroyed from its own future's on_ready callback, which runs on
+ * the runner's device thread: the destruction is left to another thread
+ * (no join of itself, no abort), and flush_user_data_free says when. */
+typedef struct {
+  mrt_model_runner *runner;
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  int destroyed;
+} self_destroy;
+
+static void destroy_runner_on_ready(mrt_status status, void *user_data) {
+  (void)status;
+  mrt_model_runner_destroy(((self_destroy *)user_data)->runner);
+}
+static void ignore_flush(const char *tensor_id, void *user_data) {
+  (void)tensor_id;
+  (void)user_data;
+}
+static void mark_destroyed(void *user_data) {
+  self_destroy *s = user_data;
+  pthread_mutex_lock(&s->mutex);
+  s->destroyed = 1;
+  pthread_cond_broadcast(&s->cond);
+  pthread_mutex_unlock(&s->mutex);
+}
+
+static void runner_destroyed_from_its_own_callback(void **state) {
+  (void)state;
+  self_destroy s = {NULL, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.flush_callback = ignore_flush;
+  config.flush_user_data = &s;
+  config.flush_user_data_free = mark_destroyed;
+  s.runner = test_make_runner("add_one", &config);
+  float x[ADD_ONE_N], y[ADD_ONE_N];
+  unsigned seed = 5;
+  fill_random(x, ADD_ONE_N, &seed);
+  mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};
+  mrt_future *future = NULL;
+  assert_int_equal(mrt_model_runner_execute_async(s.runner, &in, 1, &out, 1, 0, &future), MRT_OK);
+  assert_int_equal(mrt_future_on_ready(future, destroy_runner_on_ready, &s, NULL), MRT_OK);
+  assert_int_equal(mrt_future_wait(future, -1), MRT_OK);
+  for (int i = 0; i < ADD_ONE_N; ++i) assert_float_equal(y[i], x[i] + 1.0f, 1e-6);
+
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += 30;
+  pthread_mutex_lock(&s.mutex);
+  while (!s.destroyed && pthread_cond_timedwait(&s.cond, &s.mutex, &deadline) == 0) {
+  }
+  const int destroyed = s.destroyed;
+  pthread_mutex_unlock(&s.mutex);
+  assert_true(destroyed);
+  mrt_future_destroy(future);
 }
 
 static void library_allocated_outputs(void **state) {
@@ -276,6 +334,7 @@ int main(void) {
       cmocka_unit_test(describes_inputs_and_outputs),
       cmocka_unit_test(add_one_sync_matches_reference),
       cmocka_unit_test(add_one_async_with_callbacks),
+      cmocka_unit_test(runner_destroyed_from_its_own_callback),
       cmocka_unit_test(library_allocated_outputs),
       cmocka_unit_test(two_replicas_both_serve),
       cmocka_unit_test(mlp_matches_reference_from_tensor_data),
