@@ -1255,7 +1255,8 @@ typedef struct mrt_request_times {
 
 /* The phases of a recent request of replica_id: cur < 0 the last one,
  * otherwise the index among the kept traces (0 = oldest). MRT_NOT_FOUND if
- * there is no such trace yet. Set out->struct_size first. */
+ * the replica has no trace yet; MRT_INVALID_ARGUMENT if cur is past the kept
+ * traces (the message says how many are kept). Set out->struct_size first. */
 MRT_API mrt_status mrt_model_runner_time_trace(mrt_model_runner *runner, uint32_t replica_id, int32_t cur,
                                                mrt_request_times *out) MRT_NOEXCEPT;
 /* The quantile (0..1) of each phase over the kept traces of replica_id. */
