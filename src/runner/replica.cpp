@@ -249,11 +249,13 @@ bool Replica::workVisible() const {
 
 void Replica::waitForWork() {
   // Requests often come back to back: poll a little before sleeping, which
-  // costs a futex wake to undo.
-  constexpr unsigned kSpinsBeforeSleeping = 2000;
-  for (unsigned i = 0; i < kSpinsBeforeSleeping; ++i) {
+  // costs a futex wake to undo. The same budget as a ring's reader (plain
+  // polls, then a few paused ones: some microseconds), not longer, since a
+  // spinning device thread takes a core from the clients on a small host.
+  constexpr unsigned kTightPolls = 2048, kPausedPolls = 512;
+  for (unsigned i = 0; i < kTightPolls + kPausedPolls; ++i) {
     if (workVisible() || stopping_.load(std::memory_order_relaxed) || !serving_.load(std::memory_order_relaxed)) return;
-    detail::cpuRelax();
+    if (i >= kTightPolls) detail::cpuRelax();
   }
   const std::uint32_t seen = doorbell_.load(std::memory_order_seq_cst);
   // Store the flag, then look for work; producers enqueue, then look at the
