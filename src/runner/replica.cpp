@@ -208,7 +208,17 @@ void Replica::deviceLoop() {
   }
 }
 
+namespace {
+// The replica whose programs this thread is running (callbacks run inside).
+thread_local const Replica *t_running_replica = nullptr;
+}  // namespace
+
 bool Replica::runProgram(bool load) {
+  struct Running {
+    const Replica *previous;
+    explicit Running(const Replica *replica) : previous(t_running_replica) { t_running_replica = replica; }
+    ~Running() { t_running_replica = previous; }
+  } running(this);
   try {
     if (load) {
       session_->runLoadPrograms();
@@ -291,6 +301,9 @@ void Replica::wakeDevice() {
 }
 
 void Replica::serveInline(const Completion &completion) {
+  // A callback (on_ready, flush_callback) of this replica's own run that
+  // executes synchronously cannot serve itself: it already holds the device.
+  if (t_running_replica == this) return;
   std::unique_lock device(device_mutex_, std::try_to_lock);
   if (!device.owns_lock()) {
     wakeDevice();  // whoever holds it looks for work before sleeping; this covers a sleeper
