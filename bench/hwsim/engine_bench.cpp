@@ -151,7 +151,7 @@ BENCHMARK(BM_EngineMatMul)
     ->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_EmptyProgramRun)->UseRealTime();
 BENCHMARK(BM_StreamCopyHostSync)->UseRealTime();
-BENCHMARK(BM_MlpEngineMain)->UseRealTime();
-BENCHMARK(BM_MlpEigen)->UseRealTime();
+BENCHMARK(BM_MlpEngineMain)->UseRealTime()->MinTime(0.1);
+BENCHMARK(BM_MlpEigen)->UseRealTime()->MinTime(0.1);
 
 BENCHMARK_MAIN();

@@ -8,6 +8,8 @@
 //   * async throughput with 1 and 2 client threads, and with 1 vs 2 replicas;
 //   * add_one with 1 MiB and 16 MiB tensors vs one plain memcpy of that size
 //     (target: at most 4 memcpys; copy in, add, copy out is a floor of 3).
+// Each runs for 0.1 s by default so the whole binary takes a few seconds; for
+// figures, run with --benchmark_repetitions and compare medians.
 // The simulated system lives in a private lock directory (MRT_HWSIM_LOCK_DIR).
 #include <stdlib.h>
 
@@ -47,7 +49,7 @@ void BM_AddOneExecuteRoundTrip(benchmark::State &state) {
   for (auto _ : state) runner.execute(in, out);
   if (y[0] != 2.f) state.SkipWithError("wrong result");
 }
-BENCHMARK(BM_AddOneExecuteRoundTrip)->UseRealTime();
+BENCHMARK(BM_AddOneExecuteRoundTrip)->UseRealTime()->MinTime(0.1);
 
 // Request over one ring, reply over another, the reply thread copying the
 // 64 bytes and adding one like the device would.
@@ -73,7 +75,7 @@ void BM_SpscRoundTripBaseline(benchmark::State &state) {
   requests.write(nullptr);
   device.join();
 }
-BENCHMARK(BM_SpscRoundTripBaseline)->UseRealTime();
+BENCHMARK(BM_SpscRoundTripBaseline)->UseRealTime()->MinTime(0.1);
 
 // ---- mlp ------------------------------------------------------------------
 
@@ -84,7 +86,7 @@ void BM_MlpExecute(benchmark::State &state) {
   const OutputMemoryView out{{"probs", {probs.data(), 40}}};
   for (auto _ : state) runner.execute(in, out);
 }
-BENCHMARK(BM_MlpExecute)->UseRealTime();
+BENCHMARK(BM_MlpExecute)->UseRealTime()->MinTime(0.1);
 
 void BM_MlpEigenBaseline(benchmark::State &state) {
   auto m = model("mlp");
@@ -103,7 +105,7 @@ void BM_MlpEigenBaseline(benchmark::State &state) {
     benchmark::DoNotOptimize(probs.data());
   }
 }
-BENCHMARK(BM_MlpEigenBaseline)->UseRealTime();
+BENCHMARK(BM_MlpEigenBaseline)->UseRealTime()->MinTime(0.1);
 
 // ---- async throughput -------------------------------------------------------
 
@@ -137,10 +139,10 @@ void asyncClient(benchmark::State &state, unsigned replicas) {
 }
 
 void BM_AsyncThroughputClients(benchmark::State &state) { asyncClient(state, 1); }
-BENCHMARK(BM_AsyncThroughputClients)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_AsyncThroughputClients)->Threads(1)->Threads(2)->UseRealTime()->MinTime(0.1);
 
 void BM_AsyncThroughputReplicas(benchmark::State &state) { asyncClient(state, static_cast<unsigned>(state.range(0))); }
-BENCHMARK(BM_AsyncThroughputReplicas)->Arg(1)->Arg(2)->UseRealTime();
+BENCHMARK(BM_AsyncThroughputReplicas)->Arg(1)->Arg(2)->UseRealTime()->MinTime(0.1);
 
 // ---- large tensors ----------------------------------------------------------
 
@@ -168,10 +170,10 @@ void BM_MemcpyBaseline(benchmark::State &state) {
 }
 // Each size next to its baseline; add_one spreads x and y over tiles, so any
 // size whose x and y fit in the IPU's memory compiles.
-BENCHMARK(BM_LargeAddOneExecute)->Arg(1 << 20)->UseRealTime()->MinTime(0.2);
-BENCHMARK(BM_MemcpyBaseline)->Arg(1 << 20)->UseRealTime()->MinTime(0.2);
-BENCHMARK(BM_LargeAddOneExecute)->Arg(16 << 20)->UseRealTime()->MinTime(0.2);
-BENCHMARK(BM_MemcpyBaseline)->Arg(16 << 20)->UseRealTime()->MinTime(0.2);
+BENCHMARK(BM_LargeAddOneExecute)->Arg(1 << 20)->UseRealTime()->MinTime(0.1);
+BENCHMARK(BM_MemcpyBaseline)->Arg(1 << 20)->UseRealTime()->MinTime(0.1);
+BENCHMARK(BM_LargeAddOneExecute)->Arg(16 << 20)->UseRealTime()->MinTime(0.1);
+BENCHMARK(BM_MemcpyBaseline)->Arg(16 << 20)->UseRealTime()->MinTime(0.1);
 
 }  // namespace
 
