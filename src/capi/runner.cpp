@@ -4,7 +4,6 @@
 #include <memory>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -16,6 +15,7 @@
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
 #include "capi/sized_struct.hpp"
+#include "capi/tensor_views.hpp"
 #include "capi/user_data.hpp"
 #include "common/logging.hpp"
 #include "popef/reader.hpp"
@@ -26,6 +26,9 @@ namespace {
 using mrt::Error;
 using mrt::ErrorCode;
 using mrt::capi::fillSized;
+using mrt::capi::inputsOf;
+using mrt::capi::outputsOf;
+using mrt::capi::RequestViewMaps;
 using mrt::capi::modelOf;
 using mrt::capi::requireNotNull;
 
@@ -89,27 +92,6 @@ mrt::ModelRunner &runnerOf(const mrt_model_runner *handle) {
 const mrt_tensor_memory &memoryOf(const mrt_tensor_memory *handle) {
   requireNotNull(handle, "memory");
   return *handle;
-}
-
-// Names must be present and unique; `what` is "inputs" or "outputs".
-template <typename View>
-std::unordered_map<std::string, View> viewsOf(const mrt_tensor_view *views, std::size_t count, const char *what) {
-  if (count > 0) requireNotNull(views, what);
-  std::unordered_map<std::string, View> result;
-  result.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    if (views[i].name == nullptr) throw Error(ErrorCode::InvalidArgument, "{}[{}].name must not be NULL", what, i);
-    if (!result.try_emplace(views[i].name, views[i].data, views[i].size_bytes).second)
-      throw Error(ErrorCode::InvalidArgument, "{}: '{}' is given twice", what, views[i].name);
-  }
-  return result;
-}
-
-mrt::InputMemoryView inputsOf(const mrt_tensor_view *views, std::size_t count, const char *what = "inputs") {
-  return viewsOf<mrt::ConstTensorMemoryView>(views, count, what);
-}
-mrt::OutputMemoryView outputsOf(const mrt_tensor_view *views, std::size_t count, const char *what = "outputs") {
-  return viewsOf<mrt::TensorMemoryView>(views, count, what);
 }
 
 // < 0 in C means "never" / "unlimited"; the C++ config says max().
@@ -293,7 +275,8 @@ MRT_API mrt_status mrt_model_runner_execute(mrt_model_runner *runner, const mrt_
                                             size_t num_inputs, const mrt_tensor_view *outputs, size_t num_outputs,
                                             uint32_t replica_id) noexcept {
   return mrt::capi::guard(__func__, [&] {
-    runnerOf(runner).execute(inputsOf(inputs, num_inputs), outputsOf(outputs, num_outputs), replica_id);
+    RequestViewMaps views;
+    runnerOf(runner).execute(views.inputs(inputs, num_inputs), views.outputs(outputs, num_outputs), replica_id);
   });
 }
 
@@ -304,7 +287,8 @@ MRT_API mrt_status mrt_model_runner_execute_async(mrt_model_runner *runner, cons
     auto &r = runnerOf(runner);
     requireNotNull(out, "out");
     auto future = std::make_unique<mrt_future>();
-    future->completion = r.submit(inputsOf(inputs, num_inputs), outputsOf(outputs, num_outputs), replica_id);
+    RequestViewMaps views;
+    future->completion = r.submit(views.inputs(inputs, num_inputs), views.outputs(outputs, num_outputs), replica_id);
     *out = future.release();
   });
 }
@@ -315,7 +299,8 @@ MRT_API mrt_status mrt_model_runner_execute_alloc(mrt_model_runner *runner, cons
   return mrt::capi::guard(__func__, [&] {
     auto &r = runnerOf(runner);
     requireNotNull(out, "out");
-    auto memory = std::make_unique<mrt_tensor_memory>(r.execute(inputsOf(inputs, num_inputs), replica_id));
+    RequestViewMaps views;
+    auto memory = std::make_unique<mrt_tensor_memory>(r.execute(views.inputs(inputs, num_inputs), replica_id));
     *out = memory.release();
   });
 }
@@ -329,7 +314,8 @@ MRT_API mrt_status mrt_model_runner_execute_async_alloc(mrt_model_runner *runner
     requireNotNull(out_future, "out_future");
     requireNotNull(out_outputs, "out_outputs");
     auto future = std::make_unique<mrt_future>();
-    mrt::Submission submission = r.submit(inputsOf(inputs, num_inputs), replica_id);
+    RequestViewMaps views;
+    mrt::Submission submission = r.submit(views.inputs(inputs, num_inputs), replica_id);
     auto memory = std::make_unique<mrt_tensor_memory>(submission.outputs);
     future->completion = std::move(submission.completion);
     *out_future = future.release();
