@@ -38,14 +38,14 @@ std::vector<const popef::Anchor *> QueueManager::queueAnchors(const popef::Model
 QueueManager::QueueManager(const popef::Model &model,
                            RingSizeMultiplierProdType ring_size_multiplier,
                            std::chrono::nanoseconds timeout_ns,
-                           QueueTimeoutCallback timeout_callback)
+                           QueueTimeoutCallback timeout_callback, unsigned batching_dim)
     : QueueManager(queueAnchors(model), std::move(ring_size_multiplier), timeout_ns,
-                   std::move(timeout_callback)) {}
+                   std::move(timeout_callback), batching_dim) {}
 
 QueueManager::QueueManager(const std::vector<const popef::Anchor *> &anchors,
                            RingSizeMultiplierProdType ring_size_multiplier,
                            std::chrono::nanoseconds timeout_ns,
-                           QueueTimeoutCallback timeout_callback)
+                           QueueTimeoutCallback timeout_callback, unsigned batching_dim)
     : timeout_callback_(std::move(timeout_callback)) {
   if (timeout_ns.count() < 0) {
     throw Error(ErrorCode::InvalidArgument, "QueueManager: timeout_ns must not be negative, got {}",
@@ -71,7 +71,7 @@ QueueManager::QueueManager(const std::vector<const popef::Anchor *> &anchors,
           };
         }
         auto ring = std::make_shared<InputRingBuffer>(size, name, std::move(on_timeout), timeout_ns);
-        InputQueue &queue = inputs.try_emplace(name, std::move(ring), anchor->tensorInfo()).first->second;
+        InputQueue &queue = inputs.try_emplace(name, std::move(ring), anchor->tensorInfo(), batching_dim).first->second;
         streams_.push_back({anchor->handle(), name, popef::TensorType::INPUT,
                             [&queue](void *buffer) { queue.fillDeviceBuffer(buffer); }});
         break;
@@ -85,7 +85,7 @@ QueueManager::QueueManager(const std::vector<const popef::Anchor *> &anchors,
           };
         }
         auto ring = std::make_shared<OutputRingBuffer>(size, name, std::move(on_timeout), timeout_ns);
-        OutputQueue &queue = outputs.try_emplace(name, std::move(ring), anchor->tensorInfo()).first->second;
+        OutputQueue &queue = outputs.try_emplace(name, std::move(ring), anchor->tensorInfo(), batching_dim).first->second;
         streams_.push_back({anchor->handle(), name, popef::TensorType::OUTPUT,
                             [&queue](void *buffer) { queue.drainDeviceBuffer(buffer); }});
         break;

@@ -8,8 +8,9 @@
 //                RingSizeMultiplierProdType ring_size_multiplier =
 //                    constantRingSizeMult(kDefaultRingSizeMultiplier),
 //                std::chrono::nanoseconds timeout_ns = 0ns,
-//                QueueTimeoutCallback timeout_callback = nullptr);
-//   QueueManager(const popef::Model &model, <same three optional arguments>);
+//                QueueTimeoutCallback timeout_callback = nullptr,
+//                unsigned batching_dim = 0);
+//   QueueManager(const popef::Model &model, <same four optional arguments>);
 //
 // It knows nothing of Session, Device or hwsim. Session::createQueueManager
 // (args...) can forward its arguments to either constructor; the natural call
@@ -18,7 +19,9 @@
 // OUTPUT anchor. An INPUT anchor gets an InputQueue, an OUTPUT anchor an
 // OutputQueue (UNKNOWN: InvalidArgument); both keyed by anchor name, and
 // findable by name or handle. The anchors are copied, so they need not
-// outlive the manager.
+// outlive the manager. Every queue packs and splits the caller's buffers
+// along dimension batching_dim of its tensor (InvalidArgument if a tensor
+// has no such dimension).
 //
 // Then, for every anchor handle, connect the stream callback to the device:
 //
@@ -99,13 +102,13 @@ class QueueManager {
                             ring_size_multiplier_factory::constantRingSizeMult(
                                 kDefaultRingSizeMultiplier),
                         std::chrono::nanoseconds timeout_ns = std::chrono::nanoseconds::zero(),
-                        QueueTimeoutCallback timeout_callback = nullptr);
+                        QueueTimeoutCallback timeout_callback = nullptr, unsigned batching_dim = 0);
   explicit QueueManager(const popef::Model &model,
                         RingSizeMultiplierProdType ring_size_multiplier =
                             ring_size_multiplier_factory::constantRingSizeMult(
                                 kDefaultRingSizeMultiplier),
                         std::chrono::nanoseconds timeout_ns = std::chrono::nanoseconds::zero(),
-                        QueueTimeoutCallback timeout_callback = nullptr);
+                        QueueTimeoutCallback timeout_callback = nullptr, unsigned batching_dim = 0);
 
   QueueManager(const QueueManager &) = delete;
   QueueManager(QueueManager &&) = delete;

@@ -1,0 +1,186 @@
+#include "queue/transfer_queue.hpp"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "common/error.hpp"
+
+namespace mrt {
+namespace {
+
+template <typename Entry>
+constexpr bool kIsInput = std::is_same_v<Entry, InputData>;
+
+template <typename Entry>
+constexpr const char *kDirection = kIsInput<Entry> ? "input" : "output";
+
+void runStartCallback(const InputData &entry) {
+  if (entry.readStartCallback) entry.readStartCallback();
+}
+void runStartCallback(const OutputData &) {}
+
+void runCompleteCallback(const InputData &entry) {
+  if (entry.readCompleteCallback) entry.readCompleteCallback();
+}
+void runCompleteCallback(const OutputData &entry) {
+  if (entry.writeCompleteCallback) entry.writeCompleteCallback();
+}
+
+template <typename Entry>
+SampleLayout layoutFor(const SpscRingBuffer<Entry> *ring, const popef::TensorInfo &info, unsigned batching_dim) {
+  try {
+    return SampleLayout(info, batching_dim);
+  } catch (const Error &error) {
+    throw Error(error.code(), "{} queue '{}': {}", kDirection<Entry>, ring ? ring->label() : std::string(),
+                error.what());
+  }
+}
+
+}  // namespace
+
+template <typename Entry>
+TransferQueue<Entry>::TransferQueue(std::shared_ptr<Ring> ring, const popef::TensorInfo &info,
+                                    unsigned batching_dim)
+    : ring_(std::move(ring)), info_(info), layout_(layoutFor(ring_.get(), info, batching_dim)), transfer_bytes_(info.sizeInBytes()) {
+  if (!ring_) {
+    throw Error(ErrorCode::InvalidArgument, "{}Queue: the ring buffer must not be null",
+                kIsInput<Entry> ? "Input" : "Output");
+  }
+  if (transfer_bytes_ <= 0) {
+    throw Error(ErrorCode::InvalidArgument, "{} queue '{}': tensor {} has no bytes to transfer", kDirection<Entry>,
+                ring_->label(), info.toString());
+  }
+  scratch_.assign(static_cast<std::size_t>(transfer_bytes_), 0);
+}
+
+template <typename Entry>
+void TransferQueue<Entry>::checkEntry(const void *data, std::int64_t data_size) const {
+  if (data_size <= 0 || data_size % sampleSize() != 0) {
+    throw Error(ErrorCode::InvalidArgument,
+                "{} queue '{}': {} bytes is not a positive multiple of the sample size ({} bytes of {}{})",
+                kDirection<Entry>, name(), data_size, sampleSize(), info_.toString(),
+                batchingDim() == 0 ? std::string() : fmt::format(" batched along dimension {}", batchingDim()));
+  }
+  if (data == nullptr) {
+    throw Error(ErrorCode::InvalidArgument, "{} queue '{}': data must not be NULL", kDirection<Entry>, name());
+  }
+}
+
+template <typename Entry>
+Entry *TransferQueue<Entry>::enqueueLock() {
+  const bool relock = locked_;
+  Entry *entry = ring_->writeLock();
+  if (!ring_->isValid()) {
+    throw Error(ErrorCode::Cancelled, "{} queue '{}' is disconnected", kDirection<Entry>, name());
+  }
+  if (!relock) {
+    *entry = Entry{};  // drop the previous user's pointer and callbacks
+    locked_ = true;
+  }
+  return entry;
+}
+
+template <typename Entry>
+void TransferQueue<Entry>::enqueueComplete() {
+  if (!locked_) {
+    throw Error(ErrorCode::FailedPrecondition, "{} queue '{}': enqueueComplete() without enqueueLock()",
+                kDirection<Entry>, name());
+  }
+  const Entry *entry = ring_->writeLock();  // the locked entry, without blocking
+  if (!ring_->isValid()) {
+    locked_ = false;
+    throw Error(ErrorCode::Cancelled, "{} queue '{}' is disconnected", kDirection<Entry>, name());
+  }
+  checkEntry(entry->data, entry->data_size);
+  enqueued_in_transfer_ = (enqueued_in_transfer_ + entry->data_size) % transfer_bytes_;
+  locked_ = false;
+  ring_->writeComplete();
+}
+
+template <typename Entry>
+void TransferQueue<Entry>::flush() {
+  if (!ring_->isValid()) return;
+  try {
+    Entry *entry = enqueueLock();
+    entry->data = scratch_.data();
+    entry->data_size = transfer_bytes_ - enqueued_in_transfer_;
+    enqueueComplete();
+  } catch (const Error &error) {
+    if (error.code() != ErrorCode::Cancelled) throw;  // disconnected meanwhile: nothing to flush
+  }
+}
+
+template <typename Entry>
+bool TransferQueue<Entry>::tryFlush() {
+  if (!ring_->writeAvailable()) return false;
+  flush();  // cannot block now: only this producer fills the ring
+  return true;
+}
+
+template <typename Entry>
+void TransferQueue<Entry>::reset() {
+  ring_->reset();
+  locked_ = false;
+  enqueued_in_transfer_ = 0;
+  current_ = nullptr;
+  current_offset_ = 0;
+  device_bytes_done_ = 0;
+}
+
+template <typename Entry>
+void TransferQueue<Entry>::disconnect() {
+  ring_->invalidate();
+}
+
+template <typename Entry>
+void TransferQueue<Entry>::releaseCurrent() {
+  // Release the slot even if the callback throws, so the ring stays usable.
+  const Entry &done = *current_;
+  current_ = nullptr;
+  current_offset_ = 0;
+  struct Release {
+    Ring &ring;
+    ~Release() { ring.readComplete(); }
+  } release{*ring_};
+  runCompleteCallback(done);
+}
+
+template <typename Entry>
+void TransferQueue<Entry>::transfer(void *device_buffer) {
+  auto *device = static_cast<std::uint8_t *>(device_buffer);
+  std::int64_t done = 0;
+  while (done < transfer_bytes_) {
+    if (current_ == nullptr) {
+      device_bytes_done_ = done;  // for the ring's timeout callback
+      const Entry &entry = ring_->readLock();
+      if (!ring_->isValid()) break;
+      current_ = &entry;
+      current_offset_ = 0;
+      runStartCallback(entry);
+    }
+    if (!ring_->isValid()) break;  // disconnected: the user's memory may be gone
+    const std::int64_t n = std::min(transfer_bytes_ - done, current_->data_size - current_offset_);
+    if constexpr (kIsInput<Entry>) {
+      layout_.copy(device, transfer_bytes_, done, current_->data, current_->data_size, current_offset_, n);
+    } else {
+      layout_.copy(current_->data, current_->data_size, current_offset_, device, transfer_bytes_, done, n);
+    }
+    done += n;
+    current_offset_ += n;
+    if (current_offset_ == current_->data_size) releaseCurrent();
+  }
+  if (done < transfer_bytes_) {
+    // Disconnected: dummy input data lets the program run to its end.
+    if constexpr (kIsInput<Entry>) {
+      layout_.copy(device, transfer_bytes_, done, scratch_.data(), transfer_bytes_, done, transfer_bytes_ - done);
+    }
+    current_ = nullptr;
+    current_offset_ = 0;
+  }
+  device_bytes_done_ = 0;
+}
+
+template class TransferQueue<InputData>;
+template class TransferQueue<OutputData>;
+
+}  // namespace mrt
