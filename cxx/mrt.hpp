@@ -1641,7 +1641,7 @@ struct ModelRunnerConfig {
   bool check_package_hash;
   std::chrono::nanoseconds timeout_ns;  // 0: wait forever for input
   bool validate_io_params;
-  uint32_t batching_dim;  // MRT_BATCHING_DISABLED or 0
+  uint32_t batching_dim;  // MRT_BATCHING_DISABLED or the dimension holding the batch
   bool auto_reset;
   int64_t max_look_ahead;  // < 0: unlimited
   uint32_t ring_buffer_size_multiplier;

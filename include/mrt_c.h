@@ -1138,7 +1138,9 @@ typedef struct mrt_model_runner_config {
   int64_t timeout_ns;                /* flush dummy data after waiting this long for input;
                                         0: wait forever; default 5 s */
   bool validate_io_params;           /* check names and sizes on every execute; default true */
-  uint32_t batching_dim;             /* dynamic batch sizing along this dimension (0 only);
+  uint32_t batching_dim;             /* dynamic batch sizing along this dimension of every
+                                        execute tensor (all must have it, of the model's
+                                        batch size): requests of any number of samples;
                                         default MRT_BATCHING_DISABLED */
   bool auto_reset;                   /* reset the device after a device error; default false */
   int64_t max_look_ahead;            /* host syncs prepared ahead; < 0: unlimited (default) */

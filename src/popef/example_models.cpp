@@ -260,6 +260,36 @@ std::shared_ptr<Model> remoteBuffer(const ExampleOptions &options) {
   return buildModel(graph, std::move(d));
 }
 
+// A time-major sequence model: the batch is dimension 1, as for
+// ModelRunnerConfig::batching_dim = 1, and each output mixes a sample's
+// values across time, so a request whose samples were gathered from the
+// wrong places gives wrong numbers.
+std::shared_ptr<Model> timeMajor(const ExampleOptions &options) {
+  constexpr std::size_t kSteps = 4;
+  constexpr std::size_t kWidth = 8;
+  const std::size_t B = options.batch;
+  hwsim::Graph graph(targetFor(options, 1));
+  const hwsim::Tensor x = ops::createTensor(graph, Type::F32, {kSteps, B, kWidth}, "x");
+  p::Sequence main;
+  streamIn(graph, main, "x", x);
+  // A running sum over time, in place: x[t] += x[t - 1].
+  for (std::size_t t = 1; t < kSteps; ++t) {
+    ops::binaryInPlace(graph, main, "Add", x.slice(t, t + 1, 0), x.slice(t - 1, t, 0));
+  }
+  streamOut(graph, main, "y", x);
+
+  GraphModelDescription d;
+  d.name = "time_major";
+  d.programs = {main};
+  d.programNames = {"main"};
+  d.main = {0};
+  d.anchors = {
+      {"x", "x", {dim(kSteps), dim(B), dim(kWidth)}, {0}, false, DataSource::None},
+      {"y", "y", {dim(kSteps), dim(B), dim(kWidth)}, {0}, false, DataSource::None},
+  };
+  return buildModel(graph, std::move(d));
+}
+
 using Builder = std::function<std::shared_ptr<Model>(const ExampleOptions &)>;
 
 const std::vector<std::pair<std::string, Builder>> &builders() {
@@ -269,6 +299,7 @@ const std::vector<std::pair<std::string, Builder>> &builders() {
       {"stateful", stateful},
       {"conditional", conditional},
       {"remote_buffer", remoteBuffer},
+      {"time_major", timeMajor},
       {"replicated", [](const ExampleOptions &o) { return addOne(o, "replicated", 2); }},
       {"pipeline2", [](const ExampleOptions &o) { return mlp(o, "pipeline2", 2); }},
   };

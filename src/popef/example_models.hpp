@@ -11,6 +11,8 @@
 //   conditional    x F32[B,8], flag S32[1] -> y = flag != 0 ? 2x : x - 1 (If)
 //   remote_buffer  x F32[B,8]; w F32[8] in remote buffer "w" filled from
 //                  TensorData -> y = x + w
+//   time_major     x F32[4,B,8] (batch in dimension 1) -> y F32[4,B,8],
+//                  y[t] = x[0] + ... + x[t] (a running sum over time)
 //   replicated     add_one compiled with replicationFactor 2
 //   pipeline2      mlp with layer 1 on IPU 0 and layer 2 on IPU 1
 //

@@ -41,12 +41,6 @@ void validate(const ModelRunnerConfig &config) {
   if (config.ring_buffer_size_multiplier == 0) {
     throw Error(ErrorCode::InvalidArgument, "ModelRunnerConfig: ring_buffer_size_multiplier must be at least 1, got 0");
   }
-  if (batchingEnabled(config) && config.batching_dim != 0) {
-    throw Error(ErrorCode::Unimplemented,
-                "ModelRunnerConfig: batching_dim {} is not supported: dynamic batch sizing splits and packs "
-                "along dimension 0 only",
-                config.batching_dim);
-  }
   for (const auto &[name, view] : config.frozen_inputs) {
     if (view.data == nullptr && view.data_size_bytes != 0) {
       throw Error(ErrorCode::InvalidArgument, "ModelRunnerConfig: frozen input '{}' has null data", name);

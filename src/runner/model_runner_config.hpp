@@ -56,9 +56,15 @@ struct ModelRunnerConfig {
   // dummy data so it can progress; 0: wait forever.
   std::chrono::nanoseconds timeout_ns = std::chrono::seconds(5);
   bool validate_io_params = true;
-  // Dynamic batch sizing along this dimension (only 0 is supported: the
-  // queues split and pack along the first dimension); max(): disabled, and
-  // every input must hold a whole number of model batches.
+  // Dynamic batch sizing along this dimension of every execute input and
+  // output (which must all have it, of the same size: the model's batch):
+  // a request may hold any number of samples, which the queues pack into
+  // model batches or split across them. Along dimension 0 a sample is one
+  // contiguous block; along d > 0 a request is a tensor of the model's shape
+  // with its sample count in dimension d, and each sample is gathered from
+  // (scattered to) every row of the dimensions before d. max(): disabled,
+  // and every input must hold a whole number of model batches (along
+  // dimension 0, one after the other).
   unsigned batching_dim = std::numeric_limits<unsigned>::max();
   // After a device error: reset the device, reload and go on serving.
   bool auto_reset = false;

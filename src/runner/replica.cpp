@@ -73,7 +73,7 @@ Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const M
   }
   queues_ = session_->createQueueManager(
       anchors, ring_size_multiplier_factory::constantRingSizeMult(config.ring_buffer_size_multiplier),
-      timeout_period_, std::move(on_timeout));
+      timeout_period_, std::move(on_timeout), layout.queueBatchingDim());
   for (const QueuedTensor &t : layout.executeInputs()) input_queues_.push_back(&queues_->inputQueue(t.anchor->name()));
   for (const QueuedTensor &t : layout.executeOutputs()) output_queues_.push_back(&queues_->outputQueue(t.anchor->name()));
   session_->bindToDevice(device_);

@@ -8,7 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "common/error.hpp"
-#include "queue/iqueue.hpp"
+#include "queue/sample_layout.hpp"
 
 namespace mrt {
 namespace {
@@ -23,6 +23,21 @@ bool hasPopefData(const popef::Anchor &anchor) { return anchor.dataSource() != p
 
 bool byName(const QueuedTensor &a, const QueuedTensor &b) { return a.anchor->name() < b.anchor->name(); }
 
+const char *directionOf(const popef::Anchor &anchor) {
+  return anchor.type() == popef::TensorType::INPUT ? "input" : "output";
+}
+
+// An execute tensor, its samples counted along the queues' dimension.
+QueuedTensor queued(const popef::Anchor &anchor, unsigned batching_dim) {
+  try {
+    const SampleLayout samples(anchor.tensorInfo(), batching_dim);
+    return {&anchor, anchor.tensorInfo().sizeInBytes(), samples.sampleBytes(), samples.batchSize()};
+  } catch (const Error &error) {
+    throw Error(ErrorCode::InvalidArgument, "batching_dim {}: {} '{}': {}", batching_dim, directionOf(anchor),
+                anchor.name(), error.what());
+  }
+}
+
 std::string namesOf(const std::vector<QueuedTensor> &tensors) {
   std::vector<std::string> names;
   for (const QueuedTensor &t : tensors) names.push_back(t.anchor->name());
@@ -32,31 +47,34 @@ std::string namesOf(const std::vector<QueuedTensor> &tensors) {
 }  // namespace
 
 RunnerLayout::RunnerLayout(std::shared_ptr<const popef::Model> model, const ModelRunnerConfig &config)
-    : model_(std::move(model)), validate_(config.validate_io_params), batching_(batchingEnabled(config)) {
+    : model_(std::move(model)),
+      validate_(config.validate_io_params),
+      batching_(batchingEnabled(config)),
+      queue_batching_dim_(batching_ ? config.batching_dim : 0) {
   const auto &flow = model_->metadata.programFlow();
   std::set<std::string> known_inputs;
   for (const popef::Anchor &anchor : model_->metadata.anchors()) {
-    const QueuedTensor tensor{&anchor, anchor.tensorInfo().sizeInBytes(), sampleSizeInBytes(anchor.tensorInfo())};
+    const std::int64_t transfer_bytes = anchor.tensorInfo().sizeInBytes();
     if (anchor.type() == popef::TensorType::INPUT) {
       known_inputs.insert(anchor.name());
       if (auto frozen = config.frozen_inputs.find(anchor.name()); frozen != config.frozen_inputs.end()) {
         const ConstTensorMemoryView &view = frozen->second;
-        if (static_cast<std::int64_t>(view.data_size_bytes) != tensor.transfer_bytes) {
+        if (static_cast<std::int64_t>(view.data_size_bytes) != transfer_bytes) {
           throw Error(ErrorCode::InvalidArgument, "frozen input '{}': expected {} bytes, got {}", anchor.name(),
-                      tensor.transfer_bytes, view.data_size_bytes);
+                      transfer_bytes, view.data_size_bytes);
         }
         if (anchor.useRemoteBuffers()) {
           throw Error(ErrorCode::Unimplemented,
                       "frozen input '{}': lives in a remote buffer, which is filled from its TensorData only",
                       anchor.name());
         }
-        TensorMemory copy(tensor.transfer_bytes);
-        if (tensor.transfer_bytes > 0) std::memcpy(copy.data.get(), view.data, view.data_size_bytes);
+        TensorMemory copy(transfer_bytes);
+        if (transfer_bytes > 0) std::memcpy(copy.data.get(), view.data, view.data_size_bytes);
         frozen_.push_back({&anchor, std::move(copy)});
       } else if (hasPopefData(anchor) || anchor.useRemoteBuffers()) {
         // The Session feeds it from the model.
       } else if (inAny(anchor, flow.main())) {
-        inputs_.push_back(tensor);
+        inputs_.push_back(queued(anchor, queue_batching_dim_));
       } else {
         throw Error(ErrorCode::InvalidArgument,
                     "input '{}' is needed by the Load or Save programs and the model has no data for it: "
@@ -65,7 +83,7 @@ RunnerLayout::RunnerLayout(std::shared_ptr<const popef::Model> model, const Mode
       }
     } else if (anchor.type() == popef::TensorType::OUTPUT) {
       if (inAny(anchor, flow.main())) {
-        outputs_.push_back(tensor);
+        outputs_.push_back(queued(anchor, queue_batching_dim_));
       } else {
         other_outputs_.push_back(&anchor);
       }
@@ -93,6 +111,27 @@ RunnerLayout::RunnerLayout(std::shared_ptr<const popef::Model> model, const Mode
   }
   std::sort(inputs_.begin(), inputs_.end(), byName);
   std::sort(outputs_.begin(), outputs_.end(), byName);
+  if (batching_) requireOneBatchSize(config.batching_dim);
+}
+
+void RunnerLayout::requireOneBatchSize(unsigned batching_dim) const {
+  // A request's samples go through every queue: n samples in must make n
+  // samples out, so each tensor must hold the model's batch in that dimension.
+  const QueuedTensor *first = nullptr;
+  for (const auto *tensors : {&inputs_, &outputs_}) {
+    for (const QueuedTensor &tensor : *tensors) {
+      if (first == nullptr) {
+        first = &tensor;
+      } else if (tensor.batch_size != first->batch_size) {
+        throw Error(ErrorCode::InvalidArgument,
+                    "batching_dim {}: {} '{}' is {}, {} in that dimension, but {} '{}' is {}, {}: dynamic batch "
+                    "sizing needs the model's batch size in dimension {} of every execute input and output",
+                    batching_dim, directionOf(*first->anchor), first->anchor->name(),
+                    first->anchor->tensorInfo().toString(), first->batch_size, directionOf(*tensor.anchor),
+                    tensor.anchor->name(), tensor.anchor->tensorInfo().toString(), tensor.batch_size, batching_dim);
+      }
+    }
+  }
 }
 
 bool RunnerLayout::isFrozen(const std::string &name) const {

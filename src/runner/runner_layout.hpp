@@ -27,7 +27,8 @@ namespace mrt {
 struct QueuedTensor {
   const popef::Anchor *anchor;
   std::int64_t transfer_bytes;  // one model batch
-  std::int64_t sample_bytes;    // one sample (first dimension)
+  std::int64_t sample_bytes;    // one sample (along the queues' batching dimension)
+  std::int64_t batch_size;      // samples in one model batch
 };
 
 struct FrozenTensor {
@@ -51,6 +52,9 @@ class RunnerLayout {
   // OUTPUT anchors outside the Main programs (Save outputs, ...).
   const std::vector<const popef::Anchor *> &otherOutputs() const noexcept { return other_outputs_; }
   bool isFrozen(const std::string &name) const;
+  // The dimension the queues pack and split requests along: batching_dim,
+  // or 0 without dynamic batch sizing (requests of whole model batches).
+  unsigned queueBatchingDim() const noexcept { return queue_batching_dim_; }
 
   std::vector<DataDesc> executeInputDescs() const;
   std::vector<DataDesc> executeOutputDescs() const;
@@ -71,10 +75,14 @@ class RunnerLayout {
   std::int64_t requestUnits(const RequestViews &views) const;
   std::int64_t unitBytes(const QueuedTensor &tensor) const;
   void checkInputs(const InputMemoryView &inputs, const RequestViews &views) const;
+  // InvalidArgument unless every execute tensor has the same size in
+  // dimension batching_dim.
+  void requireOneBatchSize(unsigned batching_dim) const;
 
   std::shared_ptr<const popef::Model> model_;
   bool validate_;
   bool batching_;
+  unsigned queue_batching_dim_;
   std::vector<QueuedTensor> inputs_;
   std::vector<QueuedTensor> outputs_;
   std::vector<FrozenTensor> frozen_;

@@ -113,9 +113,10 @@ class ExampleModelsTest : public ::testing::Test {
   test::TempDir dir_;
 };
 
-TEST_F(ExampleModelsTest, NamesAreTheDesignsSeven) {
+TEST_F(ExampleModelsTest, NamesAreTheDesignsSevenAndTimeMajor) {
   EXPECT_EQ(exampleModelNames(), (std::vector<std::string>{"add_one", "mlp", "stateful", "conditional",
-                                                           "remote_buffer", "replicated", "pipeline2"}));
+                                                           "remote_buffer", "time_major", "replicated",
+                                                           "pipeline2"}));
   EXPECT_EQ(test::captureError([] { buildExampleModel("resnet"); }).code(), ErrorCode::NotFound);
   ExampleOptions zeroBatch;
   zeroBatch.batch = 0;
@@ -352,6 +353,30 @@ TEST_F(ExampleModelsTest, RemoteBufferAddsItsTensorData) {
   harness.main();
   const auto weights = floatsOf(model->tensorData("w"));
   for (std::size_t i = 0; i < 16; ++i) EXPECT_EQ(y[i], x[i] + weights[i % 8]) << i;
+}
+
+TEST_F(ExampleModelsTest, TimeMajorSumsEachSampleOverTime) {
+  ExampleOptions options;
+  options.batch = 3;
+  const auto model = build("time_major", options);
+  expectAnchor(*model, "x", TensorType::INPUT, TensorInfo(DataType::F32, {4, 3, 8}), DataSource::None);
+  expectAnchor(*model, "y", TensorType::OUTPUT, TensorInfo(DataType::F32, {4, 3, 8}), DataSource::None);
+
+  ModelHarness harness(*model);
+  std::vector<float> x = inputs(4 * 3 * 8, 5);
+  std::vector<float> y(x.size());
+  harness.connect("x", x);
+  harness.connect("y", y);
+  harness.main();
+  for (std::size_t b = 0; b < 3; ++b) {
+    for (std::size_t f = 0; f < 8; ++f) {
+      float sum = 0.0f;
+      for (std::size_t t = 0; t < 4; ++t) {
+        sum += x[(t * 3 + b) * 8 + f];
+        EXPECT_FLOAT_EQ(y[(t * 3 + b) * 8 + f], sum) << t << "/" << b << "/" << f;
+      }
+    }
+  }
 }
 
 TEST_F(ExampleModelsTest, DefaultTargetIsAFullGc200) {

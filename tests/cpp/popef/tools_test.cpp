@@ -295,7 +295,7 @@ TEST_F(ToolsTest, BadCommandLinesFailWithOneLine) {
                        "mrt-gen: --bytes 6 is not a whole number of F32 elements");
   expectOneLineFailure(gen("add_one -o " + dir_.file("x.popef") + " --bytes 2000000000"), 1,
                        "mrt-gen: add_one: x of [1, 500000000] F32 needs 2000000000 bytes, more than the IPU's memory");
-  EXPECT_EQ(gen("--list").out, "add_one\nmlp\nstateful\nconditional\nremote_buffer\nreplicated\npipeline2\n");
+  EXPECT_EQ(gen("--list").out, "add_one\nmlp\nstateful\nconditional\nremote_buffer\ntime_major\nreplicated\npipeline2\n");
   EXPECT_EQ(gen("--help").exitCode, 0);
   EXPECT_EQ(info("--help").exitCode, 0);
 }

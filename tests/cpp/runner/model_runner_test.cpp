@@ -211,8 +211,8 @@ TEST(ModelRunnerTest, BadConfigsAreRefusedNamingTheOption) {
   config.max_look_ahead = "soon";
   EXPECT_EQ(captureError([&] { ModelRunner runner(model, config); }).code(), ErrorCode::InvalidArgument);
   config = {};
-  config.batching_dim = 1;
-  EXPECT_EQ(captureError([&] { ModelRunner runner(model, config); }).code(), ErrorCode::Unimplemented);
+  config.batching_dim = 2;  // add_one's tensors are [B, N]
+  EXPECT_EQ(captureError([&] { ModelRunner runner(model, config); }).code(), ErrorCode::InvalidArgument);
   config = {};
   std::vector<float> w(3);
   config.frozen_inputs = {{"nope", constView(w)}};
