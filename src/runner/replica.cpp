@@ -82,6 +82,12 @@ Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const M
 void Replica::bindSideStreams(const RunnerLayout &layout) {
   for (const FrozenTensor &frozen : layout.frozenInputs()) {
     const TensorMemory bytes = frozen.bytes;  // shares the layout's copy
+    if (frozen.anchor->useRemoteBuffers()) {
+      session_->setRemoteBufferData(
+          frozen.anchor->handle(),
+          popef::SharedBytes(bytes.data, {static_cast<const std::byte *>(bytes.data.get()), bytes.data_size_bytes}));
+      continue;
+    }
     session_->setCallbackForAnchor(frozen.anchor->handle(), [bytes](void *device_buffer) {
       std::memcpy(device_buffer, bytes.data.get(), bytes.data_size_bytes);
     });

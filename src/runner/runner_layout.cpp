@@ -63,11 +63,6 @@ RunnerLayout::RunnerLayout(std::shared_ptr<const popef::Model> model, const Mode
           throw Error(ErrorCode::InvalidArgument, "frozen input '{}': expected {} bytes, got {}", anchor.name(),
                       transfer_bytes, view.data_size_bytes);
         }
-        if (anchor.useRemoteBuffers()) {
-          throw Error(ErrorCode::Unimplemented,
-                      "frozen input '{}': lives in a remote buffer, which is filled from its TensorData only",
-                      anchor.name());
-        }
         TensorMemory copy(transfer_bytes);
         if (transfer_bytes > 0) std::memcpy(copy.data.get(), view.data, view.data_size_bytes);
         frozen_.push_back({&anchor, std::move(copy)});

@@ -7,6 +7,8 @@
 //                    InputQueue each
 //   execute outputs  OUTPUT anchors of a Main program: one OutputQueue each
 //   frozen inputs    config.frozen_inputs, copied here, fed by callbacks
+//                    (or, for a remote-buffer anchor, copied into the
+//                    buffer at every load instead of its TensorData)
 //   other outputs    Save (or Load) outputs: copied to
 //                    replica_to_save_programs_outputs, or dropped
 #pragma once

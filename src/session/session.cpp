@@ -49,6 +49,8 @@ struct Session::Impl {
   std::string failure;  // non-empty after a device error: reload() needed
 
   std::map<std::string, Binding, std::less<>> bindings;  // by handle, streams only
+  // Remote-buffer anchor name -> the user's bytes that replace its TensorData.
+  std::map<std::string, popef::SharedBytes> remoteData;
   // verified[i]: program i's anchors were all bound when last checked; cleared on rebinding.
   std::vector<char> verifiedPrograms;
   std::vector<const popef::Anchor *> inputs, userInputs, userOutputs;
@@ -266,13 +268,19 @@ struct Session::Impl {
 
   void fillRemoteBuffers() {
     for (const popef::Anchor &anchor : model->metadata.anchors()) {
-      if (!anchor.useRemoteBuffers()) continue;
-      const popef::TensorData &data = model->tensorData(anchor.name());
-      const auto slots = static_cast<std::uint64_t>(std::max<std::int64_t>(1, anchor.remoteBuffer()->repeats));
-      const std::size_t slotBytes = data.size() / slots;
-      for (std::uint64_t slot = 0; slot < slots; ++slot) {
-        engine->copyToRemoteBuffer(data.data() + slot * slotBytes, anchor.remoteBuffer()->name, slot);
-      }
+      if (anchor.useRemoteBuffers()) fillRemoteBuffer(anchor);
+    }
+  }
+
+  // From the user's bytes if given, else from the anchor's TensorData.
+  void fillRemoteBuffer(const popef::Anchor &anchor) {
+    const auto user = remoteData.find(anchor.name());
+    const std::byte *data =
+        user != remoteData.end() ? user->second.data() : model->tensorData(anchor.name()).data();
+    const auto slots = static_cast<std::uint64_t>(std::max<std::int64_t>(1, anchor.remoteBuffer()->repeats));
+    const auto slotBytes = static_cast<std::size_t>(anchor.tensorInfo().sizeInBytes()) / slots;
+    for (std::uint64_t slot = 0; slot < slots; ++slot) {
+      engine->copyToRemoteBuffer(data + slot * slotBytes, anchor.remoteBuffer()->name, slot);
     }
   }
 
@@ -417,6 +425,26 @@ std::shared_ptr<Device> Session::device() const { return impl_->device; }
 
 void Session::setCallbackForAnchor(const std::string &anchor_handle, CallbackHandle callback) {
   impl_->connect(impl_->streamAnchor(anchor_handle), std::move(callback));
+}
+
+void Session::setRemoteBufferData(const std::string &anchor_handle, popef::SharedBytes bytes) {
+  const popef::Anchor *anchor = impl_->model->metadata.findAnchorByHandle(anchor_handle);
+  if (anchor == nullptr) {
+    throw Error(ErrorCode::NotFound, "model '{}' has no anchor with handle '{}'", impl_->name, anchor_handle);
+  }
+  if (!anchor->useRemoteBuffers()) {
+    throw Error(ErrorCode::InvalidArgument,
+                "model '{}': anchor '{}' does not live in a remote buffer (bind a callback to its stream instead)",
+                impl_->name, anchor_handle);
+  }
+  const std::int64_t expected = anchor->tensorInfo().sizeInBytes();
+  if (static_cast<std::int64_t>(bytes.size()) != expected || (expected > 0 && bytes.data() == nullptr)) {
+    throw Error(ErrorCode::InvalidArgument, "model '{}': remote buffer '{}' of anchor '{}' takes {} bytes ({}), got {}",
+                impl_->name, anchor->remoteBuffer()->name, anchor_handle, expected, anchor->tensorInfo().toString(),
+                bytes.size());
+  }
+  impl_->remoteData[anchor->name()] = std::move(bytes);
+  if (impl_->onDevice) callHwsim([&] { impl_->fillRemoteBuffer(*anchor); });
 }
 
 void Session::setUserInputHandler(const CallbackFactory &factory, const AnchorCallbackPredicate &predicate,

@@ -1,8 +1,8 @@
 // mrt::Session (seed 001, 10.2.4; seed 004): one model linked to one device.
 // It owns the hwsim engine of the model's executable, loads it on the bound
 // device, binds every anchor's stream (PopEF data, user callbacks or empty
-// callbacks), fills remote buffers from TensorData, and runs the model's
-// Load/Main/Save programs.
+// callbacks), fills remote buffers from TensorData (or the user's bytes),
+// and runs the model's Load/Main/Save programs.
 //
 // Sessions sharing a device: the device has one active session (its session
 // slot). A session that is not active reloads its executable when it next
@@ -81,6 +81,13 @@ class Session {
   // anchor, whose data the session copies itself). An empty callback binds
   // an empty (dummy) callback. May be called before binding to a device.
   void setCallbackForAnchor(const std::string &anchor_handle, CallbackHandle callback);
+  // Fills the remote buffer of the anchor whose handle is anchor_handle from
+  // `bytes` (all its slots, anchor.tensorInfo().sizeInBytes()) instead of
+  // its TensorData: now if the executable is loaded, and at every later
+  // load (reload, rebinding). The session shares `bytes` until it is
+  // destroyed. NotFound for an unknown handle; InvalidArgument for an
+  // anchor with a stream, or another size.
+  void setRemoteBufferData(const std::string &anchor_handle, popef::SharedBytes bytes);
   // For each input (output) anchor with a stream: the predicate's policy
   // (BIND_USER_CB without a predicate); for BIND_USER_CB the factory is
   // called (unless skip_connected and the anchor is connected) and a

@@ -58,6 +58,38 @@ TEST(ModelRunnerFeaturesTest, FrozenExecuteInputIsNoLongerAnExecuteInput) {
             (std::vector<float>{2, 4, 6, 8, 10, 12, 14, 16}));
 }
 
+TEST(ModelRunnerFeaturesTest, FrozenInputFillsARemoteBufferAlsoAfterADeviceReset) {
+  auto model = exampleModel("remote_buffer", 2);
+  const std::vector<float> w = {1, 2, 3, 4, 5, 6, 7, 8};
+  ModelRunnerConfig config;
+  config.replication_factor = 2;
+  config.auto_reset = true;
+  config.frozen_inputs = {{"w", constView(w)}};
+  ModelRunner runner(model, config);
+  EXPECT_EQ(runner.getExecuteInputs().size(), 1u);  // x
+  std::mt19937 rng(3);
+  const auto expectXPlusW = [&](unsigned replica) {
+    const std::vector<float> x = randomFloats(rng, 16);
+    std::vector<float> expected(16);
+    for (std::size_t i = 0; i < 16; ++i) expected[i] = x[i] + w[i % 8];
+    EXPECT_EQ(floatsOf(runner.execute({{"x", constView(x)}}, replica).at("y")), expected) << "replica " << replica;
+  };
+  for (unsigned replica : {0u, 1u}) expectXPlusW(replica);
+  // A device error resets the device and reloads the executable: the
+  // remote buffer must come back with the frozen data, not the TensorData.
+  runner.insertSimulatedError(hwsim::DeviceErrorCode::TileException, "fetch_w", 0);
+  std::vector<float> x(16, 0.f);
+  EXPECT_EQ(captureError([&] { runner.execute({{"x", constView(x)}}, 0); }).code(), ErrorCode::DeviceError);
+  for (int i = 0; i < 3; ++i) expectXPlusW(0);
+  expectXPlusW(1);
+
+  std::vector<float> short_w(3);
+  config.frozen_inputs = {{"w", constView(short_w)}};
+  const Error error = captureError([&] { ModelRunner bad(model, config); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_STREQ(error.what(), "frozen input 'w': expected 32 bytes, got 12");
+}
+
 TEST(ModelRunnerFeaturesTest, SaveProgramsWriteTheStateAfterDestruction) {
   std::mt19937 rng(9);
   for (unsigned replicas : {1u, 2u}) {

@@ -1,8 +1,10 @@
 // Sessions running the example models on small IPU Model devices, results
 // checked against reference math computed here from the model's TensorData.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <span>
 #include <cmath>
 
 #include <cstdio>
@@ -120,6 +122,43 @@ TEST(SessionTest, RemoteBufferFilledFromTensorData) {
   const auto w = floatsOf(model->tensorData("w"));
   for (std::size_t i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(y[i], x[i] + w[i]);
   EXPECT_EQ(captureError([&] { session.setCallbackForAnchor("w", {}); }).code(), ErrorCode::InvalidArgument);
+}
+
+TEST(SessionTest, RemoteBufferFilledFromTheUsersBytesNowAndAtEveryLoad) {
+  const auto model = exampleModel("remote_buffer");
+  Session session(model);
+  std::vector<float> x = popef::exampleWeights(8, -3.0f, 3.0f, 4), y(8);
+  session.setCallbackForAnchor("x", readFrom(x));
+  session.setCallbackForAnchor("y", writeTo(y));
+  const auto bytesOf = [](const std::vector<float> &w) {
+    return popef::SharedBytes::copyOf(std::as_bytes(std::span<const float>(w)));
+  };
+  // Before binding: used by the first load.
+  const std::vector<float> before = popef::exampleWeights(8, 10.0f, 20.0f, 5);
+  session.setRemoteBufferData("w", bytesOf(before));
+  session.bindToDevice(smallDevice(model));
+  session.runMainPrograms();
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(y[i], x[i] + before[i]);
+  // While loaded: copied at once.
+  const std::vector<float> after = popef::exampleWeights(8, -20.0f, -10.0f, 6);
+  session.setRemoteBufferData("w", bytesOf(after));
+  session.runMainPrograms();
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(y[i], x[i] + after[i]);
+  // A reload (as after a device reset) fills it from the user's bytes again.
+  session.reload();
+  session.runMainPrograms();
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(y[i], x[i] + after[i]);
+
+  using ::testing::HasSubstr;
+  Error error = captureError([&] { session.setRemoteBufferData("w", bytesOf(std::vector<float>(3))); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_THAT(error.what(), HasSubstr("remote buffer 'w' of anchor 'w' takes 32 bytes (F32[8]), got 12"));
+  error = captureError([&] { session.setRemoteBufferData("x", bytesOf(x)); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_THAT(error.what(), HasSubstr("anchor 'x' does not live in a remote buffer"));
+  EXPECT_EQ(captureError([&] { session.setRemoteBufferData("v", bytesOf(x)); }).code(), ErrorCode::NotFound);
+  session.runMainPrograms();  // the refused calls changed nothing
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(y[i], x[i] + after[i]);
 }
 
 // Two stateful sessions on one device, each feeding its saved accumulator
