@@ -44,6 +44,15 @@ std::string namesOf(const std::vector<QueuedTensor> &tensors) {
   return names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "));
 }
 
+// The names a caller gave, sorted: a misspelt one shows next to the needed.
+template <typename Map>
+std::string givenNames(const Map &given) {
+  std::vector<std::string> names;
+  for (const auto &[name, view] : given) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names.empty() ? std::string("none given") : fmt::format("given: {}", fmt::join(names, ", "));
+}
+
 }  // namespace
 
 RunnerLayout::RunnerLayout(std::shared_ptr<const popef::Model> model, const ModelRunnerConfig &config)
@@ -175,8 +184,8 @@ RequestViews RunnerLayout::inputViews(const InputMemoryView &inputs) const {
   for (const QueuedTensor &tensor : inputs_) {
     auto it = inputs.find(tensor.anchor->name());
     if (it == inputs.end()) {
-      throw Error(ErrorCode::InvalidArgument, "missing input '{}': execute needs {} ({} given)",
-                  tensor.anchor->name(), namesOf(inputs_), inputs.size());
+      throw Error(ErrorCode::InvalidArgument, "missing input '{}': execute needs {} ({})", tensor.anchor->name(),
+                  namesOf(inputs_), givenNames(inputs));
     }
     views.inputs.push_back(it->second);
   }
@@ -232,8 +241,8 @@ void RunnerLayout::addOutputViews(RequestViews &views, const OutputMemoryView &o
   for (const QueuedTensor &tensor : outputs_) {
     auto it = outputs.find(tensor.anchor->name());
     if (it == outputs.end()) {
-      throw Error(ErrorCode::InvalidArgument, "missing output '{}': execute needs {} ({} given)",
-                  tensor.anchor->name(), namesOf(outputs_), outputs.size());
+      throw Error(ErrorCode::InvalidArgument, "missing output '{}': execute needs {} ({})", tensor.anchor->name(),
+                  namesOf(outputs_), givenNames(outputs));
     }
     views.outputs.push_back(it->second);
   }

@@ -165,7 +165,7 @@ TEST(ModelRunnerTest, BadArgumentsGiveClearErrorsAndTheRunnerKeepsServing) {
 
   Error error = captureError([&] { runner.execute({{"z", constView(x)}}); });
   EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
-  EXPECT_STREQ(error.what(), "missing input 'x': execute needs x (1 given)");
+  EXPECT_STREQ(error.what(), "missing input 'x': execute needs x (given: z)");
 
   error = captureError([&] { runner.execute({{"x", constView(x)}, {"z", constView(x)}}); });
   EXPECT_EQ(error.code(), ErrorCode::NotFound);
@@ -189,7 +189,7 @@ TEST(ModelRunnerTest, BadArgumentsGiveClearErrorsAndTheRunnerKeepsServing) {
 
   error = captureError([&] { runner.execute({{"x", constView(x)}}, OutputMemoryView{}); });
   EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
-  EXPECT_STREQ(error.what(), "missing output 'y': execute needs y (0 given)");
+  EXPECT_STREQ(error.what(), "missing output 'y': execute needs y (none given)");
 
   error = captureError([&] { runner.executeAsync({{"x", constView(x)}}, 2); });
   EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
