@@ -49,7 +49,9 @@ TEST(ModelRunnerBatchingTest, SingleSamplesMergeIntoOneBatchWithoutAnyTimeout) {
     for (int i = 0; i < 4; ++i) xs.push_back(randomFloats(rng, 16));
     for (int i = 0; i < 4; ++i) {
       futures.push_back(runner.executeAsync({{"x", constView(xs[i])}}));
-      if (i < 3) EXPECT_FALSE(futures[i].at("y").completion()->wait(1ms)) << "ran before the batch was full";
+      if (i < 3) {
+        EXPECT_FALSE(futures[i].at("y").completion()->wait(1ms)) << "ran before the batch was full";
+      }
     }
     for (int i = 0; i < 4; ++i) EXPECT_EQ(floatsOf(futures[i].at("y").get()), plusOne(xs[i]));
   }

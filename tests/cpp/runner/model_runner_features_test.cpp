@@ -34,7 +34,9 @@ TEST(ModelRunnerFeaturesTest, FrozenInputsOverrideTensorData) {
     const std::vector<float> image = randomFloats(rng, 784, 0.f, 1.f);
     const std::vector<float> probs = floatsOf(runner.execute({{"image", constView(image)}}).at("probs"));
     ASSERT_NO_FATAL_FAILURE(expectNear(probs, frozen(image)));
-    if (i == 0) EXPECT_GT(std::abs(probs[0] - original(image)[0]) + std::abs(probs[1] - original(image)[1]), 1e-4f);
+    if (i == 0) {
+      EXPECT_GT(std::abs(probs[0] - original(image)[0]) + std::abs(probs[1] - original(image)[1]), 1e-4f);
+    }
   }
   ASSERT_EQ(runner.getExecuteInputs().size(), 1u);
 
