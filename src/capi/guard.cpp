@@ -19,6 +19,10 @@ mrt_status fail(const char *function, mrt_status code, const std::string &messag
   return code;
 }
 
+void throwNull(const char *argument) {
+  throw Error(ErrorCode::InvalidArgument, "{} must not be NULL", argument);
+}
+
 mrt_status failFromCurrentException(const char *function) noexcept {
   try {
     throw;

@@ -34,11 +34,16 @@ mrt_status guard(const char *function, Body &&body) noexcept {
   }
 }
 
+// Throws mrt::Error(InvalidArgument) "<argument> must not be NULL".
+[[noreturn]] void throwNull(const char *argument);
+
 // Argument checks for the bodies of exported functions: each throws an
-// mrt::Error(InvalidArgument) naming the argument.
+// mrt::Error(InvalidArgument) naming the argument. Inline, with the throw
+// out of line: the check is on every call's path.
 template <typename T>
 void requireNotNull(const T *pointer, const char *argument) {
-  if (pointer == nullptr) throw Error(ErrorCode::InvalidArgument, "{} must not be NULL", argument);
+  if (pointer == nullptr) [[unlikely]]
+    throwNull(argument);
 }
 
 }  // namespace mrt::capi

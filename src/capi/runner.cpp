@@ -275,8 +275,10 @@ MRT_API mrt_status mrt_model_runner_execute(mrt_model_runner *runner, const mrt_
                                             size_t num_inputs, const mrt_tensor_view *outputs, size_t num_outputs,
                                             uint32_t replica_id) noexcept {
   return mrt::capi::guard(__func__, [&] {
+    auto &r = runnerOf(runner);
     RequestViewMaps views;
-    runnerOf(runner).execute(views.inputs(inputs, num_inputs), views.outputs(outputs, num_outputs), replica_id);
+    const auto &in = views.inputs(inputs, num_inputs);  // inputs are checked (and reported) first
+    r.execute(in, views.outputs(outputs, num_outputs), replica_id);
   });
 }
 
@@ -288,7 +290,8 @@ MRT_API mrt_status mrt_model_runner_execute_async(mrt_model_runner *runner, cons
     requireNotNull(out, "out");
     auto future = std::make_unique<mrt_future>();
     RequestViewMaps views;
-    future->completion = r.submit(views.inputs(inputs, num_inputs), views.outputs(outputs, num_outputs), replica_id);
+    const auto &in = views.inputs(inputs, num_inputs);
+    future->completion = r.submit(in, views.outputs(outputs, num_outputs), replica_id);
     *out = future.release();
   });
 }

@@ -1,8 +1,6 @@
 #include "capi/tensor_views.hpp"
 
-#include <cstring>
 #include <string>
-#include <unordered_map>
 
 #include "capi/guard.hpp"
 #include "common/error.hpp"
@@ -10,74 +8,91 @@
 namespace mrt::capi {
 namespace {
 
-template <typename View>
-std::unordered_map<std::string, View> viewsOf(const mrt_tensor_view *views, std::size_t count, const char *what) {
+// Fills the empty map `result` with views, and byPosition (if not null)
+// with the entry each view filled.
+template <typename Map>
+void addViews(Map &result, const mrt_tensor_view *views, std::size_t count, const char *what,
+              std::vector<typename Map::value_type *> *byPosition = nullptr) {
   if (count > 0) requireNotNull(views, what);
-  std::unordered_map<std::string, View> result;
   result.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
     if (views[i].name == nullptr) throw Error(ErrorCode::InvalidArgument, "{}[{}].name must not be NULL", what, i);
-    if (!result.try_emplace(views[i].name, views[i].data, views[i].size_bytes).second)
-      throw Error(ErrorCode::InvalidArgument, "{}: '{}' is given twice", what, views[i].name);
+    auto [entry, added] = result.try_emplace(views[i].name, views[i].data, views[i].size_bytes);
+    if (!added) throw Error(ErrorCode::InvalidArgument, "{}: '{}' is given twice", what, views[i].name);
+    // Entries are nodes: their addresses survive later insertions' rehashes.
+    if (byPosition != nullptr) byPosition->push_back(&*entry);
   }
-  return result;
-}
-
-// Rewrites map in place when views name exactly its keys, once each; false
-// (map possibly half rewritten, to be rebuilt) otherwise, including every
-// case that is an error: viewsOf then reports it.
-template <typename View>
-bool refill(std::unordered_map<std::string, View> &map, const mrt_tensor_view *views, std::size_t count) {
-  if (map.empty() || map.size() != count || views == nullptr) return false;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (views[i].name == nullptr) return false;
-    for (std::size_t j = 0; j < i; ++j) {
-      if (std::strcmp(views[i].name, views[j].name) == 0) return false;
-    }
-  }
-  for (std::size_t i = 0; i < count; ++i) {
-    auto it = map.find(views[i].name);
-    if (it == map.end()) return false;
-    it->second = View(views[i].data, views[i].size_bytes);
-  }
-  return true;
-}
-
-template <typename View>
-const std::unordered_map<std::string, View> &reuse(std::unordered_map<std::string, View> &map,
-                                                  const mrt_tensor_view *views, std::size_t count, const char *what) {
-  if (!refill(map, views, count)) {
-    map.clear();  // a failed rebuild must not leave stale views behind
-    map = viewsOf<View>(views, count, what);
-  }
-  return map;
-}
-
-RequestViewMaps::Maps &threadMaps() {
-  thread_local RequestViewMaps::Maps maps;
-  return maps;
 }
 
 }  // namespace
 
+template <typename Map>
+void ReusedViewMap<Map>::rebuild(const mrt_tensor_view *views, std::size_t count, const char *what) {
+  // A failed rebuild must leave no stale views behind, nor positions
+  // pointing at entries of the old map.
+  map_.clear();
+  byPosition_.clear();
+  try {
+    addViews(map_, views, count, what, &byPosition_);
+  } catch (...) {
+    map_.clear();
+    byPosition_.clear();
+    throw;
+  }
+}
+
+template class ReusedViewMap<InputMemoryView>;
+template class ReusedViewMap<OutputMemoryView>;
+
 InputMemoryView inputsOf(const mrt_tensor_view *views, std::size_t count, const char *what) {
-  return viewsOf<ConstTensorMemoryView>(views, count, what);
+  InputMemoryView result;
+  addViews(result, views, count, what);
+  return result;
 }
 
 OutputMemoryView outputsOf(const mrt_tensor_view *views, std::size_t count, const char *what) {
-  return viewsOf<TensorMemoryView>(views, count, what);
+  OutputMemoryView result;
+  addViews(result, views, count, what);
+  return result;
 }
 
-RequestViewMaps::RequestViewMaps() : maps_(threadMaps().leased ? own_ : threadMaps()) { maps_.leased = true; }
+namespace {
 
-RequestViewMaps::~RequestViewMaps() { maps_.leased = false; }
+// The thread's maps, when it has leased some: a plain pointer needs no
+// initialization guard, so the usual lease costs one TLS look-up (a
+// __tls_get_addr call in a shared library) instead of two.
+thread_local RequestViewMaps::Maps *t_maps = nullptr;
+// Set once the thread's maps are destroyed (the thread is exiting): a lease
+// after that, from another thread_local's destructor, gets maps of its own.
+thread_local bool t_mapsGone = false;
 
-const InputMemoryView &RequestViewMaps::inputs(const mrt_tensor_view *views, std::size_t count) {
-  return reuse(maps_.inputs, views, count, "inputs");
+struct ThreadMaps {
+  RequestViewMaps::Maps maps;
+  ~ThreadMaps() {
+    t_maps = nullptr;
+    t_mapsGone = true;
+  }
+};
+
+// The first lease of a thread, a re-entrant one, or one after the thread's
+// maps are gone: out of line, so that the usual lease stays a few
+// instructions.
+[[gnu::noinline]] RequestViewMaps::Maps &leaseSlowly(std::optional<RequestViewMaps::Maps> &own) {
+  if (t_maps == nullptr && !t_mapsGone) {
+    thread_local ThreadMaps owner;
+    t_maps = &owner.maps;
+  }
+  if (t_maps == nullptr || t_maps->leased) return own.emplace();
+  return *t_maps;
 }
 
-const OutputMemoryView &RequestViewMaps::outputs(const mrt_tensor_view *views, std::size_t count) {
-  return reuse(maps_.outputs, views, count, "outputs");
+}  // namespace
+
+RequestViewMaps::Maps &RequestViewMaps::lease(std::optional<Maps> &own) {
+  Maps *thread = t_maps;
+  if (thread != nullptr && !thread->leased) [[likely]]
+    return *thread;
+  return leaseSlowly(own);
 }
 
 }  // namespace mrt::capi

@@ -1,6 +1,7 @@
 /* The model runner and futures through the C API: outputs against reference
  * math (add_one, mlp), sync and async, library-allocated outputs, replicas,
- * statistics, and bad input that leaves the runner serving. */
+ * statistics, bad input that leaves the runner serving, and request arrays
+ * that change between calls. */
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -294,6 +295,69 @@ static void bad_requests_leave_the_runner_serving(void **state) {
   mrt_model_runner_destroy(runner);
 }
 
+/* The library keeps each thread's name -> view maps between calls and only
+ * rewrites the data pointers when the names repeat: arrays whose order,
+ * names (also rewritten in place, in the same buffers) or count change
+ * must be read afresh, with every check. conditional: y = 2x if flag != 0,
+ * else x - 1; x is 8 floats, flag one int32, so mixed-up views would fail
+ * the size checks or the math. */
+static void expect_conditional(mrt_model_runner *runner, const mrt_tensor_view *in, size_t count, const float *x,
+                               int32_t flag) {
+  float y[8];
+  mrt_tensor_view out = {"y", y, sizeof y};
+  const mrt_status status = mrt_model_runner_execute(runner, in, count, &out, 1, 0);
+  if (status != MRT_OK) fail_msg("%s", mrt_last_error_message());
+  for (int k = 0; k < 8; ++k) assert_float_equal(y[k], flag != 0 ? 2 * x[k] : x[k] - 1, 0);
+}
+
+static void request_arrays_are_read_afresh_on_every_call(void **state) {
+  (void)state;
+  mrt_model_runner *runner = test_make_runner("conditional", NULL);
+  float x[8], y[8];
+  int32_t flag = 1;
+  unsigned seed = 21;
+  char names[2][8] = {"x", "flag"};
+  for (int round = 0; round < 3; ++round) {
+    fill_random(x, 8, &seed);
+    flag = round % 2;
+    mrt_tensor_view in[2] = {{names[0], x, sizeof x}, {names[1], &flag, sizeof flag}};
+    expect_conditional(runner, in, 2, x, flag); /* the same names again: reused */
+
+    mrt_tensor_view reordered[2] = {in[1], in[0]};
+    expect_conditional(runner, reordered, 2, x, flag);
+
+    /* The same name buffers, their contents swapped. */
+    strcpy(names[0], "flag");
+    strcpy(names[1], "x");
+    mrt_tensor_view swapped[2] = {{names[0], &flag, sizeof flag}, {names[1], x, sizeof x}};
+    expect_conditional(runner, swapped, 2, x, flag);
+    strcpy(names[0], "x");
+    strcpy(names[1], "flag");
+  }
+
+  mrt_tensor_view in[2] = {{names[0], x, sizeof x}, {names[1], &flag, sizeof flag}};
+  mrt_tensor_view out = {"y", y, sizeof y};
+  expect_conditional(runner, in, 2, x, flag);
+  strcpy(names[1], "x"); /* now named twice */
+  assert_int_equal(mrt_model_runner_execute(runner, in, 2, &out, 1, 0), MRT_INVALID_ARGUMENT);
+  assert_non_null(strstr(mrt_last_error_message(), "inputs: 'x' is given twice"));
+  strcpy(names[1], "flog"); /* flag is missing: reported before the unknown name */
+  assert_int_equal(mrt_model_runner_execute(runner, in, 2, &out, 1, 0), MRT_INVALID_ARGUMENT);
+  assert_non_null(strstr(mrt_last_error_message(), "missing input 'flag'"));
+  strcpy(names[1], "flag");
+  expect_conditional(runner, in, 2, x, flag);
+  assert_int_equal(mrt_model_runner_execute(runner, in, 1, &out, 1, 0), MRT_INVALID_ARGUMENT);
+  assert_non_null(strstr(mrt_last_error_message(), "missing input 'flag'"));
+  expect_conditional(runner, in, 2, x, flag);
+
+  /* Outputs likewise: a second name that is not an output. */
+  mrt_tensor_view outs[2] = {{"y", y, sizeof y}, {"z", y, sizeof y}};
+  assert_int_equal(mrt_model_runner_execute(runner, in, 2, outs, 2, 0), MRT_NOT_FOUND);
+  assert_non_null(strstr(mrt_last_error_message(), "'z'"));
+  expect_conditional(runner, in, 2, x, flag);
+  mrt_model_runner_destroy(runner);
+}
+
 static void bad_configs_and_futures(void **state) {
   (void)state;
   mrt_model_runner_config config;
@@ -339,6 +403,7 @@ int main(void) {
       cmocka_unit_test(two_replicas_both_serve),
       cmocka_unit_test(mlp_matches_reference_from_tensor_data),
       cmocka_unit_test(bad_requests_leave_the_runner_serving),
+      cmocka_unit_test(request_arrays_are_read_afresh_on_every_call),
       cmocka_unit_test(bad_configs_and_futures),
   };
   return cmocka_run_group_tests(tests, test_private_system_setup, test_private_system_teardown);
