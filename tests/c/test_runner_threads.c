@@ -7,7 +7,7 @@
  * runner's request counts must add up to the requests sent.
  *
  * The full count runs in every build: 3 x 80,000 requests take about 3 s in
- * Release, 6 s under ASan and 30 s under TSan on the 2-core CI machine. */
+ * Release, 5-6 s under ASan and 13-28 s under TSan on the 2-core machine. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
