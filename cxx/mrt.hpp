@@ -1287,6 +1287,12 @@ class Session {
     check(mrt_session_set_callback_for_anchor(s, anchor_handle.c_str(), &Box::call, box, &detail::deleteBox<Box>));
   }
 
+  // Fills the anchor's remote buffer from `size` bytes at `data` (copied)
+  // instead of its TensorData, now if loaded and at every later load.
+  void setRemoteBufferData(const std::string &anchor_handle, const void *data, std::size_t size) {
+    check(mrt_session_set_remote_buffer_data(get(), anchor_handle.c_str(), data, size));
+  }
+
   // For each input (output) anchor with a stream, the predicate's policy
   // (nullptr: BIND_USER_CB for all): BIND_USER_CB asks factory for a callback
   // (unless skip_connected and the anchor has one), BIND_EMPTY_CB binds an

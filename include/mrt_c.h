@@ -752,6 +752,16 @@ MRT_API mrt_status mrt_session_set_callback_for_anchor(mrt_session *session, con
                                                        mrt_anchor_callback_fn fn, void *user_data,
                                                        void (*user_data_free)(void *)) MRT_NOEXCEPT;
 
+/* Fills the remote buffer of the anchor whose handle is anchor_handle from
+ * the `size` bytes at `data` (all its slots) instead of its TensorData: at
+ * once if the executable is loaded, and at every later load (reload, a new
+ * device). The bytes are copied before this returns. MRT_NOT_FOUND for an
+ * unknown handle; MRT_INVALID_ARGUMENT for an anchor with a stream, NULL
+ * data or a size other than the anchor's. Not concurrent with other calls
+ * on the session. (ModelRunner does this for frozen inputs.) */
+MRT_API mrt_status mrt_session_set_remote_buffer_data(mrt_session *session, const char *anchor_handle,
+                                                      const void *data, uint64_t size) MRT_NOEXCEPT;
+
 /* For each input (output) anchor with a stream: the predicate's policy
  * (kind MRT_PREDICATE_ANCHOR_CALLBACK; NULL: BIND_USER_CB for all). For
  * BIND_USER_CB the factory is called - unless skip_connected and the anchor

@@ -5,6 +5,7 @@
 // user_data_free runs once, when the session drops the callback.
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -507,6 +508,17 @@ MRT_API mrt_status mrt_session_set_callback_for_anchor(mrt_session *session, con
     }
     s.setCallbackForAnchor(anchor_handle,
                            callbackOf(fn, std::move(owner), static_cast<uint64_t>(anchor->tensorInfo().sizeInBytes())));
+  });
+}
+
+MRT_API mrt_status mrt_session_set_remote_buffer_data(mrt_session *session, const char *anchor_handle,
+                                                      const void *data, uint64_t size) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    mrt::Session &s = sessionOf(session);
+    requireNotNull(anchor_handle, "anchor_handle");
+    requireNotNull(data, "data");
+    const std::span<const std::byte> bytes(static_cast<const std::byte *>(data), static_cast<std::size_t>(size));
+    s.setRemoteBufferData(anchor_handle, popef::SharedBytes::copyOf(bytes));
   });
 }
 

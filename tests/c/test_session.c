@@ -218,6 +218,24 @@ static void test_remote_buffer(void **state) {
   for (int i = 0; i < 8; ++i) assert_float_equal(y[i], x[i] + w[i], 0);
   assert_int_equal(mrt_session_set_callback_for_anchor(session, "w", copy_in, &bx, NULL), MRT_INVALID_ARGUMENT);
   expect_message_contains("remote buffer");
+
+  /* The user's bytes replace the TensorData, at once and after a reload. */
+  float mine[8];
+  for (int i = 0; i < 8; ++i) mine[i] = -100.0f - (float)i;
+  assert_int_equal(mrt_session_set_remote_buffer_data(session, "w", mine, sizeof mine), MRT_OK);
+  memset(mine + 1, 0, sizeof mine - sizeof mine[0]); /* copied: ours may change */
+  for (int reload = 0; reload < 2; ++reload) {
+    if (reload) assert_int_equal(mrt_session_reload(session), MRT_OK);
+    assert_int_equal(mrt_session_run_main_programs(session), MRT_OK);
+    for (int i = 0; i < 8; ++i) assert_float_equal(y[i], x[i] - 100.0f - (float)i, 0);
+  }
+  assert_int_equal(mrt_session_set_remote_buffer_data(session, "w", mine, 12), MRT_INVALID_ARGUMENT);
+  expect_message_contains("remote buffer 'w' of anchor 'w' takes 32 bytes (F32[8]), got 12");
+  assert_int_equal(mrt_session_set_remote_buffer_data(session, "x", mine, sizeof mine), MRT_INVALID_ARGUMENT);
+  expect_message_contains("anchor 'x' does not live in a remote buffer");
+  assert_int_equal(mrt_session_set_remote_buffer_data(session, "v", mine, sizeof mine), MRT_NOT_FOUND);
+  assert_int_equal(mrt_session_set_remote_buffer_data(session, "w", NULL, 32), MRT_INVALID_ARGUMENT);
+  expect_message_contains("data");
   mrt_model_destroy(model);
   mrt_session_destroy(session);
 }

@@ -79,6 +79,20 @@ TEST(CxxSession, AnchorCallbacksRunAddOneAndAreFreedOnce) {
   EXPECT_EQ(live.load(), 0);
 }
 
+TEST(CxxSession, RemoteBufferFromTheCallersBytes) {
+  mrt::Model model(modelPath("remote_buffer_t4"));
+  mrt::Session session = boundSession(model);
+  std::vector<float> x = randomFloats(8, 1), y(8), w(8);
+  for (std::size_t i = 0; i < 8; ++i) w[i] = 100.0f + static_cast<float>(i);
+  session.setCallbackForAnchor("x", feed(x));
+  session.setCallbackForAnchor("y", drain(y));
+  session.setRemoteBufferData("w", w.data(), w.size() * sizeof(float));
+  session.runMainPrograms();
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(y[i], x[i] + w[i]);
+  EXPECT_MRT_ERROR(session.setRemoteBufferData("w", w.data(), 4), MRT_INVALID_ARGUMENT, "takes 32 bytes");
+  EXPECT_MRT_ERROR(session.setRemoteBufferData("x", w.data(), 32), MRT_INVALID_ARGUMENT, "remote buffer");
+}
+
 TEST(CxxSession, ExplicitProgramsAndUnloading) {
   mrt::Model model = mrt::Model::loadNamed({modelPath("add_one_t4")}, "add_one");
   EXPECT_MRT_ERROR(mrt::Model::loadNamed({modelPath("add_one_t4")}, "mlp"), MRT_NOT_FOUND, "mlp");
