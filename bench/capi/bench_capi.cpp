@@ -8,7 +8,9 @@
 //        the Input/OutputMemoryView maps built once, as a C++ caller would.
 // BM_CApiVsCxx alternates chunks of kChunk calls of each (which goes first
 // alternates too) on two runners of the same PopEF file, each on its own
-// simulated device, and reports c_ns/call, cxx_ns/call and c/cxx.
+// simulated device, and reports c_ns/call, cxx_ns/call and c/cxx. Both
+// runners start idle (see Runners), so neither runs in the slower mode a
+// device thread still busy from its start-up puts synchronous callers in.
 // BM_CApiOnly and BM_CxxOnly run one side alone, for profiling
 // (--benchmark_filter=CApiOnly under perf).
 // The simulated system lives in a private lock directory (MRT_HWSIM_LOCK_DIR).
@@ -17,6 +19,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -30,6 +33,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kChunk = 8;
+constexpr std::chrono::milliseconds kSettle{50};
 
 std::filesystem::path g_dir;  // the lock directory and the model files
 
@@ -90,6 +94,14 @@ struct Runners {
     const char *paths[] = {path.c_str()};
     if (mrt_model_runner_create_from_files(paths, 1, nullptr, &c) != MRT_OK) c = nullptr;
     fillIo(io, *cxx);
+    // Let both device threads go idle before the first request. A device
+    // thread still polling after its Load programs takes the first
+    // synchronous request away from the caller (which then parks on a futex
+    // until it is done), and that hand-off repeats for every later request
+    // as long as they come back to back. Without this pause the runner made
+    // last, whichever side it is, runs in that mode and the other does not:
+    // the comparison then measures creation order, not the API.
+    std::this_thread::sleep_for(kSettle);
   }
   ~Runners() { mrt_model_runner_destroy(c); }
   Runners(const Runners &) = delete;
