@@ -97,6 +97,7 @@ static void sync_requests_along_dimension_1(void **state) {
   }
   /* A ragged request names the sample size, and the runner serves on. */
   float x[SAMPLE + WIDTH], y[SAMPLE];
+  test_fill_random(x, SAMPLE + WIDTH, &seed, -1, 1);
   mrt_tensor_view ragged = {"x", x, sizeof x}, out = {"y", y, sizeof y};
   assert_int_equal(mrt_model_runner_execute(runner, &ragged, 1, &out, 1, 0), MRT_INVALID_ARGUMENT);
   test_expect_contains(mrt_last_error_message(), "input 'x': expected 128 bytes, got 160 (a whole number of samples");
