@@ -8,8 +8,4 @@ std::int64_t modelBatchSize(const popef::TensorInfo &info) noexcept {
   return shape.front();
 }
 
-std::int64_t sampleSizeInBytes(const popef::TensorInfo &info) noexcept {
-  return info.sizeInBytes() / modelBatchSize(info);
-}
-
 }  // namespace mrt

@@ -36,8 +36,4 @@ class IQueue {
 // tensor's shape (1 for a scalar or a tensor whose first dimension is 0).
 std::int64_t modelBatchSize(const popef::TensorInfo &info) noexcept;
 
-// Bytes of one sample: sizeInBytes() / modelBatchSize(). Every enqueued
-// buffer must be a positive multiple of it.
-std::int64_t sampleSizeInBytes(const popef::TensorInfo &info) noexcept;
-
 }  // namespace mrt

@@ -8,19 +8,26 @@
 #include <fmt/ranges.h>
 
 #include "common/error.hpp"
+#include "queue/sample_layout.hpp"
 
 namespace mrt {
 
 namespace {
 
-std::size_t ringSize(const popef::Anchor &anchor, const RingSizeMultiplierProdType &multiplier) {
+// multiplier x the samples of one transfer along the queues' batching
+// dimension, so that `multiplier` whole transfers of one-sample requests fit.
+std::size_t ringSize(const popef::Anchor &anchor, const RingSizeMultiplierProdType &multiplier,
+                     unsigned batching_dim) {
   const std::int64_t factor = multiplier ? multiplier(anchor) : kDefaultRingSizeMultiplier;
   if (factor < 1) {
     throw Error(ErrorCode::InvalidArgument,
                 "queue '{}': the ring size multiplier must be at least 1, got {}", anchor.name(),
                 factor);
   }
-  return static_cast<std::size_t>(factor * modelBatchSize(anchor.tensorInfo()));
+  const char *direction = anchor.type() == popef::TensorType::OUTPUT ? "output" : "input";
+  const SampleLayout samples(anchor.tensorInfo(), batching_dim,
+                             fmt::format("{} queue '{}'", direction, anchor.name()));
+  return static_cast<std::size_t>(factor * samples.batchSize());
 }
 
 }  // namespace
@@ -60,7 +67,7 @@ QueueManager::QueueManager(const std::vector<const popef::Anchor *> &anchors,
     if (inputs.count(name) != 0 || outputs.count(name) != 0) {
       throw Error(ErrorCode::InvalidArgument, "QueueManager: two anchors are named '{}'", name);
     }
-    const std::size_t size = ringSize(*anchor, ring_size_multiplier);
+    const std::size_t size = ringSize(*anchor, ring_size_multiplier, batching_dim);
     switch (anchor->type()) {
       case popef::TensorType::INPUT: {
         InputRingBuffer::ReadTimeoutCallback on_timeout;

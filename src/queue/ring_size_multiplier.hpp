@@ -1,7 +1,9 @@
 // Ring size multipliers (seed 001, "ring_size_multiplier_factory"): how many
 // model transfers' worth of entries a QueueManager ring holds for an anchor.
-// A queue's numBuffers() is multiplier x modelBatchSize(tensor), so that with
-// one sample per entry `multiplier` whole transfers can be queued ahead.
+// A queue's numBuffers() is multiplier x the samples of one transfer along
+// the manager's batching dimension (modelBatchSize(tensor) along dimension
+// 0), so that with one sample per entry `multiplier` whole transfers can be
+// queued ahead.
 // Anchors fed once (Load weights, Save state) need only 1.
 #pragma once
 

@@ -4,15 +4,16 @@
 
 namespace mrt {
 
-SampleLayout::SampleLayout(const popef::TensorInfo &info, unsigned batching_dim) : batching_dim_(batching_dim) {
+SampleLayout::SampleLayout(const popef::TensorInfo &info, unsigned batching_dim, std::string_view owner)
+    : batching_dim_(batching_dim) {
   const auto &shape = info.shape();
   if (shape.empty() && batching_dim == 0) {
     row_bytes_ = info.sizeInBytes();
     return;
   }
   if (batching_dim >= shape.size()) {
-    throw Error(ErrorCode::InvalidArgument, "tensor {} has no dimension {} to batch along (it has {})",
-                info.toString(), batching_dim, shape.size());
+    throw Error(ErrorCode::InvalidArgument, "{}{}tensor {} has no dimension {} to batch along (it has {})", owner,
+                owner.empty() ? "" : ": ", info.toString(), batching_dim, shape.size());
   }
   // A zero-sized batch dimension moves no bytes; count it as one sample so
   // sizes stay well defined (the queues refuse such tensors).

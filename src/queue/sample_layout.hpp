@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 #include "popef/tensor_info.hpp"
 
@@ -20,8 +21,9 @@ namespace mrt {
 class SampleLayout {
  public:
   // Throws mrt::Error(InvalidArgument) if the tensor has no dimension
-  // `batching_dim` (a scalar counts as one sample along dimension 0).
-  SampleLayout(const popef::TensorInfo &info, unsigned batching_dim);
+  // `batching_dim` (a scalar counts as one sample along dimension 0); the
+  // message starts with `owner` (e.g. "input queue 'x'") when given.
+  SampleLayout(const popef::TensorInfo &info, unsigned batching_dim, std::string_view owner = {});
 
   // Samples in one model transfer (the shape's size in batching_dim).
   std::int64_t batchSize() const noexcept { return batch_size_; }

@@ -26,22 +26,16 @@ void runCompleteCallback(const OutputData &entry) {
   if (entry.writeCompleteCallback) entry.writeCompleteCallback();
 }
 
-template <typename Entry>
-SampleLayout layoutFor(const SpscRingBuffer<Entry> *ring, const popef::TensorInfo &info, unsigned batching_dim) {
-  try {
-    return SampleLayout(info, batching_dim);
-  } catch (const Error &error) {
-    throw Error(error.code(), "{} queue '{}': {}", kDirection<Entry>, ring ? ring->label() : std::string(),
-                error.what());
-  }
-}
-
 }  // namespace
 
 template <typename Entry>
 TransferQueue<Entry>::TransferQueue(std::shared_ptr<Ring> ring, const popef::TensorInfo &info,
                                     unsigned batching_dim)
-    : ring_(std::move(ring)), info_(info), layout_(layoutFor(ring_.get(), info, batching_dim)), transfer_bytes_(info.sizeInBytes()) {
+    : ring_(std::move(ring)),
+      info_(info),
+      layout_(info, batching_dim,
+              fmt::format("{} queue '{}'", kDirection<Entry>, ring_ ? ring_->label() : std::string())),
+      transfer_bytes_(info.sizeInBytes()) {
   if (!ring_) {
     throw Error(ErrorCode::InvalidArgument, "{}Queue: the ring buffer must not be null",
                 kIsInput<Entry> ? "Input" : "Output");

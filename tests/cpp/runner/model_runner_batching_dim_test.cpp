@@ -3,6 +3,8 @@
 // samples is a [4, n, 8] tensor whose samples the queues gather from (and
 // scatter to) every time step. The model sums over time, so a sample taken
 // from the wrong place gives wrong numbers.
+#include <cstdlib>
+#include <future>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -62,6 +64,34 @@ TEST(ModelRunnerBatchingDimTest, SynchronousRequestsIntoCallerOutputsAlongDimens
     std::vector<float> y(x.size(), -1.f);
     runner.execute({{"x", constView(x)}}, {{"y", view(y)}});
     ASSERT_NO_FATAL_FAILURE(expectNear(y, runningSum(x))) << samples << " samples";
+  }
+}
+
+TEST(ModelRunnerBatchingDimTest, OneSampleRequestsFillABatchLargerThanDimension0) {
+  // Batch 16 in dimension 1, 4 in dimension 0: the rings must hold a whole
+  // batch of one-sample requests (2 x 16 entries, not 2 x 4), or the
+  // producer blocks on a full output ring before the batch is complete and,
+  // with no timeouts, nothing ever runs.
+  constexpr std::size_t kLargeBatch = 16;
+  ModelRunner runner(exampleModel("time_major", kLargeBatch), alongDimension1(std::chrono::nanoseconds::max()));
+  std::mt19937 rng(11);
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::vector<float>> xs;
+    std::vector<OutputFutureMemory> futures;
+    for (std::size_t i = 0; i < kLargeBatch; ++i) xs.push_back(randomFloats(rng, kSampleFloats));
+    // Sent from another thread: a producer blocked on a full ring must fail
+    // the test, not hang it (the blocked thread cannot be joined: abort).
+    auto sender = std::async(std::launch::async, [&] {
+      for (const auto &x : xs) futures.push_back(runner.executeAsync({{"x", constView(x)}}));
+    });
+    if (sender.wait_for(10s) != std::future_status::ready) {
+      ADD_FAILURE() << "a producer is blocked on a full ring";
+      std::abort();
+    }
+    sender.get();
+    for (std::size_t i = 0; i < kLargeBatch; ++i) {
+      ASSERT_NO_FATAL_FAILURE(expectNear(floatsOf(futures[i].at("y").get()), runningSum(xs[i]))) << i;
+    }
   }
 }
 
