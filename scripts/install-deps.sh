@@ -2,7 +2,20 @@
 # Installs exactly the Debian packages libmrt builds, tests and runs with.
 # Idempotent: does nothing when all are present. Works as root, uses sudo
 # otherwise. Keep this list in step with cmake/Dependencies.cmake.
+#
+#   scripts/install-deps.sh          what `make test` needs (GCC)
+#   scripts/install-deps.sh --fuzz   also clang 14 and its libFuzzer and
+#                                    sanitizer runtimes, for the fuzz preset
+#                                    (docs/fuzzing.md)
 set -euo pipefail
+
+fuzz=false
+for arg in "$@"; do
+  case $arg in
+    --fuzz) fuzz=true ;;
+    *) echo "install-deps: unknown option '$arg' (known: --fuzz)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   # toolchain
@@ -17,6 +30,10 @@ packages=(
 )
 # Rust: Debian's cargo, unless a Rust toolchain (e.g. rustup's) is on PATH.
 command -v cargo >/dev/null || packages+=(cargo)
+# The fuzz preset: clang-14 and libclang-rt-14-dev (libFuzzer, ASan, UBSan).
+if $fuzz; then
+  packages+=(clang-14 libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -69,6 +69,16 @@ class ReusedViewMap {
 extern template class ReusedViewMap<InputMemoryView>;
 extern template class ReusedViewMap<OutputMemoryView>;
 
+// A thread's (or a re-entrant lease's own) maps. At namespace scope, not
+// nested in RequestViewMaps: clang 14 does not see a nested class's default
+// member initializers until the enclosing class is complete, so
+// std::optional<Maps> there would not be default-constructible.
+struct RequestMaps {
+  ReusedViewMap<InputMemoryView> inputs;
+  ReusedViewMap<OutputMemoryView> outputs;
+  bool leased = false;
+};
+
 // The maps of one request, leased from the calling thread (building them
 // costs an allocation per tensor, a large share of a small synchronous
 // request). A lease made while the thread's maps are already leased (a
@@ -89,11 +99,7 @@ class RequestViewMaps {
     return maps_.outputs.fill(views, count, "outputs");
   }
 
-  struct Maps {
-    ReusedViewMap<InputMemoryView> inputs;
-    ReusedViewMap<OutputMemoryView> outputs;
-    bool leased = false;
-  };
+  using Maps = RequestMaps;
 
  private:
   // The thread's maps, or (if they are leased already) `own` made fresh.

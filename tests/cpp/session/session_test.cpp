@@ -176,13 +176,13 @@ TEST(SessionTest, TwoSessionsShareOneDeviceWithImplicitSaveAndLoad) {
   Session sa(model, config), sb(model, config);
   for (auto [session, state] : {std::pair{&sa, &a}, std::pair{&sb, &b}}) {
     EXPECT_EQ(session->getUserInputAnchors().size(), 2u);  // acc is the user's now
-    session->setCallbackForAnchor("acc", [state](void *p) {
-      ++state->loads;
-      std::memcpy(p, state->acc.data(), 16);
+    session->setCallbackForAnchor("acc", [s = state](void *p) {
+      ++s->loads;
+      std::memcpy(p, s->acc.data(), 16);
     });
-    session->setCallbackForAnchor("acc_save", [state](void *p) {
-      ++state->saves;
-      std::memcpy(state->acc.data(), p, 16);
+    session->setCallbackForAnchor("acc_save", [s = state](void *p) {
+      ++s->saves;
+      std::memcpy(s->acc.data(), p, 16);
     });
     session->setCallbackForAnchor("x", readFrom(state->x));
     session->setCallbackForAnchor("acc_out", writeTo(state->accOut));
