@@ -116,6 +116,24 @@ MRT_API void mrt_version(int *out_major, int *out_minor, int *out_patch) MRT_NOE
 MRT_API mrt_status mrt_check_version(int major, int minor) MRT_NOEXCEPT;
 
 /* ------------------------------------------------------------------------ */
+/* ---- Host memory limit ---- */
+
+/* The simulated device lives in host memory: a Session or ModelRunner
+ * allocates each replica's tile memory, remote buffers and stream buffers, and
+ * queues allocate their rings, all sized from the model. Before allocating,
+ * the library reserves those bytes against one process-wide limit, so a model
+ * file that asks for more fails with MRT_RESOURCE_EXHAUSTED (naming the bytes
+ * and the limit) instead of exhausting the machine. The limit starts as
+ * MRT_HOST_MEMORY_LIMIT from the environment (bytes, or with a K, M, G or T
+ * suffix: "4G") or else half the machine's physical memory.
+ * Any thread; takes effect for later reservations. 0 restores the default. */
+MRT_API void mrt_set_host_memory_limit(uint64_t bytes) MRT_NOEXCEPT;
+
+/* The limit in force, and the bytes reserved now by live objects. */
+MRT_API uint64_t mrt_host_memory_limit(void) MRT_NOEXCEPT;
+MRT_API uint64_t mrt_host_memory_reserved(void) MRT_NOEXCEPT;
+
+/* ------------------------------------------------------------------------ */
 /* ---- Logging ---- */
 
 /* Verbosity, from silent to everything. The environment variable
@@ -143,8 +161,11 @@ MRT_API mrt_log_level mrt_get_log_level(void) MRT_NOEXCEPT;
 /* Receives one formatted log message (without a trailing newline). Called on
  * the thread that logs, which may be any thread of the library or the
  * caller's; calls never overlap (they are serialized by the library).
- * message is valid only during the call. The callback must not call
- * mrt_set_log_callback() (that call fails with MRT_FAILED_PRECONDITION). */
+ * message is valid only during the call. The callback may call other mrt_*
+ * functions; what they log on this thread while it runs (e.g. a failed
+ * call's DEBUG message, or mrt_log_message()) is dropped, not delivered
+ * again. It must not call mrt_set_log_callback() (that call fails with
+ * MRT_FAILED_PRECONDITION). */
 typedef void (*mrt_log_fn)(mrt_log_level level, const char *message, void *user_data);
 
 /* Sends log messages to fn instead of the MRT_LOG_DEST destination; fn NULL
@@ -222,8 +243,11 @@ typedef enum mrt_model_options {
  * FlatBuffers verifier, the consistency of the model) before this returns.
  * Errors: MRT_NOT_FOUND for a file that does not exist, MRT_CORRUPT_MODEL for
  * anything wrong in a file (the message names the file, the blob and the
- * byte offset), MRT_INVALID_ARGUMENT for NULL arguments, num_paths 0 or files
- * holding several models. *out belongs to the caller: mrt_model_destroy(). */
+ * byte offset; also for one model's Metadata given twice), MRT_INVALID_ARGUMENT
+ * for NULL arguments, num_paths 0, files holding several models or a path
+ * that is not a regular file (a directory, FIFO, device or socket: refused
+ * without waiting for a writer). *out belongs to the caller:
+ * mrt_model_destroy(). */
 MRT_API mrt_status mrt_model_load(const char *const *paths, size_t num_paths,
                                   mrt_model **out) MRT_NOEXCEPT;
 
@@ -700,6 +724,10 @@ MRT_API void mrt_session_config_init(mrt_session_config *config) MRT_NOEXCEPT;
  * the defaults. An Immediate session gets a device for the model (as
  * mrt_device_manager_get_device_for_model() with config->wait_config) and
  * loads the executable, or fails (MRT_UNAVAILABLE if no device is free).
+ * First the model's metadata is checked against its executable (docs/popef.md,
+ * "Against the executable"): MRT_CORRUPT_MODEL names the anchor or program
+ * and both values if they disagree; MRT_RESOURCE_EXHAUSTED if the simulated
+ * device would take more host memory than mrt_host_memory_limit() leaves.
  * *out belongs to the caller: mrt_session_destroy(). */
 MRT_API mrt_status mrt_session_create(const mrt_model *model, const mrt_session_config *config,
                                       mrt_session **out) MRT_NOEXCEPT;
@@ -755,9 +783,10 @@ MRT_API mrt_status mrt_session_set_callback_for_anchor(mrt_session *session, con
 /* Fills the remote buffer of the anchor whose handle is anchor_handle from
  * the `size` bytes at `data` (all its slots) instead of its TensorData: at
  * once if the executable is loaded, and at every later load (reload, a new
- * device). The bytes are copied before this returns. MRT_NOT_FOUND for an
- * unknown handle; MRT_INVALID_ARGUMENT for an anchor with a stream, NULL
- * data or a size other than the anchor's. Not concurrent with other calls
+ * device). The bytes are copied before this returns, once size has been
+ * checked. MRT_NOT_FOUND for an unknown handle; MRT_INVALID_ARGUMENT for an
+ * anchor with a stream, NULL data or a size other than the anchor's (the
+ * message names the anchor and both sizes). Not concurrent with other calls
  * on the session. (ModelRunner does this for frozen inputs.) */
 MRT_API mrt_status mrt_session_set_remote_buffer_data(mrt_session *session, const char *anchor_handle,
                                                       const void *data, uint64_t size) MRT_NOEXCEPT;
@@ -1082,10 +1111,13 @@ MRT_API void mrt_future_destroy(mrt_future *future) MRT_NOEXCEPT;
  *
  * Errors: MRT_INVALID_ARGUMENT for a wrong size, count, NULL data or a
  * replica id out of range, MRT_NOT_FOUND for an unknown tensor name (the
- * message names the value and what was expected); they leave the runner
- * serving. A request fails with MRT_DEVICE_ERROR if its replica's device
- * fails (with auto_reset the replica recovers for later requests), and with
- * MRT_CANCELLED if the runner is destroyed before it ran.
+ * message names the value and what was expected; a misspelt name is
+ * MRT_NOT_FOUND); they leave the runner serving. A request fails with
+ * MRT_DEVICE_ERROR if its replica's device fails in a run that had started
+ * moving its data (with auto_reset the replica recovers and serves the
+ * requests queued behind it, and later ones; a request still waiting for
+ * room in a full queue when the device fails is refused with the same
+ * error), and with MRT_CANCELLED if the runner is destroyed before it ran.
  *
  * Thread safety: with config.thread_safe, execute and execute_async may be
  * called from any number of threads at once; without it, calls on one
@@ -1146,7 +1178,14 @@ typedef struct mrt_model_runner_config {
   const mrt_device_wait_config *device_wait_config; /* NULL: NO_WAIT */
   bool check_package_hash;           /* default true */
   int64_t timeout_ns;                /* flush dummy data after waiting this long for input;
-                                        0: wait forever; default 5 s */
+                                        0: wait forever; default 5 s. When > 0, also the
+                                        hang watchdog: a replica whose programs move no
+                                        data for max(timeout_ns, 1 s) while requests wait
+                                        is stopped and those requests fail with
+                                        MRT_DEADLINE_EXCEEDED (then as after a device
+                                        error: auto_reset recovers). Whatever the value,
+                                        destroy stops a run that does not end within
+                                        that time (1 s for 0) */
   bool validate_io_params;           /* check names and sizes on every execute; default true */
   uint32_t batching_dim;             /* dynamic batch sizing along this dimension of every
                                         execute tensor (all must have it, of the model's
@@ -1172,7 +1211,10 @@ MRT_API void mrt_model_runner_config_init(mrt_model_runner_config *config) MRT_N
 /* Creates a runner for model (which it keeps alive) and attaches one device
  * per replica. config may be NULL for the defaults. *out belongs to the
  * caller: mrt_model_runner_destroy(). MRT_UNAVAILABLE if devices cannot be
- * had, MRT_VERSION_MISMATCH for a package hash mismatch. */
+ * had, MRT_VERSION_MISMATCH for a package hash mismatch, MRT_CORRUPT_MODEL if
+ * the model's metadata disagrees with its executable (checked before any
+ * device is taken; see mrt_session_create()), MRT_RESOURCE_EXHAUSTED past
+ * the host memory limit. */
 MRT_API mrt_status mrt_model_runner_create(const mrt_model *model, const mrt_model_runner_config *config,
                                            mrt_model_runner **out) MRT_NOEXCEPT;
 
@@ -1265,10 +1307,11 @@ typedef struct mrt_request_times {
   double computation_us;       /* on the device */
 } mrt_request_times;
 
-/* The phases of a recent request of replica_id: cur < 0 the last one,
- * otherwise the index among the kept traces (0 = oldest). MRT_NOT_FOUND if
- * the replica has no trace yet; MRT_INVALID_ARGUMENT if cur is past the kept
- * traces (the message says how many are kept). Set out->struct_size first. */
+/* The phases of a recent request of replica_id: cur -1 the last one,
+ * otherwise the index among the kept traces (0 = oldest). MRT_INVALID_ARGUMENT
+ * if cur is below -1, or past the kept traces (the message says how many are
+ * kept); MRT_NOT_FOUND if the replica has no trace yet. Set out->struct_size
+ * first. */
 MRT_API mrt_status mrt_model_runner_time_trace(mrt_model_runner *runner, uint32_t replica_id, int32_t cur,
                                                mrt_request_times *out) MRT_NOEXCEPT;
 /* The quantile (0..1) of each phase over the kept traces of replica_id. */
@@ -1307,12 +1350,14 @@ typedef enum mrt_simulated_error {
 /* Makes the simulated device of replica_id fail once with `error` (an
  * mrt_simulated_error) at the first program step named step_name (a compute
  * set, stream or codelet of the executable, e.g. "Add") of its next Main
- * run. The requests of that run fail with MRT_DEVICE_ERROR naming the fault;
- * then, with auto_reset, the replica resets its device and serves on;
- * without it, every pending and later request of the replica fails with
- * MRT_DEVICE_ERROR. MRT_NOT_FOUND if no step has that name,
- * MRT_INVALID_ARGUMENT for an unknown error or a replica id out of range.
- * Any thread; for tests and diagnostics. */
+ * run; if that run does not reach the step, nothing fails. Errors inserted
+ * at one step before the run: the last one counts. The requests of that run
+ * fail with MRT_DEVICE_ERROR naming the fault; then, with auto_reset, the
+ * replica resets its device and serves on, running the requests that were
+ * queued behind them; without it, every pending and later request of the
+ * replica fails with MRT_DEVICE_ERROR. MRT_NOT_FOUND if no step has that
+ * name, MRT_INVALID_ARGUMENT for an empty step_name, an unknown error or a
+ * replica id out of range. Any thread; for tests and diagnostics. */
 MRT_API mrt_status mrt_model_runner_insert_simulated_error(mrt_model_runner *runner, int32_t error,
                                                            const char *step_name,
                                                            uint32_t replica_id) MRT_NOEXCEPT;

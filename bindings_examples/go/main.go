@@ -236,7 +236,7 @@ func showErrors(modelPath string) (int, error) {
 	out := map[string][]float32{"probs": probs}
 
 	expect("wrong tensor name ('imagez' instead of 'image')",
-		runner.Execute(map[string][]float32{"imagez": image}, out), mrt.InvalidArgument, "missing input 'image'")
+		runner.Execute(map[string][]float32{"imagez": image}, out), mrt.NotFound, "unknown input 'imagez'")
 	expect("an extra tensor the model does not have",
 		runner.Execute(map[string][]float32{"image": image, "label": image}, out), mrt.NotFound, "'label'")
 	expect("wrong buffer size (783 floats for image [1,784])",

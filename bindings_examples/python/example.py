@@ -93,7 +93,7 @@ def check_errors(model_path):
             "unknown tensor name", mrt.Status.NOT_FOUND,
             lambda: runner.execute({"image": image, "imagee": image}, {"probs": probs})))
         results.append(expect_error(
-            "missing input", mrt.Status.INVALID_ARGUMENT,
+            "misspelt input", mrt.Status.NOT_FOUND,
             lambda: runner.execute({"imagee": image}, {"probs": probs})))
         results.append(expect_error(
             "wrong buffer size", mrt.Status.INVALID_ARGUMENT,

@@ -137,7 +137,7 @@ class RunnerTest(unittest.TestCase):
             mrt.Status.NOT_FOUND, "unknown input 'imagee'",
             lambda: self.runner.execute({"image": self.image, "imagee": self.image}))
         self.assertIn("mrt_model_runner_execute", error.message)
-        self.assert_error(mrt.Status.INVALID_ARGUMENT, "missing input 'image'",
+        self.assert_error(mrt.Status.NOT_FOUND, "unknown input 'imagee': execute inputs are image (missing: image)",
                           lambda: self.runner.execute({"imagee": self.image}))
 
     def test_unknown_names_elsewhere(self):

@@ -242,7 +242,7 @@ RunStatus Engine::run(unsigned program, std::string_view) {
       status[r] = im.runOne(program, r);
     } catch (...) {
       errors[r] = std::current_exception();
-      im.stopRequested.store(true);  // let the other replicas finish at their next host sync
+      im.stopRequested.store(true);  // let the other replicas end where they next look at it
     }
   };
   std::vector<std::thread> helpers;

@@ -77,6 +77,7 @@ struct Engine::Impl {
   void printTensor(const detail::ExeNode &n, unsigned replica);
   double readScalar(std::uint32_t view, unsigned replica) const;
   void hostSync(unsigned replica);
+  void checkStop() const;
   [[noreturn]] void raiseSimulated(std::uint32_t node, unsigned replica);
   void gather(const ResolvedView &v, const std::uint8_t *base, std::uint8_t *out) const;
   void scatter(const ResolvedView &v, std::uint8_t *base, const std::uint8_t *in) const;

@@ -1,5 +1,7 @@
 #include "hwsim/executable.hpp"
 
+#include <algorithm>
+
 #include <xxhash.h>
 
 #include "exe_data.hpp"
@@ -76,6 +78,33 @@ std::vector<ProgramStepInfo> Executable::programSteps() const {
   out.reserve(d.nodes.size());
   for (std::size_t i = 0; i < d.nodes.size(); ++i) {
     out.push_back({static_cast<unsigned>(i), detail::toString(d.nodes[i].kind), d.nodes[i].name});
+  }
+  return out;
+}
+
+ProgramTransfers Executable::transfers(unsigned program) const {
+  const auto &d = need(data_);
+  if (program >= d.programs.size()) detail::fail(ErrorKind::InvalidArgument, "program {} of {}", program, d.programs.size());
+  // Children precede their parents (validateExecutable), so one backward
+  // sweep from the root marks every reachable step, shared ones once.
+  std::vector<char> reached(d.nodes.size(), 0);
+  reached[d.programs[program]] = 1;
+  ProgramTransfers out;
+  for (std::size_t i = d.programs[program] + 1; i-- > 0;) {
+    if (!reached[i]) continue;
+    const detail::ExeNode &node = d.nodes[i];
+    for (const std::uint32_t child : node.children) reached[child] = 1;
+    switch (node.kind) {
+      case detail::NodeKind::StreamToTensor:
+      case detail::NodeKind::TensorToStream: out.streams.push_back(node.index); break;
+      case detail::NodeKind::RemoteToTensor:
+      case detail::NodeKind::TensorToRemote: out.remoteBuffers.push_back(node.index); break;
+      default: break;
+    }
+  }
+  for (auto *list : {&out.streams, &out.remoteBuffers}) {
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
   }
   return out;
 }

@@ -20,7 +20,8 @@ using detail::fail;
 using detail::NodeKind;
 
 namespace {
-// Thrown at a host sync after stop(); caught by runOne.
+// Thrown where a run sees stop() (host syncs, compute sets, loop
+// iterations); caught by runOne.
 struct StopSignal {};
 constexpr std::size_t kMaxOperands = 4;
 constexpr std::size_t kMaxProfileEvents = 4'000'000;
@@ -46,6 +47,14 @@ RunStatus Engine::Impl::runOne(unsigned program, unsigned replica) {
 
 void Engine::Impl::hostSync(unsigned) {
   if (stopRequested.load(std::memory_order_acquire)) throw StopSignal{};
+}
+
+// A program that never reaches a host sync (an unbounded loop of compute)
+// must stop too, so every compute set and loop iteration looks at the flag.
+// Relaxed: the flag publishes no data to this thread (host syncs acquire,
+// for the callbacks), and this runs once per step, so it stays one plain load.
+void Engine::Impl::checkStop() const {
+  if (stopRequested.load(std::memory_order_relaxed)) throw StopSignal{};
 }
 
 [[noreturn]] void Engine::Impl::raiseSimulated(std::uint32_t node, unsigned replica) {
@@ -87,7 +96,10 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
       leaf = false;
       for (auto c : n.children) exec(c, replica);
       break;
-    case NodeKind::Execute: executeComputeSet(n.index, replica); break;
+    case NodeKind::Execute:
+      checkStop();
+      executeComputeSet(n.index, replica);
+      break;
     case NodeKind::Copy: copyView(n.view0, n.view1, replica); break;
     case NodeKind::StreamToTensor: streamToTensor(n, replica); break;
     case NodeKind::TensorToStream: tensorToStream(n, replica); break;
@@ -96,6 +108,7 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
     case NodeKind::Repeat:
       leaf = false;
       for (std::uint64_t i = 0; i < n.count; ++i) {
+        checkStop();
         advance(n.cycles);
         exec(n.children[0], replica);
       }
@@ -106,6 +119,7 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
       const bool want = n.kind == NodeKind::RepeatWhileTrue;
       exec(n.children[0], replica);
       while ((readScalar(n.view0, replica) != 0.0) == want) {
+        checkStop();
         advance(n.cycles);
         exec(n.children[1], replica);
         exec(n.children[0], replica);

@@ -20,6 +20,7 @@ namespace hwsim::detail {
 namespace {
 
 constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 40;
+constexpr std::uint64_t kMaxRemoteBytes = std::uint64_t{1} << 36;
 
 class Checker {
  public:
@@ -70,6 +71,9 @@ class Checker {
     }
     if (exe_.replicationFactor == 0 || exe_.replicationFactor > 1024) bad("replication factor {} is out of range", exe_.replicationFactor);
     if (exe_.tileBytes.size() != t.numTiles()) bad("memory table has {} tiles, the target {}", exe_.tileBytes.size(), t.numTiles());
+    for (std::size_t tile = 0; tile < exe_.tileBytes.size(); ++tile) {
+      if (exe_.tileBytes[tile] > t.bytesPerTile) bad("tile {} uses {} bytes, the target has {} per tile", tile, exe_.tileBytes[tile], t.bytesPerTile);
+    }
   }
 
   void variables() {
@@ -167,20 +171,29 @@ class Checker {
       unique(s.handle);
       if (!isValidType(static_cast<std::uint8_t>(s.type))) bad("stream '{}' has an unknown type", s.handle);
       if (s.direction != StreamDirection::HostToDevice && s.direction != StreamDirection::DeviceToHost) bad("stream '{}' has an unknown direction", s.handle);
-      if (s.numElements > kMaxElements) bad("stream '{}' is too large", s.handle);
+      // A transfer lands in (or comes from) one replica's tile memory.
+      if (s.numElements > kMaxElements || s.numBytes() > exe_.target.totalMemoryBytes()) {
+        bad("stream '{}' of {} elements is larger than the target's {} bytes of memory", s.handle, s.numElements,
+            exe_.target.totalMemoryBytes());
+      }
     }
     for (const auto &h : exe_.hostCopies) {
       unique(h.handle);
       const auto &v = view(h.view, "host read/write");
       if (!h.isRead && touchesConstant(v)) bad("host write '{}' writes a constant", h.handle);
     }
+    // Remote buffers live in host memory (the IPU's streaming memory), all of
+    // them together within kMaxRemoteBytes per replica.
+    std::uint64_t remoteBytes = 0;
     for (const auto &r : exe_.remoteBuffers) {
       unique(r.handle);
       if (!isValidType(static_cast<std::uint8_t>(r.type))) bad("remote buffer '{}' has an unknown type", r.handle);
       if (r.repeats == 0 || r.numElements > kMaxElements || r.repeats > kMaxElements ||
-          r.numElements * r.repeats * sizeOf(r.type) > (std::uint64_t{1} << 36)) {
-        bad("remote buffer '{}' of {} x {} elements is out of range", r.handle, r.repeats, r.numElements);
+          r.slotBytes() > exe_.target.totalMemoryBytes() || (r.slotBytes() != 0 && r.repeats > (kMaxRemoteBytes - remoteBytes) / r.slotBytes())) {
+        bad("remote buffer '{}' of {} x {} elements is out of range (remote buffers may hold {} bytes in all)",
+            r.handle, r.repeats, r.numElements, kMaxRemoteBytes);
       }
+      remoteBytes += r.slotBytes() * r.repeats;
     }
   }
 

@@ -370,7 +370,7 @@ MRT_API mrt_status mrt_model_runner_time_trace(mrt_model_runner *runner, uint32_
     runnerOf(runner).getTimeTrace(trace, replica_id, cur);
     if (trace.empty())
       throw Error(ErrorCode::NotFound, "replica {} has no request trace {}", replica_id,
-                  cur < 0 ? std::string("yet") : "at index " + std::to_string(cur));
+                  cur == -1 ? std::string("yet") : "at index " + std::to_string(cur));
     fillTimes(trace, "_duration_us", out);
   });
 }

@@ -517,6 +517,9 @@ MRT_API mrt_status mrt_session_set_remote_buffer_data(mrt_session *session, cons
     mrt::Session &s = sessionOf(session);
     requireNotNull(anchor_handle, "anchor_handle");
     requireNotNull(data, "data");
+    // size is the caller's word for how much data holds: check it before
+    // copying, or a wrong one reads past the caller's buffer.
+    s.checkRemoteBufferData(anchor_handle, data, size);
     const std::span<const std::byte> bytes(static_cast<const std::byte *>(data), static_cast<std::size_t>(size));
     s.setRemoteBufferData(anchor_handle, popef::SharedBytes::copyOf(bytes));
   });

@@ -46,8 +46,9 @@ Level fromSpdlog(spdlog::level::level_enum level) {
 // Sends each message either to the user callback or to the destination sink.
 // One sink with one mutex, so swapping the callback and emitting a message
 // can never interleave. Derived from sink rather than base_sink because a
-// message logged from inside the callback must be dropped before taking the
-// (non-recursive) mutex, not deadlock on it.
+// message logged from inside the callback (say by a failing mrt_* call the
+// callback makes) must be dropped before taking the (non-recursive) mutex,
+// not deadlock on it; the same goes for the flush the logger does after it.
 class DispatchSink final : public spdlog::sinks::sink {
  public:
   explicit DispatchSink(std::shared_ptr<spdlog::sinks::sink> destination)
@@ -76,6 +77,7 @@ class DispatchSink final : public spdlog::sinks::sink {
   }
 
   void flush() override {
+    if (t_insideCallback) return;  // the message being flushed was dropped
     std::lock_guard<std::mutex> lock(mutex_);
     destination_->flush();
   }

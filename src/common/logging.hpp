@@ -22,7 +22,8 @@ Level level();
 
 // Receives every emitted message instead of the destination. Calls are
 // serialized; a message logged from inside the callback on the same thread
-// is dropped rather than recursing.
+// (also by a library call the callback makes) is dropped rather than
+// recursing, without touching the sink's lock.
 using Callback = std::function<void(Level, std::string_view)>;
 
 // Installs callback (empty: back to the destination) and returns the previous

@@ -30,10 +30,22 @@ class FileDescriptor {
   int fd_;
 };
 
+// What a file that is not a regular file is, for messages.
+const char *kindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "a special file";
+}
+
 }  // namespace
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path) {
-  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO without a writer (or a device) must not wait;
+  // it is refused below. It changes nothing for a regular file.
+  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) {
     const int error = errno;
     if (error == ENOENT || error == ENOTDIR) {
@@ -45,11 +57,8 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path) {
   if (::fstat(fd.get(), &info) != 0) {
     throw Error(ErrorCode::CorruptModel, "'{}': cannot stat: {}", path, std::strerror(errno));
   }
-  if (S_ISDIR(info.st_mode)) {
-    throw Error(ErrorCode::CorruptModel, "'{}': is a directory, not a PopEF file", path);
-  }
   if (!S_ISREG(info.st_mode)) {
-    throw Error(ErrorCode::CorruptModel, "'{}': is not a regular file", path);
+    throw Error(ErrorCode::InvalidArgument, "'{}': is {}, not a PopEF file", path, kindOf(info.st_mode));
   }
   const auto size = static_cast<std::size_t>(info.st_size);
   if (size == 0) {

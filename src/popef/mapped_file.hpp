@@ -12,8 +12,9 @@ namespace mrt::popef {
 
 class MappedFile {
  public:
-  // Throws mrt::Error: NotFound if the path does not exist, CorruptModel if
-  // it is not a regular file or cannot be opened or mapped.
+  // Throws mrt::Error: NotFound if the path does not exist, InvalidArgument
+  // (without blocking) if it is not a regular file (a directory, FIFO,
+  // device or socket), CorruptModel if it cannot be opened or mapped.
   static std::shared_ptr<const MappedFile> open(const std::string &path);
 
   ~MappedFile();

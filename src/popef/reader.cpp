@@ -1,5 +1,7 @@
 #include "popef/reader.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -76,7 +78,12 @@ std::vector<std::string> Reader::modelNames() const {
 
 std::shared_ptr<Model> ModelBuilder::createModel(std::string_view executable) const {
   if (!reader_) throw Error(ErrorCode::InvalidArgument, "ModelBuilder has no Reader");
-  const std::vector<std::string> names = reader_->modelNames();
+  // One model's Metadata given twice is one model, not a choice of two: it
+  // is chosen below, and the duplicate is reported as the corruption it is.
+  std::vector<std::string> names;
+  for (std::string &name : reader_->modelNames()) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+  }
   std::string chosen(executable);
   if (chosen.empty()) {
     if (names.empty()) {

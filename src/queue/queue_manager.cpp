@@ -1,6 +1,8 @@
 #include "queue/queue_manager.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -27,6 +29,16 @@ std::size_t ringSize(const popef::Anchor &anchor, const RingSizeMultiplierProdTy
   const char *direction = anchor.type() == popef::TensorType::OUTPUT ? "output" : "input";
   const SampleLayout samples(anchor.tensorInfo(), batching_dim,
                              fmt::format("{} queue '{}'", direction, anchor.name()));
+  // Checked before multiplying: the product (and the ring's bytes) must not
+  // overflow on the way to the allocation.
+  constexpr std::int64_t kMaxEntries =
+      std::numeric_limits<std::ptrdiff_t>::max() / std::max(sizeof(InputData), sizeof(OutputData));
+  if (factor > kMaxEntries / samples.batchSize()) {
+    throw Error(ErrorCode::InvalidArgument,
+                "{} queue '{}': ring_size_multiplier {} x {} samples per transfer is more than the {} entries a "
+                "ring can hold",
+                direction, anchor.name(), factor, samples.batchSize(), kMaxEntries);
+  }
   return static_cast<std::size_t>(factor * samples.batchSize());
 }
 
@@ -68,6 +80,11 @@ QueueManager::QueueManager(const std::vector<const popef::Anchor *> &anchors,
       throw Error(ErrorCode::InvalidArgument, "QueueManager: two anchors are named '{}'", name);
     }
     const std::size_t size = ringSize(*anchor, ring_size_multiplier, batching_dim);
+    // The model and the multiplier say how many entries a ring gets: reserve
+    // them against the host memory limit before allocating.
+    const std::size_t entry_bytes =
+        anchor->type() == popef::TensorType::INPUT ? sizeof(InputData) : sizeof(OutputData);
+    ring_memory_.emplace_back(size * entry_bytes, fmt::format("queue '{}' ({} ring entries)", name, size));
     switch (anchor->type()) {
       case popef::TensorType::INPUT: {
         InputRingBuffer::ReadTimeoutCallback on_timeout;

@@ -71,6 +71,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/host_memory.hpp"
 #include "popef/anchor.hpp"
 #include "popef/model.hpp"
 #include "queue/input_queue.hpp"
@@ -142,6 +143,7 @@ class QueueManager {
   QueueTimeoutCallback timeout_callback_;
   std::map<std::string, std::string, std::less<>> handle_to_name_;
   std::vector<AnchorStream> streams_;
+  std::vector<HostMemoryReservation> ring_memory_;  // the rings' entries
 };
 
 }  // namespace mrt

@@ -53,6 +53,10 @@ class TransferQueue : public IQueue {
   // Empties the ring and forgets partial transfers on both sides, and
   // reconnects a disconnected queue.
   void reset();
+  // Throws the InvalidArgument enqueueing (data, data_size) would, without
+  // touching the ring: a caller pushing into several queues can check every
+  // entry first. Any thread.
+  void checkEntry(const void *data, std::int64_t data_size) const;
 
   // ---- consumer (device) side ----------------------------------------------
 
@@ -80,7 +84,6 @@ class TransferQueue : public IQueue {
   TransferQueue(std::shared_ptr<Ring> ring, const popef::TensorInfo &info, unsigned batching_dim);
   ~TransferQueue() override = default;
 
-  void checkEntry(const void *data, std::int64_t data_size) const;
   // The stream callback: moves one transfer between device_buffer (written
   // for an input, only read for an output) and the enqueued entries, one
   // copy per entry touched, blocking until enough is enqueued; runs the

@@ -1,6 +1,11 @@
 #include "runner/model_runner.hpp"
 
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "device/device_manager.hpp"
+#include "popef/executable_check.hpp"
 #include "popef/reader.hpp"
 #include "runner/replica.hpp"
 #include "runner/runner_layout.hpp"
@@ -9,7 +14,7 @@ namespace mrt {
 
 struct ModelRunner::Impl {
   Impl(std::shared_ptr<popef::Model> m, const ModelRunnerConfig &c)
-      : model(std::move(m)), config((validate(c), c)), layout(model, config) {
+      : model(std::move(m)), config((validate(c), c)), layout(checked(model), config) {
     std::optional<DeviceManager> manager;
     replicas.reserve(config.replication_factor);
     for (unsigned r = 0; r < config.replication_factor; ++r) {
@@ -23,11 +28,32 @@ struct ModelRunner::Impl {
       replicas.push_back(std::make_unique<Replica>(r, model, config, layout, std::move(device)));
     }
     for (auto &replica : replicas) replica->start();
+    watchdog = std::thread([this] { watch(); });
   }
 
   ~Impl() {
-    // Every replica stops first, then each cancels and saves.
+    // Every replica stops first, then each cancels and saves (the watchdog
+    // stops programs that would keep this waiting).
     for (auto &replica : replicas) replica->shutdown();
+    {
+      std::lock_guard lock(watchdog_mutex);
+      watchdog_done = true;
+    }
+    watchdog_wake.notify_one();
+    watchdog.join();
+  }
+
+  // The watchdog thread: a program that never completes a request (an
+  // unbounded loop, stream copies on a path not taken) holds the device
+  // thread, or a synchronous caller, where no timeout can reach it; another
+  // thread has to stop it (Replica::watch).
+  void watch() {
+    const std::chrono::nanoseconds period = Replica::hangTime(config) / 4;
+    std::unique_lock lock(watchdog_mutex);
+    while (!watchdog_wake.wait_for(lock, period, [this] { return watchdog_done; })) {
+      const auto now = RequestClock::now();
+      for (auto &replica : replicas) replica->watch(now);
+    }
   }
 
   // Validates and enqueues a request with library-allocated outputs.
@@ -41,10 +67,24 @@ struct ModelRunner::Impl {
     return *replicas[id];
   }
 
+  // The runner sizes its queues and picks devices from the metadata, so the
+  // metadata must agree with the executable before anything else is done
+  // with it (each replica's Session checks again: creation only, off the
+  // request path).
+  static const std::shared_ptr<popef::Model> &checked(const std::shared_ptr<popef::Model> &model) {
+    popef::checkAgainstExecutable(*model);
+    return model;
+  }
+
   std::shared_ptr<popef::Model> model;
   ModelRunnerConfig config;
   RunnerLayout layout;
   std::vector<std::unique_ptr<Replica>> replicas;
+
+  std::thread watchdog;
+  std::mutex watchdog_mutex;
+  std::condition_variable watchdog_wake;
+  bool watchdog_done = false;  // watchdog_mutex
 };
 
 namespace {

@@ -16,8 +16,12 @@
 // leave the runner serving. A request fails with DeviceError when its
 // replica's device fails (with auto_reset the replica is reset and serves
 // the next requests; without it, the replica's pending requests fail and so
-// do later calls on it), with DeadlineExceeded never (timeouts flush), and
-// with Cancelled when the runner is destroyed first.
+// do later calls on it), with DeadlineExceeded when, with timeout_ns set,
+// the replica's programs run for Replica::hangTime() (timeout_ns, at least
+// 1 s) without moving any data of the pending requests (an unbounded loop,
+// stream copies on a path not taken: the run is stopped and the replica goes
+// on as after a device error), and with Cancelled when the runner is
+// destroyed first. Waiting for input never times out: timeouts flush.
 //
 // Threads: with config.thread_safe, execute* may be called concurrently from
 // any number of threads. Futures may be waited on from any thread.
@@ -91,8 +95,9 @@ class ModelRunner {
   explicit ModelRunner(const std::vector<std::string> &popef_paths,
                        const ModelRunnerConfig &config = ModelRunnerConfig{});
   explicit ModelRunner(std::shared_ptr<popef::Model> model, const ModelRunnerConfig &config = ModelRunnerConfig{});
-  // Stops every replica (Save first, with run_save_programs) and completes
-  // the requests still pending with Cancelled.
+  // Stops every replica (Save first, with run_save_programs, which may take
+  // Replica::hangTime() per replica before its programs are stopped) and
+  // completes the requests still pending with Cancelled.
   ~ModelRunner();
 
   ModelRunner(const ModelRunner &) = delete;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "common/logging.hpp"
 #include "queue/futex.hpp"
@@ -18,11 +20,20 @@ struct Replica::Request {
   RequestTimes times;
   PendingList::iterator self;
   std::vector<std::shared_ptr<void>> keep;
+  // With auto_reset only: what to enqueue again if a device error hits a
+  // run before this request's data moved (the reset empties the queues).
+  RequestViews views;
 };
 
 namespace {
 
 constexpr auto kNever = std::chrono::nanoseconds::max();
+
+// The transfers that complete a request: its outputs, or without outputs
+// its inputs.
+std::uint32_t transfersToComplete(const RequestViews &views) {
+  return static_cast<std::uint32_t>(views.outputs.empty() ? views.inputs.size() : views.outputs.size());
+}
 
 bool enabled(std::chrono::nanoseconds timeout) { return timeout.count() > 0 && timeout != kNever; }
 
@@ -120,7 +131,8 @@ std::shared_ptr<Completion> Replica::submit(const RequestViews &views, RequestCl
   Request *raw = request.get();
   raw->times.received = received;
   raw->keep = std::move(keep);
-  raw->remaining = static_cast<std::uint32_t>(views.outputs.empty() ? views.inputs.size() : views.outputs.size());
+  raw->remaining = transfersToComplete(views);
+  if (config_.auto_reset) raw->views = views;
   std::shared_ptr<Completion> completion = raw->completion;
   enqueueRequest(views, request);
   if (wake_device) wakeDevice();
@@ -128,13 +140,16 @@ std::shared_ptr<Completion> Replica::submit(const RequestViews &views, RequestCl
 }
 
 void Replica::enqueueRequest(const RequestViews &views, const std::shared_ptr<Request> &request) {
+  // Without validate_io_params nothing has checked the sizes yet. A request
+  // the queues refuse halfway would leave its first entries queued, pointing
+  // at the freed request, so everything is checked before the first push.
+  if (!config_.validate_io_params) checkEntries(views);
   Request *raw = request.get();
   const std::shared_ptr<Completion> completion = raw->completion;  // finishOne may move the request's
   std::lock_guard producer(producer_mutex_);
   if (failed_.load(std::memory_order_acquire)) {
     std::lock_guard state(state_mutex_);
-    throw Error(ErrorCode::DeviceError, "replica {} is out of service after a device error (auto_reset is off): {}",
-                id_, failure_);
+    throw Error(ErrorCode::DeviceError, "replica {} is out of service: {}", id_, failure_);
   }
   if (stopping_.load(std::memory_order_relaxed)) {
     throw Error(ErrorCode::Cancelled, "replica {}: the runner is shutting down", id_);
@@ -146,22 +161,10 @@ void Replica::enqueueRequest(const RequestViews &views, const std::shared_ptr<Re
   }
   raw->times.enqueued = RequestClock::now();
   try {
-    const bool count_inputs = views.outputs.empty();
-    for (std::size_t i = 0; i < views.inputs.size(); ++i) {
-      ReadStartCallback on_start;
-      if (i == 0) on_start = [raw] { raw->times.read_start = RequestClock::now(); };
-      ReadCompleteCallback on_read;
-      if (count_inputs) on_read = [this, raw] { finishOne(raw); };
-      input_queues_[i]->enqueue(views.inputs[i].data, static_cast<std::int64_t>(views.inputs[i].data_size_bytes),
-                                std::move(on_start), std::move(on_read));
-    }
-    for (std::size_t i = 0; i < views.outputs.size(); ++i) {
-      output_queues_[i]->enqueue(views.outputs[i].data, static_cast<std::int64_t>(views.outputs[i].data_size_bytes),
-                                 [this, raw] { finishOne(raw); });
-    }
+    pushEntries(views, raw);
   } catch (const Error &error) {
-    // Disconnected by a device error or shutdown (Cancelled), or a bad size
-    // the layout did not check (validate_io_params off).
+    // Disconnected by a device error or shutdown (Cancelled); what was
+    // pushed is dropped when the queues are reset or never read.
     auto [code, message] = error.code() == ErrorCode::Cancelled ? refusalReason()
                                                                  : std::pair{error.code(), std::string(error.what())};
     {
@@ -170,6 +173,31 @@ void Replica::enqueueRequest(const RequestViews &views, const std::shared_ptr<Re
       if (std::find(pending_.begin(), pending_.end(), request) != pending_.end()) pending_.erase(raw->self);
     }
     completion->complete(code, message);
+  }
+}
+
+void Replica::checkEntries(const RequestViews &views) const {
+  for (std::size_t i = 0; i < views.inputs.size(); ++i) {
+    input_queues_[i]->checkEntry(views.inputs[i].data, static_cast<std::int64_t>(views.inputs[i].data_size_bytes));
+  }
+  for (std::size_t i = 0; i < views.outputs.size(); ++i) {
+    output_queues_[i]->checkEntry(views.outputs[i].data, static_cast<std::int64_t>(views.outputs[i].data_size_bytes));
+  }
+}
+
+void Replica::pushEntries(const RequestViews &views, Request *request) {
+  const bool count_inputs = views.outputs.empty();
+  for (std::size_t i = 0; i < views.inputs.size(); ++i) {
+    ReadStartCallback on_start;
+    if (i == 0) on_start = [request] { request->times.read_start = RequestClock::now(); };
+    ReadCompleteCallback on_read;
+    if (count_inputs) on_read = [this, request] { finishOne(request); };
+    input_queues_[i]->enqueue(views.inputs[i].data, static_cast<std::int64_t>(views.inputs[i].data_size_bytes),
+                              std::move(on_start), std::move(on_read));
+  }
+  for (std::size_t i = 0; i < views.outputs.size(); ++i) {
+    output_queues_[i]->enqueue(views.outputs[i].data, static_cast<std::int64_t>(views.outputs[i].data_size_bytes),
+                               [this, request] { finishOne(request); });
   }
 }
 
@@ -183,6 +211,7 @@ std::pair<ErrorCode, std::string> Replica::refusalReason() {
 // ---- device side ------------------------------------------------------------
 
 void Replica::finishOne(Request *request) {
+  progress_.fetch_add(1, std::memory_order_relaxed);
   if (--request->remaining != 0) return;
   request->times.completed = RequestClock::now();
   stats_.record(request->times);
@@ -229,19 +258,30 @@ bool Replica::runProgram(bool load) {
     if (load) {
       session_->runLoadPrograms();
     } else {
-      applyInjectedErrors();
+      const bool armed = applyInjectedErrors();
       session_->runMainPrograms();  // runs Load first after a (re)load
       ++main_runs_;
+      // An inserted error is for this run only: one whose step did not run
+      // must neither fire later nor collide with the next insertion there.
+      if (armed) session_->engine().clearSimulatedErrors();
     }
     loaded_ = true;
     return true;
   } catch (const Error &error) {
     if (stopping_.load()) return false;
-    if (error.code() == ErrorCode::DeviceError && config_.auto_reset) {
-      log::logger().warn("replica {}: {}; resetting the device (auto_reset)", id_, error.what());
-      if (recover(error.what())) return true;
+    // A run watch() stopped is handled as a device error, with its
+    // requests failing with DeadlineExceeded: the stop left the device state
+    // undefined, so only a reset lets the replica serve on.
+    const bool hung = error.code() == ErrorCode::Cancelled && takeHangStop();
+    const ErrorCode code = hung ? ErrorCode::DeadlineExceeded : error.code();
+    const std::string message = hung ? hangMessage() : error.what();
+    if ((hung || code == ErrorCode::DeviceError) && config_.auto_reset) {
+      log::logger().warn("replica {}: {}; resetting the device (auto_reset)", id_, message);
+      if (recover(code, message)) return true;
+    } else if (hung || code == ErrorCode::DeviceError) {
+      failReplica(code, fmt::format("{} (auto_reset is off)", message));
     } else {
-      failReplica(error.code(), error.what());
+      failReplica(code, message);
     }
   } catch (const std::exception &error) {
     failReplica(ErrorCode::Internal, error.what());
@@ -323,12 +363,13 @@ void Replica::serveInline(const Completion &completion) {
   if (more) wakeDevice();  // requests queued behind ours are the device thread's
 }
 
-void Replica::applyInjectedErrors() {
-  if (!has_injection_.load(std::memory_order_acquire)) return;
+bool Replica::applyInjectedErrors() {
+  if (!has_injection_.load(std::memory_order_acquire)) return false;
   std::lock_guard lock(inject_mutex_);
-  for (const auto &[code, location] : to_inject_) session_->engine().insertSimulatedError(code, location);
+  for (const auto &[location, code] : to_inject_) session_->engine().insertSimulatedError(code, location);
   to_inject_.clear();
   has_injection_.store(false);
+  return true;
 }
 
 void Replica::failPending(ErrorCode code, const std::string &message) {
@@ -340,7 +381,7 @@ void Replica::failPending(ErrorCode code, const std::string &message) {
   for (const auto &request : failed) request->completion->complete(code, message);
 }
 
-bool Replica::recover(const std::string &message) {
+bool Replica::recover(ErrorCode code, const std::string &message) {
   {
     std::lock_guard state(state_mutex_);
     recovering_ = message;
@@ -348,21 +389,62 @@ bool Replica::recover(const std::string &message) {
   // Wakes producers blocked on full queues so they release the mutex; what
   // they enqueue from now on is refused with the device error.
   queues_->disconnectAll();
-  std::lock_guard producer(producer_mutex_);
-  failPending(ErrorCode::DeviceError, message);
-  try {
-    session_->engine().clearSimulatedErrors();  // a simulated fault happens once
-    session_->reload();                         // resets the device and the queues
-    deferred_input_flushes_.clear();
-    deferred_output_flushes_.clear();
-  } catch (const Error &error) {
-    failReplica(error.code(), fmt::format("{}; then the reset failed: {}", message, error.what()));
+  std::optional<Error> reset_error;
+  {
+    std::lock_guard producer(producer_mutex_);
+    const std::vector<std::shared_ptr<Request>> queued = failRunRequests(code, message);
+    try {
+      session_->engine().clearSimulatedErrors();  // a simulated fault happens once
+      session_->reload();                         // resets the device and the queues
+      deferred_input_flushes_.clear();
+      deferred_output_flushes_.clear();
+      // The reset emptied the queues; these requests were whole in them
+      // before, so they fit again and enqueueing them cannot block.
+      for (const auto &request : queued) {
+        request->remaining = transfersToComplete(request->views);
+        request->times.read_start = {};
+        pushEntries(request->views, request.get());
+      }
+    } catch (const Error &error) {
+      reset_error = error;
+    }
+  }
+  // Shutting down (which may have stopped the reload): shutdown() cancels
+  // what is pending.
+  if (stopping_.load()) return false;
+  if (reset_error) {
+    failReplica(reset_error->code(), fmt::format("{}; then the reset failed: {}", message, reset_error->what()));
     return false;
   }
-  if (stopping_.load()) return false;
   std::lock_guard state(state_mutex_);
   recovering_.clear();
   return true;
+}
+
+std::vector<std::shared_ptr<Replica::Request>> Replica::failRunRequests(ErrorCode code,
+                                                                       const std::string &message) {
+  // A request the device started to read belongs to the failed run (or an
+  // earlier run of it, for a request split over several). Without execute
+  // inputs nothing tells, so every pending request counts as started. After
+  // a hang too: the run may have hung before reading any, and would hang
+  // again on the same requests.
+  const bool all = input_queues_.empty() || code == ErrorCode::DeadlineExceeded;
+  PendingList failed;
+  std::vector<std::shared_ptr<Request>> queued;
+  {
+    std::lock_guard state(state_mutex_);
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      const auto next = std::next(it);
+      if (all || (*it)->times.read_start != RequestClock::time_point{}) {
+        failed.splice(failed.end(), pending_, it);
+      } else {
+        queued.push_back(*it);
+      }
+      it = next;
+    }
+  }
+  for (const auto &request : failed) request->completion->complete(code, message);
+  return queued;
 }
 
 void Replica::failReplica(ErrorCode code, const std::string &message) {
@@ -377,6 +459,7 @@ void Replica::failReplica(ErrorCode code, const std::string &message) {
 }
 
 void Replica::onTimeout(const std::string &anchor, popef::TensorType, std::int64_t bytes_done) {
+  progress_.fetch_add(1, std::memory_order_relaxed);  // waiting for the caller is not hanging
   if (stopping_.load(std::memory_order_relaxed)) return;
   const auto now = RequestClock::now();
   WaitKey key{main_runs_, anchor, bytes_done};
@@ -443,16 +526,75 @@ void Replica::flushForTimeout(const std::string &anchor) {
   }
 }
 
+// ---- hangs -----------------------------------------------------------------
+
+namespace {
+// Timeouts of a few milliseconds keep flushes prompt, but a Main run may
+// legitimately compute for longer than that between two transfers (a big
+// model, a loaded host), so a hang takes at least this long to be declared.
+constexpr std::chrono::seconds kMinHangTime{1};
+
+double millis(std::chrono::nanoseconds d) { return std::chrono::duration<double, std::milli>(d).count(); }
+}  // namespace
+
+std::chrono::nanoseconds Replica::hangTime(const ModelRunnerConfig &config) {
+  return enabled(config.timeout_ns) ? std::max<std::chrono::nanoseconds>(config.timeout_ns, kMinHangTime)
+                                    : kMinHangTime;
+}
+
+void Replica::watch(RequestClock::time_point now) {
+  const std::uint64_t progress = progress_.load(std::memory_order_relaxed);
+  bool stop_session = false;
+  {
+    std::lock_guard state(state_mutex_);
+    if (shutdown_started_ != RequestClock::time_point{}) {
+      stop_session = now - shutdown_started_ >= hangTime(config_);
+    } else if (!enabled(config_.timeout_ns) || pending_.empty()) {
+      watched_since_ = {};  // an idle replica is not hung: the clock starts when requests are seen
+    } else if (watched_since_ == RequestClock::time_point{} || progress != watched_progress_) {
+      watched_progress_ = progress;
+      watched_since_ = now;
+    } else if (now - watched_since_ >= hangTime(config_)) {
+      watched_since_ = now;  // the run ends at its next step; stop again only after another hangTime()
+      hang_stopped_ = true;
+      // The engine alone, not Session::stop(): the queues stay connected, so
+      // requests arriving meanwhile are refused by recover() with the hang,
+      // not as if the runner were shutting down. A run waiting in a queue
+      // for the caller's data is not hung (onTimeout counts as progress).
+      session_->engine().stop();
+    }
+  }
+  // Outside the lock: Session::stop() wakes threads blocked in the queues.
+  if (stop_session) session_->stop();
+}
+
+bool Replica::takeHangStop() {
+  std::lock_guard state(state_mutex_);
+  return std::exchange(hang_stopped_, false);
+}
+
+std::string Replica::hangMessage() const {
+  return fmt::format(
+      "deadline exceeded: the model's programs on replica {} ran for {} ms without moving any data of the pending "
+      "requests, so the run was stopped (the programs may loop for ever or skip their stream copies; the limit is "
+      "timeout_ns, {} ms, but at least {} ms)",
+      id_, millis(hangTime(config_)), millis(config_.timeout_ns), millis(kMinHangTime));
+}
+
 // ---- control ---------------------------------------------------------------
 
 void Replica::insertSimulatedError(hwsim::DeviceErrorCode code, const std::string &step_name) {
+  if (step_name.empty()) {
+    throw Error(ErrorCode::InvalidArgument, "replica {}: the step name to insert a simulated error at is empty", id_);
+  }
   const std::vector<hwsim::ErrorLocation> locations = session_->engine().getSimulatedErrorLocations(step_name);
   if (locations.empty()) {
     throw Error(ErrorCode::NotFound, "replica {}: no program step named '{}' to insert a simulated error at", id_,
                 step_name);
   }
   std::lock_guard lock(inject_mutex_);
-  to_inject_.emplace_back(code, locations.front());
+  // A step fails once per run: a second error there replaces the first.
+  to_inject_.insert_or_assign(locations.front(), code);
   has_injection_.store(true, std::memory_order_release);
 }
 
@@ -460,6 +602,12 @@ void Replica::shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   stopping_.store(true);
+  if (config_.run_save_programs) {
+    // The programs waited for below (the Main run in progress, Save) get
+    // hangTime(); then watch() stops them, so destruction always returns.
+    std::lock_guard state(state_mutex_);
+    shutdown_started_ = RequestClock::now();
+  }
   doorbell_.fetch_add(1, std::memory_order_seq_cst);
   detail::futexWake(doorbell_);
   if (thread_.joinable()) {

@@ -5,15 +5,18 @@
 // Producer side (any thread, under producer_mutex_): submit() registers the
 // request as pending and pushes pointers to its buffers into the queues.
 // Device side (the replica's thread): stream callbacks copy the bytes; the
-// last output written completes the request. A device error fails every
-// pending request; with auto_reset the replica is then reloaded and serves
-// on, otherwise it stays failed. shutdown() stops the thread and cancels
-// what is still pending.
+// last output written completes the request. A device error fails the
+// requests whose data the failed run had started to move; with auto_reset
+// the replica is then reloaded and the requests queued behind them are
+// enqueued again, otherwise the replica stays failed and every pending
+// request fails. shutdown() stops the thread and cancels what is still
+// pending.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -59,9 +62,24 @@ class Replica {
   void serveInline(const Completion &completion);
 
   // Stops the device thread: with run_save_programs it finishes the Main run
-  // in progress (flushing dummy data) and runs Save; otherwise it stops at
-  // once. Pending requests complete with Cancelled. Idempotent.
+  // in progress (flushing dummy data) and runs Save, for at most hangTime()
+  // (see watch()); otherwise it stops at once. Pending requests complete
+  // with Cancelled. Idempotent.
   void shutdown();
+
+  // How long programs may run without moving any data of the pending
+  // requests before they are taken for hung: timeout_ns, but at least 1 s.
+  static std::chrono::nanoseconds hangTime(const ModelRunnerConfig &config);
+
+  // Called from a watchdog thread every hangTime() / 4 or so. With
+  // timeout_ns set, stops a run when requests are pending and for hangTime()
+  // none of their data moved nor did the device wait for the caller (an
+  // unbounded loop, stream copies on a path not taken): its requests fail
+  // with DeadlineExceeded and the replica goes on as after a device error
+  // (reset with auto_reset, else out of service). During shutdown() with
+  // run_save_programs, stops the programs it waits for once they have had
+  // hangTime().
+  void watch(RequestClock::time_point now);
 
   void insertSimulatedError(hwsim::DeviceErrorCode code, const std::string &step_name);
 
@@ -72,6 +90,10 @@ class Replica {
   using PendingList = std::list<std::shared_ptr<Request>>;
 
   void enqueueRequest(const RequestViews &views, const std::shared_ptr<Request> &request);
+  // Throws what the queues would refuse in views, before anything is pushed.
+  void checkEntries(const RequestViews &views) const;
+  // Pushes the request's buffers into the queues (producer_mutex_ held).
+  void pushEntries(const RequestViews &views, Request *request);
   void deviceLoop();
   // Holding device_mutex_: runs the Load programs or one Main run, handling
   // device errors; false once this replica stops serving (shutdown, or out
@@ -87,11 +109,19 @@ class Replica {
   void waitForWork();
   // Wakes the device thread if it sleeps in waitForWork.
   void wakeDevice();
-  void applyInjectedErrors();
-  // Fails the pending requests, reloads the session. False if the replica
-  // must stop (shutting down, or the reload failed).
-  bool recover(const std::string &message);
+  // Arms the inserted errors for the next run; true if there were any.
+  bool applyInjectedErrors();
+  // Fails the requests of the failed run, reloads the session and enqueues
+  // the other pending requests again. False if the replica must stop
+  // (shutting down, or the reload failed).
+  bool recover(ErrorCode code, const std::string &message);
+  // Fails the pending requests whose data the failed run had started to move
+  // and returns the others, in order (producer_mutex_ held).
+  std::vector<std::shared_ptr<Request>> failRunRequests(ErrorCode code, const std::string &message);
   void failReplica(ErrorCode code, const std::string &message);
+  // True (once) if the run that just ended Cancelled was stopped by watch().
+  bool takeHangStop();
+  std::string hangMessage() const;
   void failPending(ErrorCode code, const std::string &message);
   void finishOne(Request *request);
   void onTimeout(const std::string &anchor, popef::TensorType direction, std::int64_t bytes_done);
@@ -113,12 +143,20 @@ class Replica {
   // flush on timeouts and to reset the queues after an error.
   std::mutex producer_mutex_;
 
-  // Guards pending_, failure_ and recovering_.
+  // Guards pending_, failure_, recovering_ and watch()'s state below.
   std::mutex state_mutex_;
   PendingList pending_;
   std::string failure_;     // non-empty: the replica is out of service
   std::string recovering_;  // non-empty while a device error is being handled
   std::atomic<bool> failed_{false};
+
+  // Bumped by the device side when data of a request moved or the device
+  // waited for the caller; watch() looks for runs that do neither.
+  std::atomic<std::uint64_t> progress_{0};
+  std::uint64_t watched_progress_ = 0;
+  RequestClock::time_point watched_since_{};
+  bool hang_stopped_ = false;                   // watch() stopped the engine
+  RequestClock::time_point shutdown_started_{};  // set by shutdown() with run_save_programs
 
   // Held by whichever thread runs the programs: the device thread, or a
   // synchronous caller in serveInline. Guards the engine, the queues'
@@ -135,9 +173,9 @@ class Replica {
   bool shut_down_ = false;
   std::thread thread_;
 
-  // Simulated errors to insert before the next Main run.
+  // Simulated errors to insert before the next Main run, one per location.
   std::mutex inject_mutex_;
-  std::vector<std::pair<hwsim::DeviceErrorCode, hwsim::ErrorLocation>> to_inject_;
+  std::map<hwsim::ErrorLocation, hwsim::DeviceErrorCode> to_inject_;
   std::atomic<bool> has_injection_{false};
 
   // Device-thread state of the timeout callback.

@@ -32,9 +32,15 @@ void RequestStats::record(const RequestTimes &t) {
 }
 
 void RequestStats::timeTrace(std::map<std::string, float> &out, int index) const {
+  // -1 is the last trace (the seeds' default); other negative values are
+  // refused whether or not there are traces yet.
+  if (index < -1) {
+    throw Error(ErrorCode::InvalidArgument, "getTimeTrace: trace {} out of range: -1 (the last) or an index from 0",
+                index);
+  }
   std::lock_guard lock(mutex_);
   if (traces_.empty()) return;
-  if (index >= static_cast<int>(traces_.size()) || index < -1) {
+  if (index >= static_cast<int>(traces_.size())) {
     throw Error(ErrorCode::InvalidArgument, "getTimeTrace: trace {} out of range: {} traces are kept", index,
                 traces_.size());
   }

@@ -49,6 +49,36 @@ std::string givenNames(const Map &given) {
   return names.empty() ? std::string("none given") : fmt::format("given: {}", fmt::join(names, ", "));
 }
 
+// The first name the caller gave that is none of `tensors`, or null.
+template <typename Map>
+const std::string *unknownName(const Map &given, const std::vector<QueuedTensor> &tensors) {
+  for (const auto &[name, view] : given) {
+    if (std::none_of(tensors.begin(), tensors.end(), [&key = name](const QueuedTensor &t) { return t.anchor->name() == key; })) {
+      return &name;
+    }
+  }
+  return nullptr;
+}
+
+// NotFound for a name the caller gave that is none of `tensors` (`missing`:
+// the needed tensor it presumably stands for).
+[[noreturn]] void throwUnknown(const char *direction, const std::string &name,
+                               const std::vector<QueuedTensor> &tensors, const QueuedTensor *missing = nullptr) {
+  throw Error(ErrorCode::NotFound, "unknown {} '{}': execute {}s are {}{}", direction, name, direction, namesOf(tensors),
+              missing ? fmt::format(" (missing: {})", missing->anchor->name()) : std::string());
+}
+
+// A needed tensor the caller did not give: NotFound if the caller gave an
+// unknown name instead (a misspelt name is the error to report), otherwise
+// InvalidArgument (too few tensors).
+template <typename Map>
+[[noreturn]] void throwMissing(const char *direction, const QueuedTensor &tensor,
+                               const std::vector<QueuedTensor> &tensors, const Map &given) {
+  if (const std::string *unknown = unknownName(given, tensors)) throwUnknown(direction, *unknown, tensors, &tensor);
+  throw Error(ErrorCode::InvalidArgument, "missing {} '{}': execute needs {} ({})", direction, tensor.anchor->name(),
+              namesOf(tensors), givenNames(given));
+}
+
 }  // namespace
 
 RunnerLayout::RunnerLayout(std::shared_ptr<const popef::Model> model, const ModelRunnerConfig &config)
@@ -97,7 +127,7 @@ RunnerLayout::RunnerLayout(std::shared_ptr<const popef::Model> model, const Mode
   for (const auto &[replica, outputs] : config.replica_to_save_programs_outputs) {
     for (const auto &[name, view] : outputs) {
       auto it = std::find_if(other_outputs_.begin(), other_outputs_.end(),
-                             [&](const popef::Anchor *a) { return a->name() == name; });
+                             [&key = name](const popef::Anchor *a) { return a->name() == key; });
       if (it == other_outputs_.end()) {
         throw Error(ErrorCode::NotFound,
                     "replica_to_save_programs_outputs[{}]: '{}' is not an output of the Save programs", replica, name);
@@ -179,10 +209,7 @@ RequestViews RunnerLayout::inputViews(const InputMemoryView &inputs) const {
   views.inputs.reserve(inputs_.size());
   for (const QueuedTensor &tensor : inputs_) {
     auto it = inputs.find(tensor.anchor->name());
-    if (it == inputs.end()) {
-      throw Error(ErrorCode::InvalidArgument, "missing input '{}': execute needs {} ({})", tensor.anchor->name(),
-                  namesOf(inputs_), givenNames(inputs));
-    }
+    if (it == inputs.end()) throwMissing("input", tensor, inputs_, inputs);
     views.inputs.push_back(it->second);
   }
   if (validate_) checkInputs(inputs, views);
@@ -191,11 +218,7 @@ RequestViews RunnerLayout::inputViews(const InputMemoryView &inputs) const {
 
 void RunnerLayout::checkInputs(const InputMemoryView &inputs, const RequestViews &views) const {
   if (inputs.size() != inputs_.size()) {
-    for (const auto &[name, view] : inputs) {
-      if (std::none_of(inputs_.begin(), inputs_.end(), [&](const QueuedTensor &t) { return t.anchor->name() == name; })) {
-        throw Error(ErrorCode::NotFound, "unknown input '{}': execute inputs are {}", name, namesOf(inputs_));
-      }
-    }
+    if (const std::string *unknown = unknownName(inputs, inputs_)) throwUnknown("input", *unknown, inputs_);
   }
   std::int64_t units = -1;
   const QueuedTensor *first = nullptr;
@@ -236,19 +259,12 @@ void RunnerLayout::addOutputViews(RequestViews &views, const OutputMemoryView &o
   views.outputs.reserve(outputs_.size());
   for (const QueuedTensor &tensor : outputs_) {
     auto it = outputs.find(tensor.anchor->name());
-    if (it == outputs.end()) {
-      throw Error(ErrorCode::InvalidArgument, "missing output '{}': execute needs {} ({})", tensor.anchor->name(),
-                  namesOf(outputs_), givenNames(outputs));
-    }
+    if (it == outputs.end()) throwMissing("output", tensor, outputs_, outputs);
     views.outputs.push_back(it->second);
   }
   if (!validate_) return;
   if (outputs.size() != outputs_.size()) {
-    for (const auto &[name, view] : outputs) {
-      if (std::none_of(outputs_.begin(), outputs_.end(), [&](const QueuedTensor &t) { return t.anchor->name() == name; })) {
-        throw Error(ErrorCode::NotFound, "unknown output '{}': execute outputs are {}", name, namesOf(outputs_));
-      }
-    }
+    if (const std::string *unknown = unknownName(outputs, outputs_)) throwUnknown("output", *unknown, outputs_);
   }
   const std::vector<std::int64_t> sizes = outputSizes(views);
   for (std::size_t i = 0; i < outputs_.size(); ++i) {

@@ -9,9 +9,11 @@
 #include <hwsim/engine.hpp>
 #include <hwsim/executable.hpp>
 
+#include "common/host_memory.hpp"
 #include "common/logging.hpp"
 #include "device/device_manager.hpp"
 #include "device/hwsim_error.hpp"
+#include "popef/executable_check.hpp"
 #include "popef/package_hash.hpp"
 #include "popef/reader.hpp"
 
@@ -27,6 +29,24 @@ std::shared_ptr<const popef::Model> requireModel(std::shared_ptr<const popef::Mo
   return model;
 }
 
+// What the engine allocates on the host for an executable: each replica's
+// tile memory, remote buffers and a prefetch buffer per host-to-device stream.
+// Saturates rather than wraps, so a huge claim stays huge and is refused.
+std::uint64_t hostBytesOf(const hwsim::Executable &exe) {
+  std::uint64_t total = 0;
+  const auto add = [&](std::uint64_t bytes) {
+    if (__builtin_add_overflow(total, bytes, &total)) total = UINT64_MAX;
+  };
+  for (const std::uint64_t bytes : exe.memoryPerTile()) add(bytes);
+  // hwsim keeps all remote buffers within 2^36 bytes, so no product overflows.
+  for (const hwsim::RemoteBufferInfo &buffer : exe.remoteBuffers()) add(buffer.slotBytes() * buffer.repeats);
+  for (const hwsim::StreamInfo &stream : exe.streams()) {
+    if (stream.direction == hwsim::StreamDirection::HostToDevice) add(stream.numBytes());
+  }
+  if (__builtin_mul_overflow(total, std::uint64_t{exe.replicationFactor()}, &total)) total = UINT64_MAX;
+  return total;
+}
+
 }  // namespace
 
 struct Session::Impl {
@@ -34,6 +54,9 @@ struct Session::Impl {
   SessionConfig config;
   std::string name;  // the executable's name, for messages
   hwsim::Executable executable;
+  // The host memory the engine takes for the simulated device, held from
+  // before the engine exists until after it is gone.
+  HostMemoryReservation hostMemory;
   // Declared before the engine, whose stream callbacks refer to it, so the
   // engine is destroyed first.
   std::unique_ptr<QueueManager> queues;
@@ -59,8 +82,9 @@ struct Session::Impl {
       : model(requireModel(std::move(m))), config(c), name(model->metadata.executable()) {
     validate(config);
     verifyModel();
-    const auto bytes = model->executable().bytes();
-    executable = callHwsim([&] { return hwsim::Executable::deserialize(bytes.data(), bytes.size()); });
+    executable = popef::readExecutable(*model);
+    popef::checkAgainstExecutable(*model, executable);
+    hostMemory = HostMemoryReservation(hostBytesOf(executable), fmt::format("session of model '{}'", name));
     engine = callHwsim([&] {
       return std::make_unique<hwsim::Engine>(executable, hwsim::OptionFlags(model->metadata.engineOptions().begin(),
                                                                             model->metadata.engineOptions().end()));
@@ -427,7 +451,8 @@ void Session::setCallbackForAnchor(const std::string &anchor_handle, CallbackHan
   impl_->connect(impl_->streamAnchor(anchor_handle), std::move(callback));
 }
 
-void Session::setRemoteBufferData(const std::string &anchor_handle, popef::SharedBytes bytes) {
+const popef::Anchor &Session::checkRemoteBufferData(const std::string &anchor_handle, const void *data,
+                                                    std::uint64_t size) const {
   const popef::Anchor *anchor = impl_->model->metadata.findAnchorByHandle(anchor_handle);
   if (anchor == nullptr) {
     throw Error(ErrorCode::NotFound, "model '{}' has no anchor with handle '{}'", impl_->name, anchor_handle);
@@ -437,14 +462,19 @@ void Session::setRemoteBufferData(const std::string &anchor_handle, popef::Share
                 "model '{}': anchor '{}' does not live in a remote buffer (bind a callback to its stream instead)",
                 impl_->name, anchor_handle);
   }
-  const std::int64_t expected = anchor->tensorInfo().sizeInBytes();
-  if (static_cast<std::int64_t>(bytes.size()) != expected || (expected > 0 && bytes.data() == nullptr)) {
+  const auto expected = static_cast<std::uint64_t>(anchor->tensorInfo().sizeInBytes());
+  if (size != expected || (expected > 0 && data == nullptr)) {
     throw Error(ErrorCode::InvalidArgument, "model '{}': remote buffer '{}' of anchor '{}' takes {} bytes ({}), got {}",
                 impl_->name, anchor->remoteBuffer()->name, anchor_handle, expected, anchor->tensorInfo().toString(),
-                bytes.size());
+                size);
   }
-  impl_->remoteData[anchor->name()] = std::move(bytes);
-  if (impl_->onDevice) callHwsim([&] { impl_->fillRemoteBuffer(*anchor); });
+  return *anchor;
+}
+
+void Session::setRemoteBufferData(const std::string &anchor_handle, popef::SharedBytes bytes) {
+  const popef::Anchor &anchor = checkRemoteBufferData(anchor_handle, bytes.data(), bytes.size());
+  impl_->remoteData[anchor.name()] = std::move(bytes);
+  if (impl_->onDevice) callHwsim([&] { impl_->fillRemoteBuffer(anchor); });
 }
 
 void Session::setUserInputHandler(const CallbackFactory &factory, const AnchorCallbackPredicate &predicate,
@@ -469,8 +499,9 @@ void Session::stop() {
   Impl &im = *impl_;
   if (!im.loaded.load()) return;
   // The engine first: once isStopped() says true, the run in progress is
-  // sure to end at its next host sync (a callback that returns because it
-  // saw isStopped() must not let the run complete).
+  // sure to end at its next host sync, compute set or loop iteration (a
+  // callback that returns because it saw isStopped() must not let the run
+  // complete).
   im.engine->stop();
   im.stopped.store(true);
   // Wakes stream callbacks blocked on empty queues, so the run reaches its host sync.

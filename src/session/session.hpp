@@ -88,6 +88,10 @@ class Session {
   // destroyed. NotFound for an unknown handle; InvalidArgument for an
   // anchor with a stream, or another size.
   void setRemoteBufferData(const std::string &anchor_handle, popef::SharedBytes bytes);
+  // setRemoteBufferData's checks of `size` bytes at `data`, and the anchor:
+  // a caller that must copy the bytes first checks before copying.
+  const popef::Anchor &checkRemoteBufferData(const std::string &anchor_handle, const void *data,
+                                             std::uint64_t size) const;
   // For each input (output) anchor with a stream: the predicate's policy
   // (BIND_USER_CB without a predicate); for BIND_USER_CB the factory is
   // called (unless skip_connected and the anchor is connected) and a
@@ -105,7 +109,8 @@ class Session {
   // FailedPrecondition listing each program and its unbound anchors.
   void errorIfAnchorsAreNotConnectedToCallbacks(const std::vector<ProgIdxType> &progs) const;
 
-  // Stops running programs at their next host sync (they fail with
+  // Stops running programs at their next host sync, compute set or loop
+  // iteration (they fail with
   // Cancelled) and any later run until reload(). Does nothing if the
   // executable is not loaded.
   void stop();

@@ -282,7 +282,7 @@ static void bad_files(void **state) {
   expect_message_contains("no such PopEF file");
 
   const char *directory[] = {g_dir};
-  assert_int_equal(mrt_model_load(directory, 1, &model), MRT_CORRUPT_MODEL);
+  assert_int_equal(mrt_model_load(directory, 1, &model), MRT_INVALID_ARGUMENT);
   expect_message_contains("is a directory");
 
   /* A copy of the sample with one byte of the weights flipped. */

@@ -101,7 +101,7 @@ func TestWrongNamesGiveTheLibraryMessage(t *testing.T) {
 	runner := newRunner(t, loadModel(t))
 	probs := make([]float32, classes)
 	out := map[string][]float32{"probs": probs}
-	wantError(t, runner.Execute(map[string][]float32{"imagez": image(1)}, out), mrt.InvalidArgument, "missing input 'image'")
+	wantError(t, runner.Execute(map[string][]float32{"imagez": image(1)}, out), mrt.NotFound, "(missing: image)")
 	wantError(t, runner.Execute(map[string][]float32{"image": image(1), "label": image(1)}, out), mrt.NotFound, "'label'")
 	_, err := runner.ExecuteAsync(map[string][]float32{"image": image(1), "label": image(1)})
 	wantError(t, err, mrt.NotFound, "'label'")

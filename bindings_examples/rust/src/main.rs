@@ -162,8 +162,8 @@ fn show_errors(model: Model, runner: ModelRunner) -> AnyResult<i32> {
     expect(
         "wrong tensor name ('imagez' instead of 'image')",
         runner.execute(&[Input::new("imagez", &image)], &mut [Output::new("probs", &mut probs)]),
-        Status::INVALID_ARGUMENT,
-        "missing input 'image'",
+        Status::NOT_FOUND,
+        "unknown input 'imagez'",
     );
     expect(
         "an extra tensor the model does not have",

@@ -102,16 +102,18 @@ class Engine {
   void deploy();
   void load(const Device &device);
   // Runs program `program` on every replica. Returns Stopped if stop() was
-  // called (the run ends at its next host sync). Throws RuntimeError on a
+  // called (see stop() for where the run ends). Throws RuntimeError on a
   // device error (simulated), FailedPrecondition if not loaded or if a stream
   // it uses is not connected, InvalidArgument for a bad program index.
   RunStatus run(unsigned program = 0, std::string_view debugName = {});
   RunStatus runReplica(unsigned program, unsigned replica);
   RunStatus loadAndRun(const Device &device, unsigned program = 0);
   // Asks running programs to stop at their next host sync (stream copy,
-  // remote-buffer copy, PrintTensor or global Sync). Returns at once; no
-  // stream callback is started after the stop is seen. Until the next load(),
-  // run() returns Stopped immediately.
+  // remote-buffer copy, PrintTensor or global Sync), compute set (Execute) or
+  // loop iteration (Repeat, RepeatWhileTrue/False), so that a program that
+  // never syncs with the host stops too. Returns at once; no stream callback
+  // is started after the stop is seen. Until the next load(), run() returns
+  // Stopped immediately.
   void stop();
 
   // ---- streams ----

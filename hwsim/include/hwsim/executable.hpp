@@ -52,6 +52,14 @@ struct RemoteBufferInfo {
 
 // One node of the compiled program DAG. Its index is the "programId" of
 // Engine::getSimulatedErrorLocations.
+// What one program moves between host and device, anywhere in its step DAG
+// (branches and loop bodies included): indices into streams() and
+// remoteBuffers(). Sorted, without duplicates.
+struct ProgramTransfers {
+  std::vector<unsigned> streams;
+  std::vector<unsigned> remoteBuffers;
+};
+
 struct ProgramStepInfo {
   unsigned id = 0;
   std::string kind;  // "Execute", "Copy", "StreamToTensor", ...
@@ -87,6 +95,8 @@ class Executable {
   // Bytes used on each tile of one replica (variables, vertex state, code).
   const std::vector<std::uint64_t> &memoryPerTile() const;
   std::vector<ProgramStepInfo> programSteps() const;
+  // Throws InvalidArgument for a program index >= numPrograms().
+  ProgramTransfers transfers(unsigned program) const;
 
   const detail::ExecutableData &data() const { return *data_; }
   explicit Executable(std::shared_ptr<const detail::ExecutableData> data);

@@ -84,7 +84,7 @@ TEST(CxxRunner, WrongNameOrSizeThrowsAndTheRunnerServesOn) {
   mrt::ModelRunner runner(modelPath("add_one"));
   std::vector<float> x(kAddOneN, 1.0f), y(kAddOneN), small(kAddOneN - 1);
   EXPECT_MRT_ERROR(runner.execute({{"x", x}, {"nope", x}}, {{"y", y}}), MRT_NOT_FOUND, "unknown input 'nope'");
-  EXPECT_MRT_ERROR(runner.execute({{"nope", x}}, {{"y", y}}), MRT_INVALID_ARGUMENT, "missing input 'x'");
+  EXPECT_MRT_ERROR(runner.execute({{"nope", x}}, {{"y", y}}), MRT_NOT_FOUND, "unknown input 'nope'");
   EXPECT_MRT_ERROR(runner.execute({{"x", small}}, {{"y", y}}), MRT_INVALID_ARGUMENT, "60");
   EXPECT_MRT_ERROR(runner.executeAsync({{"x", x}}, {{"y", small}}), MRT_INVALID_ARGUMENT, "");
   EXPECT_MRT_ERROR(runner.execute({{"x", x}}, {{"y", y}}, 7), MRT_INVALID_ARGUMENT, "7");

@@ -61,10 +61,10 @@ TEST_F(BadInputTest, MissingFileIsNotFound) {
             ErrorCode::NotFound);
 }
 
-TEST_F(BadInputTest, DirectoryIsCorrupt) {
+TEST_F(BadInputTest, DirectoryIsRefused) {
   const std::string directory = dir_.path().string();
   const Error error = captureError([&] { loadModel({directory}); });
-  EXPECT_EQ(error.code(), ErrorCode::CorruptModel);
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
   EXPECT_EQ(std::string(error.what()), "'" + directory + "': is a directory, not a PopEF file");
 }
 

@@ -164,8 +164,12 @@ TEST(ModelRunnerTest, BadArgumentsGiveClearErrorsAndTheRunnerKeepsServing) {
   std::vector<float> long_y(17);
 
   Error error = captureError([&] { runner.execute({{"z", constView(x)}}); });
+  EXPECT_EQ(error.code(), ErrorCode::NotFound);
+  EXPECT_STREQ(error.what(), "unknown input 'z': execute inputs are x (missing: x)");
+
+  error = captureError([&] { runner.execute(InputMemoryView{}); });
   EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
-  EXPECT_STREQ(error.what(), "missing input 'x': execute needs x (given: z)");
+  EXPECT_STREQ(error.what(), "missing input 'x': execute needs x (none given)");
 
   error = captureError([&] { runner.execute({{"x", constView(x)}, {"z", constView(x)}}); });
   EXPECT_EQ(error.code(), ErrorCode::NotFound);
