@@ -140,6 +140,9 @@ struct Destroy {
   void operator()(mrt_future *p) const noexcept { mrt_future_destroy(p); }
   void operator()(mrt_model_runner *p) const noexcept { mrt_model_runner_destroy(p); }
   void operator()(mrt_tensor_memory *p) const noexcept { mrt_tensor_memory_destroy(p); }
+  void operator()(mrt_graph *p) const noexcept { mrt_graph_destroy(p); }
+  void operator()(mrt_engine *p) const noexcept { mrt_engine_destroy(p); }
+  void operator()(mrt_model_builder *p) const noexcept { mrt_model_builder_destroy(p); }
 };
 
 template <class T>
@@ -1953,3 +1956,6 @@ class ModelRunner {
 };
 
 }  // namespace mrt
+
+// The model-building half: graphs, programs, ops, executables, engines, writing models.
+#include "mrt_graph.hpp"

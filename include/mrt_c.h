@@ -1362,6 +1362,654 @@ MRT_API mrt_status mrt_model_runner_insert_simulated_error(mrt_model_runner *run
                                                            const char *step_name,
                                                            uint32_t replica_id) MRT_NOEXCEPT;
 
+/* ------------------------------------------------------------------------ */
+/* ---- Building models: targets and graphs ---- */
+
+/* The Poplar-style layer a model is built with (docs/graph.md has a tutorial
+ * and the codelet table): a graph of tensors mapped to tiles, compute sets of
+ * vertices running built-in codelets, host FIFOs, remote buffers and control
+ * programs; a compiler producing an executable; an engine running it on a
+ * device; and a PopEF writer turning it into a model ModelRunner serves.
+ *
+ * Graph objects are plain 64-bit ids (mrt_tensor, mrt_program, ...) owned by
+ * their graph and valid until mrt_graph_destroy(); 0 is never a valid id, and
+ * an id carries its graph and kind, so passing a tensor of another graph, a
+ * program as a tensor or a stale id fails with MRT_INVALID_ARGUMENT naming
+ * it. Calls on one graph are serialized by the graph's lock: any thread may
+ * use it, concurrent calls are safe (but not faster). Element types are
+ * mrt_data_type values; the simulated IPU has every type but S64, U64 and
+ * F64 (MRT_INVALID_ARGUMENT naming the type). Names (debug names, handles)
+ * are copied; NULL means "" where the comment allows it. */
+
+/* A system the graph is built for, with the rates the simulated IPU's cycle
+ * cost model uses (docs/hwsim.md gives every value's source). Fill it with
+ * mrt_target_init() and change what you need: custom rates make "what if"
+ * targets. When read, fields beyond the caller's struct_size take the
+ * defaults of the named system for ipu_version. */
+typedef struct mrt_target {
+  size_t struct_size;
+  const char *name;               /* "GC200", "Bow", "C600", "IPU-Model small"; borrowed */
+  uint32_t ipu_version;           /* 2 (Mk2) or 21 (C600) */
+  uint32_t num_ipus;              /* IPUs of one replica */
+  uint32_t tiles_per_ipu;
+  uint32_t worker_contexts_per_tile;
+  uint64_t bytes_per_tile;
+  double clock_hz;
+  double f32_matmul_flops_per_cycle;  /* per tile */
+  double f16_matmul_flops_per_cycle;
+  double f32_vector_width;            /* elements per cycle */
+  double f16_vector_width;
+  double int_vector_width;
+  double transcendental_cycles_per_element;
+  double vertex_overhead_cycles;
+  double exchange_bytes_per_cycle;    /* per tile */
+  double host_link_bytes_per_second;  /* per IPU */
+  double ipu_link_bytes_per_second;
+  double internal_sync_cycles;
+  double external_sync_cycles;
+  double host_sync_cycles;
+} mrt_target;
+
+/* Fills *out_target with the system `system` ("gc200", "bow", "c600" or
+ * "ipu-model-small", case-insensitive; MRT_NOT_FOUND listing them otherwise)
+ * with num_ipus IPUs per replica (1 to 64). Sets struct_size. */
+MRT_API mrt_status mrt_target_init(const char *system, uint32_t num_ipus,
+                                   mrt_target *out_target) MRT_NOEXCEPT;
+
+/* A graph: what one replica holds and does. */
+typedef struct mrt_graph mrt_graph;
+
+typedef uint64_t mrt_tensor;        /* a variable, constant or a view of them */
+typedef uint64_t mrt_compute_set;
+typedef uint64_t mrt_vertex;
+typedef uint64_t mrt_stream;        /* a host FIFO (data stream) */
+typedef uint64_t mrt_remote_buffer;
+typedef uint64_t mrt_function;
+typedef uint64_t mrt_program;
+
+/* Creates an empty graph for `target` (NULL: a single GC200) and
+ * replication_factor replicas (>= 1; every replica runs the same graph on
+ * its own target->num_ipus IPUs). MRT_INVALID_ARGUMENT for a malformed
+ * target (zero tiles, IPUs or rates, an unknown ipu_version) naming the
+ * field. *out belongs to the caller: mrt_graph_destroy(). */
+MRT_API mrt_status mrt_graph_create(const mrt_target *target, uint32_t replication_factor,
+                                    mrt_graph **out) MRT_NOEXCEPT;
+/* Frees the graph and invalidates its ids. Executables compiled from it do
+ * not need it. NULL is accepted. */
+MRT_API void mrt_graph_destroy(mrt_graph *graph) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_graph_get_target(const mrt_graph *graph, mrt_target *out_target) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_graph_replication_factor(const mrt_graph *graph,
+                                                uint32_t *out_replication_factor) MRT_NOEXCEPT;
+
+/* ---- Tensors ---- */
+
+/* A variable: device memory, zero after an engine loads, written by
+ * programs. Every variable must be mapped to tiles before compiling.
+ * rank 0 is a scalar (shape may be NULL). */
+MRT_API mrt_status mrt_graph_add_variable(mrt_graph *graph, int32_t data_type, const uint64_t *shape,
+                                          size_t rank, const char *name, mrt_tensor *out) MRT_NOEXCEPT;
+/* A constant from num_bytes of host data in the type's representation (F16
+ * as IEEE half bits, BOOL as 0/1 bytes); num_bytes must be exactly the
+ * tensor's size. Programs cannot write constants (copies to them and vertex
+ * outputs on them fail to compile). */
+MRT_API mrt_status mrt_graph_add_constant(mrt_graph *graph, int32_t data_type, const uint64_t *shape,
+                                          size_t rank, const void *data, uint64_t num_bytes,
+                                          const char *name, mrt_tensor *out) MRT_NOEXCEPT;
+/* A constant with every element equal to value (converted to the type). */
+MRT_API mrt_status mrt_graph_add_constant_filled(mrt_graph *graph, int32_t data_type,
+                                                 const uint64_t *shape, size_t rank, double value,
+                                                 const char *name, mrt_tensor *out) MRT_NOEXCEPT;
+
+/* What a tensor is. shape is borrowed from the graph (valid until it is
+ * destroyed), NULL when rank is 0. Set struct_size = sizeof(mrt_tensor_info). */
+typedef struct mrt_tensor_info {
+  size_t struct_size;
+  int32_t data_type;         /* an mrt_data_type */
+  size_t rank;
+  const uint64_t *shape;
+  uint64_t num_elements;
+  uint64_t num_bytes;
+  bool is_contiguous;        /* one run of one variable's elements */
+  bool is_constant;          /* every element is a constant's */
+} mrt_tensor_info;
+MRT_API mrt_status mrt_graph_tensor_info(const mrt_graph *graph, mrt_tensor tensor,
+                                         mrt_tensor_info *out_info) MRT_NOEXCEPT;
+
+/* Views: new ids for elements of existing tensors; nothing is copied. */
+/* Elements [begin, end) along dimension dim (the rank is unchanged). */
+MRT_API mrt_status mrt_graph_slice(mrt_graph *graph, mrt_tensor tensor, uint64_t begin, uint64_t end,
+                                   uint32_t dim, mrt_tensor *out) MRT_NOEXCEPT;
+/* Element `index` of dimension 0, dropping that dimension. */
+MRT_API mrt_status mrt_graph_index(mrt_graph *graph, mrt_tensor tensor, uint64_t index,
+                                   mrt_tensor *out) MRT_NOEXCEPT;
+/* The same elements in a new shape with the same number of elements. */
+MRT_API mrt_status mrt_graph_reshape(mrt_graph *graph, mrt_tensor tensor, const uint64_t *shape,
+                                     size_t rank, mrt_tensor *out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_graph_flatten(mrt_graph *graph, mrt_tensor tensor, mrt_tensor *out) MRT_NOEXCEPT;
+/* The two dimensions of a rank-2 tensor swapped. */
+MRT_API mrt_status mrt_graph_transpose(mrt_graph *graph, mrt_tensor tensor, mrt_tensor *out) MRT_NOEXCEPT;
+/* num_tensors (>= 1) tensors of one type joined along dimension dim. */
+MRT_API mrt_status mrt_graph_concat(mrt_graph *graph, const mrt_tensor *tensors, size_t num_tensors,
+                                    uint32_t dim, mrt_tensor *out) MRT_NOEXCEPT;
+
+/* ---- Tile mapping ---- */
+
+/* Puts every element of tensor on `tile` (< tiles of one replica). */
+MRT_API mrt_status mrt_graph_set_tile_mapping(mrt_graph *graph, mrt_tensor tensor,
+                                              uint32_t tile) MRT_NOEXCEPT;
+/* Spreads tensor over tiles [first_tile, first_tile + num_tiles) (num_tiles
+ * 0: to the last tile) in contiguous chunks of at least grain_size (>= 1)
+ * elements, like poputil::mapTensorLinearly. */
+MRT_API mrt_status mrt_graph_map_linearly(mrt_graph *graph, mrt_tensor tensor, uint64_t grain_size,
+                                          uint32_t first_tile, uint32_t num_tiles) MRT_NOEXCEPT;
+
+/* Flat elements [begin, end) of a tensor live on `tile`. */
+typedef struct mrt_tile_interval {
+  uint64_t begin;
+  uint64_t end;
+  uint32_t tile;
+} mrt_tile_interval;
+/* The tensor's mapping as runs of elements in element order (unmapped
+ * elements are absent). Writes up to capacity intervals and sets
+ * *out_count to the number there are: call with capacity 0 (intervals may
+ * then be NULL) to learn the count. */
+MRT_API mrt_status mrt_graph_tile_mapping(const mrt_graph *graph, mrt_tensor tensor,
+                                          mrt_tile_interval *intervals, size_t capacity,
+                                          size_t *out_count) MRT_NOEXCEPT;
+
+/* ---- Compute sets, vertices and codelets ---- */
+
+MRT_API mrt_status mrt_graph_add_compute_set(mrt_graph *graph, const char *name,
+                                             mrt_compute_set *out) MRT_NOEXCEPT;
+/* Adds a vertex of the built-in codelet `codelet` (MRT_NOT_FOUND for an
+ * unknown name) on `tile` to a compute set. Its fields are connected with
+ * mrt_graph_connect(); all of them must lie on the vertex's tile. */
+MRT_API mrt_status mrt_graph_add_vertex(mrt_graph *graph, mrt_compute_set compute_set,
+                                        const char *codelet, uint32_t tile,
+                                        mrt_vertex *out) MRT_NOEXCEPT;
+/* Connects field `field` of the vertex (MRT_NOT_FOUND naming the codelet's
+ * fields if it has no such field) to tensor. Types and shapes are checked
+ * against the codelet when the graph is compiled. */
+MRT_API mrt_status mrt_graph_connect(mrt_graph *graph, mrt_vertex vertex, const char *field,
+                                     mrt_tensor tensor) MRT_NOEXCEPT;
+/* Sets attribute `attribute` of the vertex ("value" of Fill, "axes" of the
+ * reductions, ...) to num_values values (0 restores its default). */
+MRT_API mrt_status mrt_graph_set_vertex_attribute(mrt_graph *graph, mrt_vertex vertex,
+                                                  const char *attribute, const double *values,
+                                                  size_t num_values) MRT_NOEXCEPT;
+
+/* The built-in codelet library, for bindings and tools to discover. */
+typedef enum mrt_field_direction {
+  MRT_FIELD_IN = 0,
+  MRT_FIELD_OUT = 1,
+  MRT_FIELD_INOUT = 2
+} mrt_field_direction;
+typedef struct mrt_codelet_info {
+  size_t struct_size;
+  const char *name;          /* static storage */
+  const char *description;   /* one line: what it computes, types it takes */
+  size_t num_fields;
+  size_t num_attributes;
+} mrt_codelet_info;
+MRT_API size_t mrt_codelet_count(void) MRT_NOEXCEPT;
+/* Codelet `index` < mrt_codelet_count(). Set struct_size first. */
+MRT_API mrt_status mrt_codelet_get_info(size_t index, mrt_codelet_info *out_info) MRT_NOEXCEPT;
+/* Field `field` < num_fields of codelet `index`: its name and an
+ * mrt_field_direction (static storage). */
+MRT_API mrt_status mrt_codelet_field(size_t index, size_t field, const char **out_name,
+                                     int32_t *out_direction) MRT_NOEXCEPT;
+/* Attribute `attribute` < num_attributes of codelet `index`: its name and
+ * default values (static storage; *out_defaults NULL when there are none). */
+MRT_API mrt_status mrt_codelet_attribute(size_t index, size_t attribute, const char **out_name,
+                                         const double **out_defaults,
+                                         size_t *out_num_defaults) MRT_NOEXCEPT;
+
+/* ---- Host communication, remote buffers, functions ---- */
+
+/* FIFOs between host and device: each copy moves num_elements elements.
+ * Handles are unique among the graph's streams and remote buffers; a model
+ * anchor names one. */
+MRT_API mrt_status mrt_graph_add_host_to_device_fifo(mrt_graph *graph, const char *handle,
+                                                     int32_t data_type, uint64_t num_elements,
+                                                     mrt_stream *out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_graph_add_device_to_host_fifo(mrt_graph *graph, const char *handle,
+                                                     int32_t data_type, uint64_t num_elements,
+                                                     mrt_stream *out) MRT_NOEXCEPT;
+/* Handles for mrt_engine_write_tensor() / mrt_engine_read_tensor(). */
+MRT_API mrt_status mrt_graph_create_host_write(mrt_graph *graph, const char *handle,
+                                               mrt_tensor tensor) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_graph_create_host_read(mrt_graph *graph, const char *handle,
+                                              mrt_tensor tensor) MRT_NOEXCEPT;
+/* Streaming memory outside the IPU: `repeats` (>= 1) slots of num_elements. */
+MRT_API mrt_status mrt_graph_add_remote_buffer(mrt_graph *graph, const char *handle,
+                                               int32_t data_type, uint64_t num_elements,
+                                               uint64_t repeats, mrt_remote_buffer *out) MRT_NOEXCEPT;
+/* A program compiled once and run by mrt_program_call() from many places. */
+MRT_API mrt_status mrt_graph_add_function(mrt_graph *graph, mrt_program body,
+                                          mrt_function *out) MRT_NOEXCEPT;
+
+/* ---- Programs ---- */
+
+/* Control programs, as Poplar's poplar::program classes. A program may be
+ * used in several places (it is shared, not copied); a program that would
+ * contain itself is refused (MRT_INVALID_ARGUMENT). name may be NULL. */
+MRT_API mrt_status mrt_program_sequence(mrt_graph *graph, const mrt_program *programs,
+                                        size_t num_programs, const char *name,
+                                        mrt_program *out) MRT_NOEXCEPT;
+/* Appends program to a Sequence (MRT_INVALID_ARGUMENT if it is not one). */
+MRT_API mrt_status mrt_program_sequence_add(mrt_graph *graph, mrt_program sequence,
+                                            mrt_program program) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_program_execute(mrt_graph *graph, mrt_compute_set compute_set,
+                                       const char *name, mrt_program *out) MRT_NOEXCEPT;
+/* Copies between tensors of the same type and number of elements. */
+MRT_API mrt_status mrt_program_copy(mrt_graph *graph, mrt_tensor source, mrt_tensor destination,
+                                    const char *name, mrt_program *out) MRT_NOEXCEPT;
+/* Host FIFO transfers: the stream's element count and type must match. */
+MRT_API mrt_status mrt_program_copy_from_stream(mrt_graph *graph, mrt_stream stream,
+                                                mrt_tensor destination, const char *name,
+                                                mrt_program *out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_program_copy_to_stream(mrt_graph *graph, mrt_tensor source,
+                                              mrt_stream stream, const char *name,
+                                              mrt_program *out) MRT_NOEXCEPT;
+/* Remote buffer slot transfers. The slot is `slot`, or, when slot_tensor is
+ * not 0, read at run time from that scalar U32/S32 tensor. */
+MRT_API mrt_status mrt_program_copy_from_remote_buffer(mrt_graph *graph, mrt_remote_buffer buffer,
+                                                       mrt_tensor destination, uint64_t slot,
+                                                       mrt_tensor slot_tensor, const char *name,
+                                                       mrt_program *out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_program_copy_to_remote_buffer(mrt_graph *graph, mrt_tensor source,
+                                                     mrt_remote_buffer buffer, uint64_t slot,
+                                                     mrt_tensor slot_tensor, const char *name,
+                                                     mrt_program *out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_program_repeat(mrt_graph *graph, uint64_t count, mrt_program body,
+                                      const char *name, mrt_program *out) MRT_NOEXCEPT;
+/* Runs condition, then while the scalar predicate is non-zero (while_true)
+ * or zero (!while_true) runs body and condition again. */
+MRT_API mrt_status mrt_program_repeat_while(mrt_graph *graph, mrt_program condition,
+                                            mrt_tensor predicate, mrt_program body, bool while_true,
+                                            const char *name, mrt_program *out) MRT_NOEXCEPT;
+/* then_body if the scalar predicate is non-zero, else else_body (0: none). */
+MRT_API mrt_status mrt_program_if(mrt_graph *graph, mrt_tensor predicate, mrt_program then_body,
+                                  mrt_program else_body, const char *name,
+                                  mrt_program *out) MRT_NOEXCEPT;
+/* Runs the case whose value equals the scalar S32/U32 control, else
+ * default_body (0: none). Add cases with mrt_program_switch_add_case(). */
+MRT_API mrt_status mrt_program_switch(mrt_graph *graph, mrt_tensor control, mrt_program default_body,
+                                      const char *name, mrt_program *out) MRT_NOEXCEPT;
+/* MRT_INVALID_ARGUMENT for a value the switch already has. */
+MRT_API mrt_status mrt_program_switch_add_case(mrt_graph *graph, mrt_program switch_program,
+                                               int32_t value, mrt_program body) MRT_NOEXCEPT;
+typedef enum mrt_sync_type {
+  MRT_SYNC_INTERNAL = 0,  /* the tiles of one IPU */
+  MRT_SYNC_EXTERNAL = 1,  /* every IPU of the replica */
+  MRT_SYNC_GLOBAL = 2     /* with the host */
+} mrt_sync_type;
+MRT_API mrt_status mrt_program_sync(mrt_graph *graph, int32_t sync_type, const char *name,
+                                    mrt_program *out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_program_call(mrt_graph *graph, mrt_function function, const char *name,
+                                    mrt_program *out) MRT_NOEXCEPT;
+/* Marks the tensor's contents dead (a liveness hint). */
+MRT_API mrt_status mrt_program_write_undef(mrt_graph *graph, mrt_tensor tensor, const char *name,
+                                           mrt_program *out) MRT_NOEXCEPT;
+/* Prints "title: [v0 v1 ...]" to the engine's print stream (stdout, or
+ * mrt_engine_set_print_callback()). */
+MRT_API mrt_status mrt_program_print_tensor(mrt_graph *graph, const char *title, mrt_tensor tensor,
+                                            mrt_program *out) MRT_NOEXCEPT;
+
+/* ---- Operations (a PopLibs-like layer) ---- */
+
+/* Whole operations spread over tiles [first_tile, first_tile + num_tiles)
+ * (num_tiles 0: to the last tile), with the vertices and the exchange
+ * copies they need appended to `sequence` (a Sequence program). Results are
+ * new variables, already mapped. Codelet names are those of the library:
+ * unary Neg Abs Relu Exp Log Sqrt Sigmoid Tanh Not Cast; binary Add Sub Mul
+ * Div Max Min Pow Equal NotEqual Less LessEqual Greater GreaterEqual And Or
+ * (b has a's shape, one element, or a's last dimension); reduce ReduceSum
+ * ReduceMax ReduceMin ReduceMean. */
+
+/* A new variable of `shape` spread over the tiles in whole rows. */
+MRT_API mrt_status mrt_ops_create_tensor(mrt_graph *graph, int32_t data_type, const uint64_t *shape,
+                                         size_t rank, const char *name, uint32_t first_tile,
+                                         uint32_t num_tiles, mrt_tensor *out) MRT_NOEXCEPT;
+/* out = codelet(in) elementwise; out_type -1 keeps in's type (Cast needs one). */
+MRT_API mrt_status mrt_ops_unary(mrt_graph *graph, mrt_program sequence, const char *codelet,
+                                 mrt_tensor in, int32_t out_type, const char *name,
+                                 mrt_tensor *out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_ops_binary(mrt_graph *graph, mrt_program sequence, const char *codelet,
+                                  mrt_tensor a, mrt_tensor b, const char *name,
+                                  mrt_tensor *out) MRT_NOEXCEPT;
+/* a = codelet(a, b) in place. */
+MRT_API mrt_status mrt_ops_binary_in_place(mrt_graph *graph, mrt_program sequence, const char *codelet,
+                                           mrt_tensor a, mrt_tensor b) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_ops_fill(mrt_graph *graph, mrt_program sequence, mrt_tensor tensor,
+                                double value) MRT_NOEXCEPT;
+/* [M,K] x [K,N] -> [M,N] of out_type (-1: F32; F16 for F16 inputs also). */
+MRT_API mrt_status mrt_ops_matmul(mrt_graph *graph, mrt_program sequence, mrt_tensor a, mrt_tensor b,
+                                  int32_t out_type, const char *name, uint32_t first_tile,
+                                  uint32_t num_tiles, mrt_tensor *out) MRT_NOEXCEPT;
+/* Which operand of a matmul a new variable is laid out for. */
+typedef enum mrt_matmul_operand { MRT_MATMUL_LHS = 0, MRT_MATMUL_RHS = 1 } mrt_matmul_operand;
+/* A variable laid out the way mrt_ops_matmul() over the same tiles uses its
+ * `operand` of a [M,K] x [K,N] product (a_shape = {M,K}, b_shape = {K,N}),
+ * so weights loaded once stay where the multiply needs them. */
+MRT_API mrt_status mrt_ops_create_matmul_input(mrt_graph *graph, int32_t operand, int32_t data_type,
+                                               const uint64_t a_shape[2], const uint64_t b_shape[2],
+                                               const char *name, uint32_t first_tile,
+                                               uint32_t num_tiles, mrt_tensor *out) MRT_NOEXCEPT;
+/* Reduces over num_axes dimensions `axes` (0: all). */
+MRT_API mrt_status mrt_ops_reduce(mrt_graph *graph, mrt_program sequence, const char *codelet,
+                                  mrt_tensor in, const uint64_t *axes, size_t num_axes,
+                                  const char *name, uint32_t first_tile, uint32_t num_tiles,
+                                  mrt_tensor *out) MRT_NOEXCEPT;
+/* Softmax (F16/F32) and ArgMax (S32 indices) over the last dimension. */
+MRT_API mrt_status mrt_ops_softmax(mrt_graph *graph, mrt_program sequence, mrt_tensor in,
+                                   const char *name, uint32_t first_tile, uint32_t num_tiles,
+                                   mrt_tensor *out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_ops_argmax(mrt_graph *graph, mrt_program sequence, mrt_tensor in,
+                                  const char *name, uint32_t first_tile, uint32_t num_tiles,
+                                  mrt_tensor *out) MRT_NOEXCEPT;
+
+/* ------------------------------------------------------------------------ */
+/* ---- Compiling: executables ---- */
+
+/* A compiled graph and its programs. Immutable: any thread, any number at
+ * once. Engines and models made from it keep what they need. */
+typedef struct mrt_executable mrt_executable;
+
+/* Compilation progress: step of total_steps, on the compiling thread. */
+typedef void (*mrt_progress_fn)(int32_t step, int32_t total_steps, void *user_data);
+
+/* Compiles the graph with num_programs programs: programs[i] is program
+ * index i of the executable. options: NULL-terminated key/value pairs as for
+ * devices (the engine options of mrt_engine_create; NULL for none).
+ * progress may be NULL. A graph compiles once: it is frozen afterwards (a
+ * second compile or any change is MRT_FAILED_PRECONDITION). Errors:
+ * MRT_INVALID_ARGUMENT for a graph that does not compile (an unmapped
+ * tensor, a vertex touching another tile, wrong types or shapes, writing a
+ * constant), MRT_RESOURCE_EXHAUSTED when a tile needs more memory than it
+ * has (the message names the tile and the bytes), each with the compiler's
+ * message. *out belongs to the caller: mrt_executable_destroy(). */
+MRT_API mrt_status mrt_graph_compile(mrt_graph *graph, const mrt_program *programs, size_t num_programs,
+                                     const char *const *options, mrt_progress_fn progress,
+                                     void *user_data, void (*user_data_free)(void *user_data),
+                                     mrt_executable **out) MRT_NOEXCEPT;
+MRT_API void mrt_executable_destroy(mrt_executable *executable) MRT_NOEXCEPT;
+
+/* The serialized executable: borrowed bytes, valid until destroy. */
+MRT_API mrt_status mrt_executable_serialize(const mrt_executable *executable, const void **out_data,
+                                            uint64_t *out_size) MRT_NOEXCEPT;
+/* Reads serialized bytes (copied), verifying them: MRT_CORRUPT_MODEL naming
+ * the inconsistency for anything malformed. */
+MRT_API mrt_status mrt_executable_deserialize(const void *data, uint64_t size,
+                                              mrt_executable **out) MRT_NOEXCEPT;
+/* The executable of a model (deserialized and verified). */
+MRT_API mrt_status mrt_model_get_executable(const mrt_model *model, mrt_executable **out) MRT_NOEXCEPT;
+
+/* What an executable holds and what it costs. Set struct_size first. */
+typedef struct mrt_executable_info {
+  size_t struct_size;
+  uint64_t hash;                 /* xxHash64 of the serialization: equal executables, equal hashes */
+  uint32_t replication_factor;
+  uint32_t num_ipus;             /* all replicas together */
+  uint32_t num_programs;
+  uint32_t num_tiles;            /* of one replica */
+  size_t num_streams;
+  size_t num_remote_buffers;
+  size_t num_host_reads;
+  size_t num_host_writes;
+  size_t num_steps;              /* program steps (see mrt_executable_step) */
+  uint64_t total_memory_bytes;   /* used on all tiles of one replica */
+  uint64_t max_tile_memory_bytes;
+  uint32_t max_memory_tile;      /* the fullest tile */
+  uint64_t bytes_per_tile;       /* the tile memory size */
+} mrt_executable_info;
+MRT_API mrt_status mrt_executable_get_info(const mrt_executable *executable,
+                                           mrt_executable_info *out_info) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_executable_get_target(const mrt_executable *executable,
+                                             mrt_target *out_target) MRT_NOEXCEPT;
+/* Bytes used on each of the *out_count tiles of one replica (borrowed). */
+MRT_API mrt_status mrt_executable_memory_per_tile(const mrt_executable *executable,
+                                                  const uint64_t **out_bytes,
+                                                  size_t *out_count) MRT_NOEXCEPT;
+/* Program step `index` < num_steps: its kind ("Execute", "StreamToTensor",
+ * ...), name and the modelled cycles of one run of it (compute, exchange
+ * and sync; host transfers at the target's host link rate). Borrowed. */
+typedef struct mrt_step_info {
+  size_t struct_size;
+  const char *kind;
+  const char *name;
+  uint64_t modelled_cycles;
+} mrt_step_info;
+MRT_API mrt_status mrt_executable_step(const mrt_executable *executable, size_t index,
+                                       mrt_step_info *out_info) MRT_NOEXCEPT;
+/* The name of program `program` < num_programs (borrowed). */
+MRT_API mrt_status mrt_executable_program_name(const mrt_executable *executable, uint32_t program,
+                                               const char **out_name) MRT_NOEXCEPT;
+
+/* A stream, remote buffer or host read/write handle of an executable. */
+typedef enum mrt_handle_kind {
+  MRT_HANDLE_HOST_TO_DEVICE = 0,  /* a FIFO the host writes */
+  MRT_HANDLE_DEVICE_TO_HOST = 1,  /* a FIFO the host reads */
+  MRT_HANDLE_REMOTE_BUFFER = 2,
+  MRT_HANDLE_HOST_WRITE = 3,      /* mrt_engine_write_tensor() */
+  MRT_HANDLE_HOST_READ = 4        /* mrt_engine_read_tensor() */
+} mrt_handle_kind;
+typedef struct mrt_handle_info {
+  size_t struct_size;
+  const char *handle;     /* borrowed */
+  int32_t kind;           /* an mrt_handle_kind */
+  int32_t data_type;      /* an mrt_data_type */
+  uint64_t num_elements;  /* per transfer / per slot / of the tensor */
+  uint64_t repeats;       /* remote buffer slots; 1 otherwise */
+} mrt_handle_info;
+/* Handle `index` of kind `kind` (index < the matching num_* of the info).
+ * Streams are counted together (num_streams): either stream kind takes
+ * index < num_streams, and out_info->kind tells the stream's direction. */
+MRT_API mrt_status mrt_executable_handle(const mrt_executable *executable, int32_t kind, size_t index,
+                                         mrt_handle_info *out_info) MRT_NOEXCEPT;
+
+/* ------------------------------------------------------------------------ */
+/* ---- Engines: running executables (Poplar's Engine) ---- */
+
+/* An executable loaded on a device. One thread drives an engine at a time:
+ * calls other than mrt_engine_stop() while another call is running on it
+ * fail with MRT_FAILED_PRECONDITION. mrt_engine_stop() may be called from
+ * any thread. */
+typedef struct mrt_engine mrt_engine;
+
+/* Every replica (mrt_engine_connect_stream(), mrt_engine_write_tensor()). */
+#define MRT_ALL_REPLICAS UINT32_MAX
+
+/* Creates an engine for an executable with engine options (NULL-terminated
+ * key/value pairs or NULL). Every option name Poplar's Engine documents is
+ * accepted; those that change nothing in a simulator are logged at DEBUG as
+ * ignored. Unknown names and malformed values are MRT_INVALID_ARGUMENT
+ * naming them. Options include profiling: "debug.instrument" "true" records
+ * an execution profile; "autoReport.all" "true" with "autoReport.directory"
+ * writes the profiles when the engine is destroyed (docs/hwsim.md). The
+ * environment variable MRT_ENGINE_OPTIONS (a JSON object) overrides them.
+ * *out belongs to the caller: mrt_engine_destroy(). */
+MRT_API mrt_status mrt_engine_create(const mrt_executable *executable, const char *const *options,
+                                     mrt_engine **out) MRT_NOEXCEPT;
+/* Stops a run in progress and waits for it, then frees. NULL accepted. */
+MRT_API void mrt_engine_destroy(mrt_engine *engine) MRT_NOEXCEPT;
+
+/* Loads the executable on `device` (from a device manager; it needs the
+ * executable's IPUs and IPU version): zeroes variables, writes constants,
+ * clears remote buffers. Call again to start afresh, as after a stop or a
+ * device error. The engine keeps the device while loaded. */
+MRT_API mrt_status mrt_engine_load(mrt_engine *engine, const mrt_device *device) MRT_NOEXCEPT;
+/* Runs program `program` on every replica (replica 0 on the calling thread),
+ * or on one replica. MRT_CANCELLED if mrt_engine_stop() stopped it (load
+ * again to run); MRT_FAILED_PRECONDITION if not loaded or a stream it uses
+ * is not connected; MRT_DEVICE_ERROR for a (simulated) device fault, whose
+ * recovery action is in the message; MRT_INVALID_ARGUMENT for a program or
+ * replica out of range. */
+MRT_API mrt_status mrt_engine_run(mrt_engine *engine, uint32_t program) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_engine_run_replica(mrt_engine *engine, uint32_t program,
+                                          uint32_t replica) MRT_NOEXCEPT;
+/* Asks a running program to stop at its next host sync, compute set or loop
+ * iteration and returns at once. Any thread. */
+MRT_API mrt_status mrt_engine_stop(mrt_engine *engine) MRT_NOEXCEPT;
+
+/* Stream callback: for a host-to-device stream write `size` bytes to data;
+ * for device-to-host read them. Called on the thread running the replica,
+ * in program order; calls for one replica never overlap. */
+typedef void (*mrt_stream_fn)(void *data, uint64_t size, uint32_t replica, void *user_data);
+/* Connects stream `handle` of `replica` (or MRT_ALL_REPLICAS) to fn,
+ * replacing an earlier connection. MRT_NOT_FOUND for an unknown handle. */
+MRT_API mrt_status mrt_engine_connect_stream(mrt_engine *engine, const char *handle, uint32_t replica,
+                                             mrt_stream_fn fn, void *user_data,
+                                             void (*user_data_free)(void *user_data)) MRT_NOEXCEPT;
+/* Connects stream `handle` to a circular host buffer of size bytes (a whole
+ * number of transfers), read or written in turn by successive transfers.
+ * The buffer is borrowed: it must stay valid while the engine may run. */
+MRT_API mrt_status mrt_engine_connect_stream_to_buffer(mrt_engine *engine, const char *handle,
+                                                       uint32_t replica, void *buffer,
+                                                       uint64_t size) MRT_NOEXCEPT;
+
+/* Host access by handle (mrt_graph_create_host_write/read); size must be the
+ * tensor's size in bytes. Writes go to one replica or MRT_ALL_REPLICAS. */
+MRT_API mrt_status mrt_engine_write_tensor(mrt_engine *engine, const char *handle, const void *data,
+                                           uint64_t size, uint32_t replica) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_engine_read_tensor(mrt_engine *engine, const char *handle, void *data,
+                                          uint64_t size, uint32_t replica) MRT_NOEXCEPT;
+/* One slot of a remote buffer; size must be the slot's size in bytes. */
+MRT_API mrt_status mrt_engine_copy_to_remote_buffer(mrt_engine *engine, const char *handle,
+                                                    const void *data, uint64_t size, uint64_t slot,
+                                                    uint32_t replica) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_engine_copy_from_remote_buffer(mrt_engine *engine, const char *handle,
+                                                      void *data, uint64_t size, uint64_t slot,
+                                                      uint32_t replica) MRT_NOEXCEPT;
+
+/* Receives PrintTensor output, one line per call (without newline), on the
+ * running thread. NULL fn restores stdout. */
+typedef void (*mrt_print_fn)(const char *line, void *user_data);
+MRT_API mrt_status mrt_engine_set_print_callback(mrt_engine *engine, mrt_print_fn fn, void *user_data,
+                                                 void (*user_data_free)(void *user_data)) MRT_NOEXCEPT;
+
+/* Modelled device cycles of `replica` since the last load. */
+MRT_API mrt_status mrt_engine_device_cycles(const mrt_engine *engine, uint32_t replica,
+                                            uint64_t *out_cycles) MRT_NOEXCEPT;
+
+/* Simulated faults (after load, not during a run): `error` (an
+ * mrt_simulated_error) fires when replica runs program step `step` (see
+ * mrt_executable_step) on `tile`. MRT_NOT_FOUND when erasing a location
+ * that has none. */
+MRT_API mrt_status mrt_engine_insert_simulated_error(mrt_engine *engine, int32_t error, uint32_t step,
+                                                     uint32_t tile) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_engine_erase_simulated_error(mrt_engine *engine, uint32_t step,
+                                                    uint32_t tile) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_engine_clear_simulated_errors(mrt_engine *engine) MRT_NOEXCEPT;
+
+/* Profiling. Execution profiling records the cycles of every step run while
+ * enabled (also from the start with the option "debug.instrument"). */
+MRT_API mrt_status mrt_engine_set_profiling(mrt_engine *engine, bool enabled) MRT_NOEXCEPT;
+typedef enum mrt_profile_format {
+  MRT_PROFILE_SUMMARY = 0,    /* text: target, memory per tile, cycles per step */
+  MRT_PROFILE_INTERVALS = 1,  /* CSV begin,end,compute_tiles,exchange_tiles,sync_tiles */
+  MRT_PROFILE_TRACE = 2       /* Chrome/Perfetto trace event JSON */
+} mrt_profile_format;
+/* Writes the profile in `format` to the file `path` (created or truncated).
+ * MRT_FAILED_PRECONDITION for intervals or a trace when profiling was never
+ * enabled. */
+MRT_API mrt_status mrt_engine_write_profile(const mrt_engine *engine, int32_t format,
+                                            const char *path) MRT_NOEXCEPT;
+/* The same into buffer (NUL terminated, truncated to buffer_size - 1);
+ * *out_length gets the full length, as mrt_last_error_message_copy(). */
+MRT_API mrt_status mrt_engine_profile_text(const mrt_engine *engine, int32_t format, char *buffer,
+                                           size_t buffer_size, size_t *out_length) MRT_NOEXCEPT;
+
+/* ------------------------------------------------------------------------ */
+/* ---- Writing models (PopEF) ---- */
+
+/* Builds a model in memory from an executable: metadata, anchors, program
+ * flow and data, checked like a model read from a file. Use from one thread
+ * at a time. The replication factor, IPU count and IPU version come from the
+ * executable. */
+typedef struct mrt_model_builder mrt_model_builder;
+
+/* name: the executable's name in the model (not empty). The builder keeps
+ * the executable. *out belongs to the caller: mrt_model_builder_destroy(). */
+MRT_API mrt_status mrt_model_builder_create(const char *name, const mrt_executable *executable,
+                                            mrt_model_builder **out) MRT_NOEXCEPT;
+MRT_API void mrt_model_builder_destroy(mrt_model_builder *builder) MRT_NOEXCEPT;
+
+/* Default true. */
+MRT_API mrt_status mrt_model_builder_set_inference(mrt_model_builder *builder,
+                                                   bool is_inference) MRT_NOEXCEPT;
+/* An engine or device option (set = an mrt_model_options), replacing an
+ * earlier value of key. Engine options must be valid engine options. */
+MRT_API mrt_status mrt_model_builder_set_option(mrt_model_builder *builder, int32_t set,
+                                                const char *key, const char *value) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_model_builder_set_seed_handle(mrt_model_builder *builder,
+                                                     const char *handle) MRT_NOEXCEPT;
+/* The name of program `program` in the programs map (default: the
+ * executable's program names). */
+MRT_API mrt_status mrt_model_builder_set_program_name(mrt_model_builder *builder, uint64_t program,
+                                                      const char *name) MRT_NOEXCEPT;
+/* The programs of phase `phase` (an mrt_program_phase), in run order,
+ * replacing earlier ones; each < the executable's number of programs. */
+MRT_API mrt_status mrt_model_builder_set_program_flow(mrt_model_builder *builder, int32_t phase,
+                                                      const uint64_t *programs,
+                                                      size_t num_programs) MRT_NOEXCEPT;
+
+/* An anchor. Its direction, data type and element count come from the
+ * stream or remote buffer `handle` names (an H2D stream or a remote buffer
+ * is an input, a D2H stream an output); shape must hold that many elements
+ * (for a remote buffer: slot elements x slots). Fill with
+ * mrt_anchor_config_init(). */
+typedef struct mrt_anchor_config {
+  size_t struct_size;
+  const char *name;           /* the tensor's name; "" (default NULL) = handle */
+  const char *handle;         /* a stream or remote buffer of the executable */
+  const int64_t *shape;
+  size_t rank;
+  const uint64_t *programs;   /* the programs that move it */
+  size_t num_programs;
+  bool is_per_replica;        /* default false */
+  int32_t data_source;        /* an mrt_data_source; default NONE */
+} mrt_anchor_config;
+MRT_API void mrt_anchor_config_init(mrt_anchor_config *config) MRT_NOEXCEPT;
+/* MRT_INVALID_ARGUMENT naming the anchor for an unknown handle, a shape of
+ * the wrong size or a duplicate name or handle. */
+MRT_API mrt_status mrt_model_builder_add_anchor(mrt_model_builder *builder,
+                                                const mrt_anchor_config *config) MRT_NOEXCEPT;
+/* A TensorData blob (copied): size bytes of a tensor of data_type and shape. */
+MRT_API mrt_status mrt_model_builder_add_tensor_data(mrt_model_builder *builder, const char *name,
+                                                     int32_t data_type, const int64_t *shape,
+                                                     size_t rank, const void *data,
+                                                     uint64_t size) MRT_NOEXCEPT;
+/* A FeedData blob (copied): num_tensors tensors of data_type and shape. */
+MRT_API mrt_status mrt_model_builder_add_feed_data(mrt_model_builder *builder, const char *name,
+                                                   int32_t data_type, const int64_t *shape,
+                                                   size_t rank, const void *data, uint64_t size,
+                                                   uint64_t num_tensors) MRT_NOEXCEPT;
+/* The model, checked as mrt_model_load() checks files (MRT_CORRUPT_MODEL or
+ * MRT_INVALID_ARGUMENT naming the problem). The builder may be used again.
+ * *out belongs to the caller: mrt_model_destroy(). */
+MRT_API mrt_status mrt_model_builder_build(mrt_model_builder *builder, mrt_model **out) MRT_NOEXCEPT;
+
+/* Writes a model as one PopEF file (created or truncated). */
+MRT_API mrt_status mrt_model_write(const mrt_model *model, const char *path) MRT_NOEXCEPT;
+/* Writes a model as two PopEF files: the metadata and executable to
+ * model_path, the TensorData, FeedData and Opaque blobs to data_path;
+ * mrt_model_load() reads them back given both paths. MRT_INVALID_ARGUMENT
+ * for a model without such blobs (a PopEF file holds at least one) or two
+ * paths of the same file. A failed write removes the files it wrote. */
+MRT_API mrt_status mrt_model_write_split(const mrt_model *model, const char *model_path,
+                                         const char *data_path) MRT_NOEXCEPT;
+/* Writes the PopEF file bytes into buffer: the bytes mrt_model_write()
+ * writes to a file. With buffer NULL only *out_size is set (to the bytes
+ * needed); a buffer_size below that is MRT_INVALID_ARGUMENT naming both
+ * sizes. Otherwise *out_size is the number of bytes written. */
+MRT_API mrt_status mrt_model_write_to_memory(const mrt_model *model, void *buffer, size_t buffer_size,
+                                             size_t *out_size) MRT_NOEXCEPT;
+/* Loads a model from size bytes of PopEF file content (copied; checked as
+ * mrt_model_load() checks files). */
+MRT_API mrt_status mrt_model_load_from_memory(const void *data, size_t size,
+                                              mrt_model **out) MRT_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

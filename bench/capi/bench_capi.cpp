@@ -25,7 +25,7 @@
 #include <benchmark/benchmark.h>
 
 #include "mrt_c.h"
-#include "popef/example_models.hpp"
+#include "internal_example_models.hpp"
 #include "popef/writer.hpp"
 #include "runner/model_runner.hpp"
 
@@ -41,7 +41,7 @@ std::string modelFile(const std::string &name) {
   const auto path = g_dir / (name + ".popef");
   if (!std::filesystem::exists(path)) {
     mrt::popef::Writer writer(path.string());
-    writer.writeModel(*mrt::popef::buildExampleModel(name));
+    writer.writeModel(*mrt::example_models::buildExampleModel(name));
     writer.close();
   }
   return path.string();

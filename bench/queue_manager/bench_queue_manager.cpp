@@ -19,7 +19,7 @@
 
 #include "device/device_manager.hpp"
 #include "driver.hpp"
-#include "popef/example_models.hpp"
+#include "internal_example_models.hpp"
 
 namespace {
 
@@ -34,9 +34,9 @@ struct ModelSpec {
 };
 
 void BM_QueuesVsCallbacks(benchmark::State &state, ModelSpec spec, bool real_data, std::int64_t ring_multiplier = 2) {
-  popef::ExampleOptions example;
+  example_models::ExampleOptions example;
   example.size = spec.size;
-  const std::shared_ptr<const popef::Model> model = popef::buildExampleModel(spec.name, example);
+  const std::shared_ptr<const popef::Model> model = example_models::buildExampleModel(spec.name, example);
   hwsim::SystemConfig system;
   system.numIpus = 0;  // IPU Model devices only: no pool, no lock files
   const DeviceManager devices(system);

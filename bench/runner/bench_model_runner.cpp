@@ -24,7 +24,7 @@
 #include <Eigen/Dense>
 #include <benchmark/benchmark.h>
 
-#include "popef/example_models.hpp"
+#include "internal_example_models.hpp"
 #include "queue/spsc_ring_buffer.hpp"
 #include "runner/model_runner.hpp"
 
@@ -33,10 +33,10 @@ namespace {
 using namespace mrt;
 
 std::shared_ptr<popef::Model> model(const std::string &name, std::size_t batch = 1, std::size_t size = 16) {
-  popef::ExampleOptions options;
+  example_models::ExampleOptions options;
   options.batch = batch;
   options.size = size;
-  return popef::buildExampleModel(name, options);
+  return example_models::buildExampleModel(name, options);
 }
 
 // ---- round trip ---------------------------------------------------------

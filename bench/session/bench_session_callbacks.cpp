@@ -14,16 +14,16 @@
 #include <hwsim/executable.hpp>
 
 #include "device/device_manager.hpp"
-#include "popef/example_models.hpp"
+#include "internal_example_models.hpp"
 #include "session/session.hpp"
 
 namespace {
 
 std::shared_ptr<const mrt::popef::Model> addOne(std::int64_t size) {
-  mrt::popef::ExampleOptions options;
+  mrt::example_models::ExampleOptions options;
   options.tiles = 4;
   options.size = static_cast<std::size_t>(size);
-  return mrt::popef::buildExampleModel("add_one", options);
+  return mrt::example_models::buildExampleModel("add_one", options);
 }
 
 std::shared_ptr<mrt::Device> smallDevice(const std::shared_ptr<const mrt::popef::Model> &model) {

@@ -77,7 +77,8 @@ std::vector<ProgramStepInfo> Executable::programSteps() const {
   std::vector<ProgramStepInfo> out;
   out.reserve(d.nodes.size());
   for (std::size_t i = 0; i < d.nodes.size(); ++i) {
-    out.push_back({static_cast<unsigned>(i), detail::toString(d.nodes[i].kind), d.nodes[i].name});
+    out.push_back({static_cast<unsigned>(i), detail::toString(d.nodes[i].kind), d.nodes[i].name,
+                   d.nodes[i].cycles});
   }
   return out;
 }

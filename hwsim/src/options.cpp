@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -13,54 +14,121 @@ namespace hwsim {
 
 namespace {
 
-enum class Kind { Bool, UInt, String };
+enum class Kind { Bool, UInt, String, Choice };
 struct OptionSpec {
   std::string_view name;
   Kind kind;
+  // false: accepted because Poplar's Engine documents it (seed 003), but it
+  // changes nothing in a simulator (no ELF files, no tile stacks, no
+  // autoloader); ignoredEngineOptions() reports it so the caller can say so.
+  bool implemented;
+  std::array<std::string_view, 3> choices = {};  // the values of a Choice
 };
 
-// Every option hwsim implements (docs/hwsim.md says what each does).
+// Every option name of seed 003's Engine option list, plus hwsim's own
+// exchange.enablePrefetch (docs/hwsim.md says what each does here).
 constexpr std::array kOptions = {
-    OptionSpec{"debug.allowOutOfMemory", Kind::Bool},
-    OptionSpec{"debug.cpuMultiThreadExecution", Kind::Bool},
-    OptionSpec{"debug.instrument", Kind::Bool},
-    OptionSpec{"debug.instrumentCompute", Kind::Bool},
-    OptionSpec{"debug.instrumentExternalExchange", Kind::Bool},
-    OptionSpec{"debug.instrumentControlFlow", Kind::Bool},
-    OptionSpec{"exchange.enablePrefetch", Kind::Bool},
-    OptionSpec{"autoReport.all", Kind::Bool},
-    OptionSpec{"autoReport.outputExecutionProfile", Kind::Bool},
-    OptionSpec{"autoReport.outputGraphProfile", Kind::Bool},
-    OptionSpec{"autoReport.streamAtEachRun", Kind::Bool},
-    OptionSpec{"autoReport.executionProfileProgramRunCount", Kind::UInt},
-    OptionSpec{"autoReport.directory", Kind::String},
+    // Debug
+    OptionSpec{"debug.allowOutOfMemory", Kind::Bool, true},
+    OptionSpec{"debug.branchRecordTile", Kind::UInt, false},
+    OptionSpec{"debug.computeInstrumentationLevel", Kind::Choice, false, {"vertex", "tile", "ipu"}},
+    OptionSpec{"debug.cpuMultiThreadExecution", Kind::Bool, true},
+    OptionSpec{"debug.dumpDirectory", Kind::String, false},
+    OptionSpec{"debug.floatPointOpException", Kind::Bool, false},
+    OptionSpec{"debug.instrument", Kind::Bool, true},
+    OptionSpec{"debug.instrumentCompute", Kind::Bool, true},
+    OptionSpec{"debug.instrumentExternalExchange", Kind::Bool, true},
+    OptionSpec{"debug.instrumentControlFlow", Kind::Bool, true},
+    OptionSpec{"debug.nanOverflowMode", Kind::Bool, false},
+    OptionSpec{"debug.outputAllSymbols", Kind::Bool, false},
+    OptionSpec{"debug.profilingTile", Kind::UInt, false},
+    OptionSpec{"debug.retainDebugInformation", Kind::Bool, false},
+    OptionSpec{"debug.runtimeVerify", Kind::Bool, false},
+    OptionSpec{"debug.supervisorStackSizeInBytes", Kind::UInt, false},
+    OptionSpec{"debug.trace", Kind::Bool, false},
+    OptionSpec{"debug.traceFile", Kind::String, false},
+    OptionSpec{"debug.verify", Kind::Bool, false},
+    OptionSpec{"debug.workerStackSizeInBytes", Kind::UInt, false},
+    // Optimisations
+    OptionSpec{"opt.internalExchangeOptimisationTarget", Kind::Choice, false, {"balanced", "cycles", "memory"}},
+    OptionSpec{"opt.enableMultiAccessCopies", Kind::Bool, false},
+    OptionSpec{"opt.limitVertexStateToLower256K", Kind::Bool, false},
+    OptionSpec{"opt.maxCompilationThreads", Kind::UInt, false},
+    OptionSpec{"opt.maxLinkerThreads", Kind::UInt, false},
+    OptionSpec{"opt.useAutoloader", Kind::Bool, false},
+    // Target
+    OptionSpec{"target.deterministicWorkers", Kind::Choice, false, {"true", "false", "portable"}},
+    OptionSpec{"target.extendedMemory", Kind::Bool, false},
+    OptionSpec{"target.gatewayWriteCombining", Kind::Bool, false},
+    OptionSpec{"target.saveArchive", Kind::String, false},
+    OptionSpec{"target.saveOutputVertexGraph", Kind::String, false},
+    OptionSpec{"target.syncReplicasIndependently", Kind::Bool, false},
+    // Report generation
+    OptionSpec{"autoReport.all", Kind::Bool, true},
+    OptionSpec{"autoReport.directory", Kind::String, true},
+    OptionSpec{"autoReport.executionProfileProgramRunCount", Kind::UInt, true},
+    OptionSpec{"autoReport.outputArchive", Kind::Bool, false},
+    OptionSpec{"autoReport.outputDebugInfo", Kind::Bool, false},
+    OptionSpec{"autoReport.outputExecutionProfile", Kind::Bool, true},
+    OptionSpec{"autoReport.outputGraphProfile", Kind::Bool, true},
+    OptionSpec{"autoReport.outputLoweredVars", Kind::Bool, false},
+    OptionSpec{"autoReport.outputSerializedGraph", Kind::Bool, false},
+    OptionSpec{"autoReport.streamAtEachRun", Kind::Bool, true},
+    // Experimental
+    OptionSpec{"experimental.minLoweringTiles", Kind::UInt, false},
+    // hwsim's own
+    OptionSpec{"exchange.enablePrefetch", Kind::Bool, true},
 };
+
+const OptionSpec *findSpec(std::string_view key) {
+  for (const auto &spec : kOptions) {
+    if (spec.name == key) return &spec;
+  }
+  return nullptr;
+}
+
+void checkValue(const OptionSpec &spec, const std::string &key, const std::string &value) {
+  switch (spec.kind) {
+    case Kind::Bool:
+      if (value != "true" && value != "false") {
+        throw InvalidOption(key, fmt::format("option '{}': value '{}' is not true or false", key, value));
+      }
+      return;
+    case Kind::UInt:
+      if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos) {
+        throw InvalidOption(key, fmt::format("option '{}': value '{}' is not a non-negative integer", key, value));
+      }
+      return;
+    case Kind::String:
+      return;
+    case Kind::Choice:
+      for (const auto choice : spec.choices) {
+        if (!choice.empty() && choice == value) return;
+      }
+      throw InvalidOption(key, fmt::format("option '{}': value '{}' is not one of {}, {}, {}", key, value,
+                                           spec.choices[0], spec.choices[1], spec.choices[2]));
+  }
+}
 
 void validateOne(const std::string &key, const std::string &value) {
-  for (const auto &spec : kOptions) {
-    if (spec.name != key) continue;
-    switch (spec.kind) {
-      case Kind::Bool:
-        if (value != "true" && value != "false") {
-          throw InvalidOption(key, fmt::format("option '{}': value '{}' is not true or false", key, value));
-        }
-        return;
-      case Kind::UInt:
-        if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos) {
-          throw InvalidOption(key, fmt::format("option '{}': value '{}' is not a non-negative integer", key, value));
-        }
-        return;
-      case Kind::String:
-        return;
-    }
-  }
-  throw InvalidOption(key, fmt::format("unknown option '{}'", key));
+  const OptionSpec *spec = findSpec(key);
+  if (spec == nullptr) throw InvalidOption(key, fmt::format("unknown option '{}'", key));
+  checkValue(*spec, key, value);
 }
 
 }  // namespace
 
 void validateEngineOptions(const OptionFlags &options) {
   for (const auto &[key, value] : options) validateOne(key, value);
+}
+
+std::vector<std::string> ignoredEngineOptions(const OptionFlags &options) {
+  std::vector<std::string> out;
+  for (const auto &entry : options) {
+    const OptionSpec *spec = findSpec(entry.first);
+    if (spec != nullptr && !spec->implemented) out.push_back(entry.first);
+  }
+  return out;
 }
 
 OptionFlags resolveEngineOptions(const OptionFlags &options) {

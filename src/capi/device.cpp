@@ -12,6 +12,7 @@
 #include "capi/sized_struct.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
+#include "capi/option_pairs.hpp"
 #include "device/device_manager.hpp"
 
 struct mrt_device_manager {
@@ -47,20 +48,7 @@ const mrt::Device &deviceOf(const mrt_device *handle) {
 
 // { key, value, key, value, ..., NULL } or NULL.
 mrt::DeviceOptions deviceOptionsOf(const char *const *pairs) {
-  mrt::DeviceOptions options;
-  if (pairs == nullptr) return options;
-  for (std::size_t i = 0; pairs[i] != nullptr; i += 2) {
-    if (pairs[i + 1] == nullptr) {
-      throw Error(ErrorCode::InvalidArgument,
-                  "device_options[{}] '{}' has no value (the array holds key/value pairs, then NULL)", i,
-                  pairs[i]);
-    }
-    if (!options.emplace(pairs[i], pairs[i + 1]).second) {
-      throw Error(ErrorCode::InvalidArgument, "device_options[{}]: device option '{}' is given twice", i,
-                  pairs[i]);
-    }
-  }
-  return options;
+  return mrt::capi::optionPairsOf(pairs, "device_options", "device option");
 }
 
 // The body of every export that hands out a device: checks the manager and

@@ -1,7 +1,8 @@
-// Output structs that start with struct_size: the library writes only as far
-// as the caller's struct_size reaches, so a caller compiled against an older,
-// shorter version of the struct is safe, and rejects sizes below the first
-// published version.
+// Structs that start with struct_size. Output structs: the library writes
+// only as far as the caller's struct_size reaches, so a caller compiled
+// against an older, shorter version of the struct is safe. Input (config)
+// structs: the library reads only as far, taking defaults for the fields a
+// shorter struct lacks. Both reject sizes below the first published version.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +25,23 @@ void fillSized(Struct *out, Struct full, std::size_t oldestSize, const char *arg
   }
   full.struct_size = size;
   std::memcpy(out, &full, std::min(size, sizeof(Struct)));
+}
+
+// The caller's *in over `defaults`: the first min(in->struct_size,
+// sizeof(Struct)) bytes come from the caller, the rest keep their defaults
+// (a caller built against a newer, longer struct is read as far as this
+// library knows it). The result has struct_size = sizeof(Struct).
+template <typename Struct>
+Struct readSized(const Struct *in, Struct defaults, std::size_t oldestSize, const char *argument) {
+  requireNotNull(in, argument);
+  const std::size_t size = in->struct_size;
+  if (size < oldestSize) {
+    throw Error(ErrorCode::InvalidArgument, "{}->struct_size is {}, expected at least {}", argument,
+                size, oldestSize);
+  }
+  std::memcpy(&defaults, in, std::min(size, sizeof(Struct)));
+  defaults.struct_size = sizeof(Struct);
+  return defaults;
 }
 
 }  // namespace mrt::capi

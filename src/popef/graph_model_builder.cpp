@@ -1,7 +1,6 @@
 #include "popef/graph_model_builder.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include <hwsim/compiler.hpp>
 #include <hwsim/error.hpp>
@@ -34,9 +33,8 @@ DataType toDataType(hwsim::Type type) {
               static_cast<unsigned>(type));
 }
 
-namespace {
-
-hwsim::Executable compile(const hwsim::Graph &graph, const GraphModelDescription &description) {
+hwsim::Executable compileModelGraph(const hwsim::Graph &graph,
+                                    const GraphModelDescription &description) {
   try {
     return hwsim::compileGraph(graph, description.programs, description.engineOptions);
   } catch (const hwsim::Error &error) {
@@ -83,18 +81,21 @@ Anchor makeAnchor(const GraphAnchor &spec, const hwsim::Executable &exe, const s
                 spec.dataSource, std::move(remote));
 }
 
-}  // namespace
-
 std::shared_ptr<Model> buildModel(const hwsim::Graph &graph, GraphModelDescription description) {
   if (description.programNames.size() != description.programs.size()) {
     throw Error(ErrorCode::InvalidArgument, "model '{}': {} programs but {} program names",
                 description.name, description.programs.size(), description.programNames.size());
   }
-  const hwsim::Executable exe = compile(graph, description);
-  const std::vector<std::uint8_t> serialized = exe.serialize();
-  std::vector<std::byte> bytes(serialized.size());
-  std::memcpy(bytes.data(), serialized.data(), serialized.size());
+  const hwsim::Executable exe = compileModelGraph(graph, description);
+  return buildModel(exe, SharedBytes::fromVector(exe.serialize()), std::move(description));
+}
 
+std::shared_ptr<Model> buildModel(const hwsim::Executable &exe, SharedBytes serialized,
+                                  GraphModelDescription description) {
+  if (description.programNames.size() != exe.numPrograms()) {
+    throw Error(ErrorCode::InvalidArgument, "model '{}': the executable has {} programs but {} are named",
+                description.name, exe.numPrograms(), description.programNames.size());
+  }
   ModelParts parts;
   Metadata &metadata = parts.metadata;
   metadata.setExecutable(description.name);
@@ -115,7 +116,7 @@ std::shared_ptr<Model> buildModel(const hwsim::Graph &graph, GraphModelDescripti
   for (const GraphAnchor &spec : description.anchors) {
     metadata.addAnchor(makeAnchor(spec, exe, description.name));
   }
-  parts.executable = ExecutableBlob(description.name, SharedBytes::fromVector(std::move(bytes)));
+  parts.executable = ExecutableBlob(description.name, std::move(serialized));
   parts.tensorData = std::move(description.tensorData);
   parts.feedData = std::move(description.feedData);
   parts.opaqueBlobs = std::move(description.opaqueBlobs);

@@ -84,8 +84,14 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path) {
   return std::shared_ptr<const MappedFile>(std::move(mapped));
 }
 
+std::shared_ptr<const MappedFile> MappedFile::copyOf(std::string name,
+                                                    std::span<const std::byte> bytes) {
+  return std::shared_ptr<const MappedFile>(
+      new MappedFile(std::move(name), SharedBytes::alignedCopyOf(bytes)));
+}
+
 MappedFile::~MappedFile() {
-  if (data_ != nullptr) ::munmap(const_cast<std::byte *>(data_), size_);
+  if (copy_.owner() == nullptr && data_ != nullptr) ::munmap(const_cast<std::byte *>(data_), size_);
 }
 
 }  // namespace mrt::popef

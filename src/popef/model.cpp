@@ -140,4 +140,13 @@ void Model::verify() const {
   }
 }
 
+std::shared_ptr<Model> withEngineOptions(const Model &model, const OptionsMap &options) {
+  ModelParts parts{model.metadata, model.metadataOrigin(), model.executable(), model.tensorDataList(),
+                   model.feedDataList(), model.opaqueBlobs()};
+  OptionsMap engineOptions = parts.metadata.engineOptions();
+  for (const auto &[key, value] : options) engineOptions.insert_or_assign(key, value);
+  parts.metadata.setEngineOptions(std::move(engineOptions));
+  return std::make_shared<Model>(std::move(parts));
+}
+
 }  // namespace mrt::popef

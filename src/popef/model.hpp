@@ -69,4 +69,9 @@ class Model {
   std::map<std::string, std::size_t, std::less<>> opaqueIndex_;
 };
 
+// A copy of `model` whose engine options have `options` set (replacing the
+// values of the same keys); blobs are shared with `model`, not copied. For
+// per-run overrides such as profiling (mrt-run --profile, runner replicas).
+std::shared_ptr<Model> withEngineOptions(const Model &model, const OptionsMap &options);
+
 }  // namespace mrt::popef

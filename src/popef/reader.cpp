@@ -59,13 +59,18 @@ std::string describeNames(const std::vector<std::string> &names) {
 
 }  // namespace
 
-void Reader::parseFile(const std::string &path) {
-  const std::shared_ptr<const MappedFile> file = MappedFile::open(path);
+void Reader::parseFile(const std::string &path) { parseImage(MappedFile::open(path)); }
+
+void Reader::parseMemory(std::span<const std::byte> bytes, std::string name) {
+  parseImage(MappedFile::copyOf(std::move(name), bytes));
+}
+
+void Reader::parseImage(const std::shared_ptr<const MappedFile> &file) {
   std::vector<ParsedBlob> parsed;
   for (const ScannedBlob &scanned : scanBlobs(*file)) parsed.push_back(parseBlob(scanned, file));
   blobs_.insert(blobs_.end(), std::make_move_iterator(parsed.begin()),
                 std::make_move_iterator(parsed.end()));
-  files_.push_back(path);
+  files_.push_back(file->path());
 }
 
 std::vector<std::string> Reader::modelNames() const {
@@ -149,6 +154,13 @@ std::shared_ptr<Model> loadModel(const std::vector<std::string> &paths, std::str
   if (paths.empty()) throw Error(ErrorCode::InvalidArgument, "no PopEF file to load a model from");
   auto reader = std::make_shared<Reader>();
   for (const std::string &path : paths) reader->parseFile(path);
+  return ModelBuilder(reader).createModel(executable);
+}
+
+std::shared_ptr<Model> loadModelFromMemory(std::span<const std::byte> bytes,
+                                           std::string_view executable) {
+  auto reader = std::make_shared<Reader>();
+  reader->parseMemory(bytes);
   return ModelBuilder(reader).createModel(executable);
 }
 

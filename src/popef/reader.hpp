@@ -8,11 +8,14 @@
 //
 // or loadModel({paths...}). Each file is memory-mapped read-only and every
 // blob is checked (framing, checksums, FlatBuffers verifier) when parsed;
-// TensorData, FeedData, Opaque and Executable bytes stay in the map.
+// TensorData, FeedData, Opaque and Executable bytes stay in the map. File
+// content already in memory is parsed the same way from an aligned copy
+// (parseMemory, loadModelFromMemory), named kMemoryName in messages.
 #pragma once
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,12 +41,21 @@ struct ParsedBlob {
   SharedBytes data;  // the data section: executable, tensor, feed or opaque bytes
 };
 
+// What messages call bytes parsed from memory, where a file name would be.
+inline constexpr std::string_view kMemoryName = "<memory>";
+
+class MappedFile;
+
 class Reader {
  public:
   // Maps `path` and checks each of its blobs. Throws mrt::Error: NotFound if
   // the file does not exist, CorruptModel naming the file, blob and byte
   // offset for anything wrong in it. On error nothing of the file is kept.
   void parseFile(const std::string &path);
+  // The same for the content of a PopEF file in memory: the bytes are
+  // copied (64-byte aligned, as a mapping is), so the caller may free them.
+  // `name` stands for the file name in messages and files().
+  void parseMemory(std::span<const std::byte> bytes, std::string name = std::string(kMemoryName));
 
   const std::vector<ParsedBlob> &blobs() const noexcept { return blobs_; }
   // The paths parsed successfully, in order.
@@ -53,6 +65,8 @@ class Reader {
   std::vector<std::string> modelNames() const;
 
  private:
+  void parseImage(const std::shared_ptr<const MappedFile> &file);
+
   std::vector<ParsedBlob> blobs_;
   std::vector<std::string> files_;
 };
@@ -74,5 +88,8 @@ class ModelBuilder {
 // Parses every path and builds the model named `executable` (or the only one).
 std::shared_ptr<Model> loadModel(const std::vector<std::string> &paths,
                                  std::string_view executable = {});
+// Parses one PopEF file's content from memory (copied) and builds its model.
+std::shared_ptr<Model> loadModelFromMemory(std::span<const std::byte> bytes,
+                                           std::string_view executable = {});
 
 }  // namespace mrt::popef

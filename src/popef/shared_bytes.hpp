@@ -4,11 +4,19 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <span>
 #include <vector>
 
 namespace mrt::popef {
+
+// TensorData in a PopEF file starts on a 64-byte boundary (the blob
+// alignment); copies made for models built or loaded in memory keep that
+// promise so that callers may use aligned loads on them either way.
+inline constexpr std::size_t kDataAlignment = 64;
 
 class SharedBytes {
  public:
@@ -22,8 +30,26 @@ class SharedBytes {
     const std::span<const std::byte> view(owned->data(), owned->size());
     return SharedBytes(std::move(owned), view);
   }
+  // The same for bytes as hwsim serializes them (std::uint8_t).
+  static SharedBytes fromVector(std::vector<std::uint8_t> bytes) {
+    auto owned = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes));
+    const std::span<const std::byte> view(reinterpret_cast<const std::byte *>(owned->data()),
+                                          owned->size());
+    return SharedBytes(std::move(owned), view);
+  }
   static SharedBytes copyOf(std::span<const std::byte> bytes) {
     return fromVector(std::vector<std::byte>(bytes.begin(), bytes.end()));
+  }
+  // A copy in a new allocation aligned to kDataAlignment.
+  static SharedBytes alignedCopyOf(std::span<const std::byte> bytes) {
+    constexpr std::align_val_t alignment{kDataAlignment};
+    // At least one byte: the allocation must be unique and deletable.
+    auto *raw = static_cast<std::byte *>(::operator new(bytes.size() + 1, alignment));
+    std::shared_ptr<const void> owned(raw, [](const void *p) {
+      ::operator delete(const_cast<void *>(p), std::align_val_t{kDataAlignment});
+    });
+    if (!bytes.empty()) std::memcpy(raw, bytes.data(), bytes.size());
+    return SharedBytes(std::move(owned), std::span<const std::byte>(raw, bytes.size()));
   }
 
   std::span<const std::byte> bytes() const noexcept { return bytes_; }

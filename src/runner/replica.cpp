@@ -69,6 +69,13 @@ SessionConfig sessionConfigFor(const ModelRunnerConfig &config, const RunnerLayo
 Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const ModelRunnerConfig &config,
                  const RunnerLayout &layout, std::shared_ptr<Device> device)
     : id_(id), config_(config), device_(std::move(device)), stats_(config.request_tracepoints_buffer_size) {
+  // Each replica's engine writes its own profile reports (autoReport.*):
+  // in replica<N> under the model's directory when there are several.
+  const auto &engineOptions = model->metadata.engineOptions();
+  if (const auto dir = engineOptions.find("autoReport.directory");
+      config.replication_factor > 1 && dir != engineOptions.end()) {
+    model = popef::withEngineOptions(*model, {{"autoReport.directory", fmt::format("{}/replica{}", dir->second, id)}});
+  }
   session_ = std::make_unique<Session>(model, sessionConfigFor(config, layout));
   bindSideStreams(layout);
 

@@ -27,36 +27,12 @@
 
 #define MS 1000000LL /* nanoseconds */
 
-static void model_path(const char *name, char *out, size_t size) {
-  const char *dir = getenv("MRT_TEST_SESSION_MODELS");
-  assert_non_null(dir);
-  snprintf(out, size, "%s/%s.popef", dir, name);
-}
-
-static mrt_model *load_model(const char *name) {
-  char path[2048];
-  model_path(name, path, sizeof path);
-  const char *paths[] = {path};
-  mrt_model *model = NULL;
-  assert_int_equal(mrt_model_load(paths, 1, &model), MRT_OK);
-  return model;
-}
-
-static mrt_device *small_device(const mrt_model *model) {
-  mrt_device_manager *manager = NULL;
-  assert_int_equal(mrt_device_manager_create(&manager), MRT_OK);
-  mrt_device *device = NULL;
-  assert_int_equal(mrt_device_manager_create_small_ipu_model_device_for_model(manager, model, &device), MRT_OK);
-  mrt_device_manager_destroy(manager);
-  return device;
-}
-
 /* A deferred session of `name`, bound to its own small IPU Model device. */
 static mrt_session *bound_session(const char *name, const mrt_session_config *config) {
-  mrt_model *model = load_model(name);
+  mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", name);
   mrt_session *session = NULL;
   assert_int_equal(mrt_session_create(model, config, &session), MRT_OK);
-  mrt_device *device = small_device(model);
+  mrt_device *device = test_small_device_for_model(model);
   assert_int_equal(mrt_session_bind_to_device(session, device), MRT_OK);
   mrt_device_destroy(device); /* the session keeps it */
   mrt_model_destroy(model);   /* and the model */
@@ -260,7 +236,7 @@ static void wire(mrt_session *session, stateful_io *io) {
 
 static void test_two_sessions_share_a_device(void **state) {
   (void)state;
-  mrt_model *model = load_model("stateful");
+  mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "stateful");
   /* acc comes from the user (the last saved value), not from TensorData. */
   mrt_anchor_predicate *user_load = NULL;
   assert_int_equal(mrt_anchor_predicate_create(MRT_PREDICATE_POPEF_DATA_USAGE, MRT_PRED_PROGRAM_FLOW_LOAD, model,
@@ -278,7 +254,7 @@ static void test_two_sessions_share_a_device(void **state) {
   memset(&ib, 0, sizeof ib);
   wire(a, &ia);
   wire(b, &ib);
-  mrt_device *device = small_device(model);
+  mrt_device *device = test_small_device_for_model(model);
   assert_int_equal(mrt_session_bind_to_device(a, device), MRT_OK);
   assert_int_equal(mrt_session_bind_to_device(b, device), MRT_OK);
   float sum_a = 0, sum_b = 0;
@@ -367,7 +343,7 @@ static int32_t only_x(const mrt_anchor_info *anchor, void *user_data) {
 
 static void test_predicates(void **state) {
   (void)state;
-  mrt_model *model = load_model("stateful");
+  mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "stateful");
   mrt_anchor_predicate *main = NULL, *save = NULL, *user = NULL, *either = NULL, *both = NULL, *groups = NULL,
                        *anchors = NULL;
   assert_int_equal(mrt_anchor_predicate_create(MRT_PREDICATE_ANCHOR_CALLBACK, MRT_PRED_PROGRAM_FLOW_MAIN, model, NULL,
@@ -447,7 +423,7 @@ static void test_predicates(void **state) {
 
 static void test_wrong_state_and_names(void **state) {
   (void)state;
-  mrt_model *model = load_model("add_one");
+  mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
   mrt_session *session = NULL;
   assert_int_equal(mrt_session_create(model, NULL, &session), MRT_OK);
   assert_int_equal(mrt_session_run_main_programs(session), MRT_FAILED_PRECONDITION);
@@ -476,7 +452,7 @@ static void test_wrong_state_and_names(void **state) {
   expect_message_contains("'later'");
 
   /* Still usable: bind, find the missing anchor, connect it, run. */
-  mrt_device *device = small_device(model);
+  mrt_device *device = test_small_device_for_model(model);
   assert_int_equal(mrt_session_bind_to_device(session, device), MRT_OK);
   float x[16], y[16];
   for (int i = 0; i < 16; ++i) x[i] = (float)(i * i);
@@ -530,9 +506,7 @@ static pid_t spawn_holder(int pipes[3][2]) {
 }
 
 static mrt_status immediate_session(int64_t timeout_ns, mrt_session **out) {
-  char path[2048];
-  model_path("add_one_pool", path, sizeof path);
-  const char *paths[] = {path};
+  const char *paths[] = {test_model_path("MRT_TEST_SESSION_MODELS", "add_one_pool")};
   mrt_device_wait_config wait;
   mrt_device_wait_config_init(&wait);
   wait.strategy = MRT_DEVICE_WAIT_WITH_TIMEOUT;

@@ -24,24 +24,13 @@
 
 enum { ADD_ONE_N = 16 };
 
-static mrt_model *load_model(const char *name) {
-  const char *paths[] = {test_model_path("MRT_TEST_SESSION_MODELS", name)};
-  mrt_model *model = NULL;
-  assert_int_equal(mrt_model_load(paths, 1, &model), MRT_OK);
-  return model;
-}
-
 /* A deferred session of `model`, bound to its own small IPU Model device. */
 static mrt_session *bound_session(const mrt_model *model) {
   mrt_session *session = NULL;
   assert_int_equal(mrt_session_create(model, NULL, &session), MRT_OK);
-  mrt_device_manager *devices = NULL;
-  assert_int_equal(mrt_device_manager_create(&devices), MRT_OK);
-  mrt_device *device = NULL;
-  assert_int_equal(mrt_device_manager_create_small_ipu_model_device_for_model(devices, model, &device), MRT_OK);
+  mrt_device *device = test_small_device_for_model(model);
   assert_int_equal(mrt_session_bind_to_device(session, device), MRT_OK);
   mrt_device_destroy(device); /* the session keeps it */
-  mrt_device_manager_destroy(devices);
   return session;
 }
 
@@ -94,7 +83,7 @@ static void count_call(void *user_data) { ++*(int *)user_data; }
 static void add_one_requests_through_the_queues(void **state) {
   (void)state;
   enum { REQUESTS = 300 };
-  mrt_model *model = load_model("add_one");
+  mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
   mrt_session *session = bound_session(model);
   mrt_input_queue *x = NULL;
   mrt_output_queue *y = NULL;
@@ -135,7 +124,7 @@ static void add_one_requests_through_the_queues(void **state) {
 static void mlp_requests_through_the_queues(void **state) {
   (void)state;
   enum { REQUESTS = 24 };
-  mrt_model *model = load_model("mlp");
+  mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "mlp");
   mrt_session *session = bound_session(model);
   mrt_queue_manager_config config;
   mrt_queue_manager_config_init(&config);
@@ -205,7 +194,7 @@ static void count_flusher_free(void *user_data) { ++((flusher *)user_data)->free
 
 static void timeout_callback_flushes_an_empty_input(void **state) {
   (void)state;
-  mrt_model *model = load_model("add_one");
+  mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
   mrt_session *session = bound_session(model);
   flusher f = {NULL, 0, 0, "", -1};
   mrt_queue_manager_config config;
@@ -240,7 +229,7 @@ static void *stop_after_a_while(void *arg) {
 
 static void stop_wakes_a_run_waiting_for_input_and_reload_resets(void **state) {
   (void)state;
-  mrt_model *model = load_model("add_one");
+  mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
   mrt_session *session = bound_session(model);
   mrt_input_queue *x = NULL;
   mrt_output_queue *y = NULL;
@@ -296,7 +285,7 @@ static void *produce_until_refused(void *arg) {
 
 static void destroying_the_session_first_detaches_the_manager(void **state) {
   (void)state;
-  mrt_model *model = load_model("add_one");
+  mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
   mrt_session *session = bound_session(model);
   mrt_queue_manager *queues = NULL;
   assert_int_equal(mrt_session_create_queue_manager(session, NULL, &queues), MRT_OK);
@@ -339,7 +328,7 @@ static void destroying_the_session_first_detaches_the_manager(void **state) {
 
 static void destroying_the_manager_first_lets_runs_go_on(void **state) {
   (void)state;
-  mrt_model *model = load_model("add_one");
+  mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
   mrt_session *session = bound_session(model);
   mrt_queue_manager *first = NULL;
   assert_int_equal(mrt_session_create_queue_manager(session, NULL, &first), MRT_OK);
@@ -376,7 +365,7 @@ static void count_free(void *user_data) {
 
 static void bad_arguments(void **state) {
   (void)state;
-  mrt_model *model = load_model("add_one");
+  mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
   mrt_session *session = bound_session(model);
   mrt_queue_manager_config config;
   mrt_queue_manager_config_init(&config);

@@ -59,6 +59,36 @@ const char *test_model_path(const char *dir_variable, const char *name) {
   return path;
 }
 
+mrt_model *test_load_model(const char *dir_variable, const char *name) {
+  const char *paths[] = {test_model_path(dir_variable, name)};
+  mrt_model *model = NULL;
+  if (mrt_model_load(paths, 1, &model) != MRT_OK) fail_msg("mrt_model_load(%s): %s", name, mrt_last_error_message());
+  return model;
+}
+
+mrt_device *test_small_device_for_model(const mrt_model *model) {
+  mrt_device_manager *manager = NULL;
+  assert_int_equal(mrt_device_manager_create(&manager), MRT_OK);
+  mrt_device *device = NULL;
+  assert_int_equal(mrt_device_manager_create_small_ipu_model_device_for_model(manager, model, &device), MRT_OK);
+  mrt_device_manager_destroy(manager);
+  return device;
+}
+
+mrt_model_runner *test_small_runner_for_model(const mrt_model *model) {
+  mrt_device *device = test_small_device_for_model(model);
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.replica_devices = &device;
+  config.num_replica_devices = 1;
+  mrt_model_runner *runner = NULL;
+  if (mrt_model_runner_create(model, &config, &runner) != MRT_OK) {
+    fail_msg("mrt_model_runner_create: %s", mrt_last_error_message());
+  }
+  mrt_device_destroy(device); /* the runner keeps it */
+  return runner;
+}
+
 mrt_model_runner *test_make_runner(const char *model, const mrt_model_runner_config *config) {
   const char *paths[] = {test_model_path("MRT_TEST_RUNNER_MODELS", model)};
   mrt_model_runner *runner = NULL;

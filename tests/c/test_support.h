@@ -25,6 +25,18 @@ int test_private_system_teardown(void **state);
 /* "$<dir_variable>/<name>.popef"; static storage, valid until the next call. */
 const char *test_model_path(const char *dir_variable, const char *name);
 
+/* The model at test_model_path(dir_variable, name); fails the test with the
+ * library's message if it cannot be loaded. The caller destroys it. */
+mrt_model *test_load_model(const char *dir_variable, const char *name);
+
+/* A small IPU Model device that fits `model` (its own device manager, already
+ * released). The caller destroys it. */
+mrt_device *test_small_device_for_model(const mrt_model *model);
+
+/* A runner of `model` (default config) on its own small IPU Model device;
+ * fails the test with the library's message if it cannot be created. */
+mrt_model_runner *test_small_runner_for_model(const mrt_model *model);
+
 /* A runner of test_model_path("MRT_TEST_RUNNER_MODELS", model); fails the
  * test with the library's message if it cannot be created. */
 mrt_model_runner *test_make_runner(const char *model, const mrt_model_runner_config *config);

@@ -17,7 +17,7 @@ step "install into $prefix"
 cmake --install "$build_dir" --prefix "$prefix" >/dev/null
 lib=$prefix/lib/libmrt.so
 [ -e "$lib" ] || fail "no $lib after install"
-for f in include/mrt_c.h include/mrt.hpp lib/pkgconfig/mrt.pc lib/cmake/mrt/mrtConfig.cmake; do
+for f in include/mrt_c.h include/mrt.hpp include/mrt_graph.hpp lib/pkgconfig/mrt.pc lib/cmake/mrt/mrtConfig.cmake; do
   [ -e "$prefix/$f" ] || fail "install lacks $f"
 done
 

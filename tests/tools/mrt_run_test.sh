@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mrt_run_test.sh MRT_GEN MRT_RUN: mrt-run on add_one with a known input file
-# writes x + 1, reports every request in its JSON, and turns bad input into a
-# one-line error and a non-zero exit.
+# writes x + 1, reports every request in its JSON, writes execution profiles
+# with --profile (one directory per replica when there are several), and
+# turns bad input into a one-line error and a non-zero exit.
 set -euo pipefail
 gen=$1 run=$2
 work=$(mktemp -d)
@@ -23,6 +24,25 @@ actual=$(od -An -tx1 "$work/out/y.bin")
 "$run" "$work/add_one.popef" -n 40 --threads 2 --async --replicas 2 | grep -q "requests *40" ||
   fail "async run on 2 replicas did not report 40 requests"
 "$run" "$work/add_one.popef" -n 10 --batch 3 --json | grep -q '"batch": 3' || fail "--batch 3 run failed"
+
+# --profile DIR: the engine's autoReport files, well-formed.
+"$run" "$work/add_one.popef" -n 5 --profile "$work/profile" --json >/dev/null || fail "--profile run failed"
+for f in profile_trace.json intervals.csv profile_summary.txt; do
+  [ -s "$work/profile/$f" ] || fail "--profile did not write $f: $(ls -R "$work/profile" 2>&1)"
+done
+head -c 1 "$work/profile/profile_trace.json" | grep -q '{' || fail "profile_trace.json is not a JSON object"
+[ "$(head -n 1 "$work/profile/intervals.csv")" = "begin,end,compute_tiles,exchange_tiles,sync_tiles" ] ||
+  fail "intervals.csv header is $(head -n 1 "$work/profile/intervals.csv")"
+[ "$(wc -l < "$work/profile/intervals.csv")" -gt 1 ] || fail "intervals.csv has no rows"
+grep -q "Target: " "$work/profile/profile_summary.txt" || fail "profile_summary.txt lacks the target"
+# With replicas each writes its own files.
+"$run" "$work/add_one.popef" -n 6 --replicas 2 --profile "$work/profile2" >/dev/null ||
+  fail "--profile run on 2 replicas failed"
+for r in 0 1; do
+  for f in profile_trace.json intervals.csv profile_summary.txt; do
+    [ -s "$work/profile2/replica$r/$f" ] || fail "replica $r did not write $f: $(ls -R "$work/profile2" 2>&1)"
+  done
+done
 
 if err=$("$run" "$work/add_one.popef" --input "nope=$work/x.bin" 2>&1 >/dev/null); then
   fail "an unknown --input name was accepted"

@@ -1,18 +1,19 @@
 // mrt-gen MODEL -o FILE [--batch B] [--size N | --bytes BYTES] [--seed S]
 //         [--ipus N] [--tiles T] [--ipu-version V]
-// Writes one of the example models (src/popef/example_models.hpp) as a PopEF
-// file: the counterpart of the seeds' "Generating example PopEF file".
+// Writes one of the example models (example_models.hpp) as a PopEF file: the
+// counterpart of the seeds' "Generating example PopEF file". It uses the
+// installed library's public API only (mrt.hpp over libmrt.so), as proof that
+// a user can build every model libmrt ships.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <string>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/error.hpp"
-#include "popef/example_models.hpp"
-#include "popef/writer.hpp"
+#include "example_models.hpp"
 
 namespace {
 
@@ -25,7 +26,7 @@ int fail(const std::string &reason, int status = 1) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  using namespace mrt::popef;
+  using namespace mrt_examples;
   const std::vector<std::string> names = exampleModelNames();
   CLI::App app{fmt::format("Writes an example PopEF model. Models: {}.", fmt::join(names, ", ")),
                "mrt-gen"};
@@ -71,13 +72,11 @@ int main(int argc, char **argv) {
   if (model.empty()) return fail("no MODEL given (one of " + fmt::format("{}", fmt::join(names, ", ")) + ")", 2);
   if (output.empty()) return fail("no output file given (-o FILE)", 2);
   try {
-    const auto built = buildExampleModel(model, options);
-    Writer writer(output);
-    writer.writeModel(*built);
-    writer.close();
+    const mrt::Model built = buildExampleModel(model, options);
+    mrt::writeModel(built, output);
     std::printf("wrote %s to %s (%zu anchors, %llu bytes)\n", model.c_str(), output.c_str(),
-                built->metadata.anchors().size(),
-                static_cast<unsigned long long>(writer.bytesWritten()));
+                built.info().num_anchors,
+                static_cast<unsigned long long>(std::filesystem::file_size(output)));
   } catch (const std::exception &error) {
     return fail(error.what());
   }

@@ -18,6 +18,7 @@
 
 #include "latency_report.hpp"
 #include "request_inputs.hpp"
+#include "popef/reader.hpp"
 #include "runner/model_runner.hpp"
 
 namespace {
@@ -34,6 +35,7 @@ struct Options {
   std::int64_t batch = 0;  // 0: the model's batch
   std::map<std::string, std::string> inputFiles;
   std::string outputDir;
+  std::string profileDir;  // empty: no profiling
   bool json = false;
   std::uint32_t seed = 1;
 };
@@ -124,11 +126,25 @@ void writeOutputs(const run::RequestBuffers &buffers, const std::string &dir) {
   }
 }
 
+// The model to serve. --profile is an ordinary engine option override
+// (autoReport.*), so the runner and each replica's engine need nothing
+// special: with several replicas each writes into DIR/replica<N>. Reports are
+// written when the engines are destroyed, not after every run, so profiling
+// does not slow the requests down.
+std::shared_ptr<popef::Model> loadModel(const Options &options) {
+  auto model = popef::loadModel(options.files);
+  if (options.profileDir.empty()) return model;
+  return popef::withEngineOptions(*model, {{"autoReport.all", "true"},
+                                           {"autoReport.directory", options.profileDir},
+                                           {"autoReport.streamAtEachRun", "false"}});
+}
+
 int runModel(const Options &options) {
   ModelRunnerConfig config;
   config.replication_factor = options.replicas;
   config.thread_safe = options.threads > 1;
-  auto probe = std::make_unique<ModelRunner>(options.files, config);
+  const auto model = loadModel(options);
+  auto probe = std::make_unique<ModelRunner>(model, config);
   const auto inputs = probe->getExecuteInputs();
   const std::int64_t modelBatch = inputs.empty() || inputs[0].shape.empty() ? 1 : inputs[0].shape[0];
   const std::int64_t batch = options.batch > 0 ? options.batch : modelBatch;
@@ -136,7 +152,7 @@ int runModel(const Options &options) {
     // Any other batch size needs dynamic batch sizing along dimension 0.
     probe.reset();
     config.batching_dim = 0;
-    probe = std::make_unique<ModelRunner>(options.files, config);
+    probe = std::make_unique<ModelRunner>(model, config);
   }
   ModelRunner &runner = *probe;
 
@@ -209,6 +225,8 @@ int main(int argc, char **argv) {
   app.add_option("--input", inputs, "NAME=PATH: raw bytes for an input instead of random data");
   app.add_option("--output-dir", options.outputDir, "write the last request's outputs as NAME.bin here")
       ->check(CLI::ExistingDirectory);
+  app.add_option("--profile", options.profileDir,
+                 "write execution profiles (trace, intervals, summary) to DIR; DIR/replica<N> per replica");
   app.add_option("--seed", options.seed, "seed of the random inputs");
   app.add_flag("--json", options.json, "print the report as JSON");
   CLI11_PARSE(app, argc, argv);

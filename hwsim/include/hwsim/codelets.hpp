@@ -30,6 +30,8 @@
 //                       counter += step, for loop counters
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,5 +39,27 @@ namespace hwsim {
 
 // Names of all built-in codelets, in library order.
 std::vector<std::string> codeletNames();
+
+// What a binding or tool needs to discover the library: every string is a
+// NUL-terminated literal and every array lives as long as the process, so
+// they can be lent out through a C API.
+enum class FieldDirection : std::uint8_t { In = 0, Out = 1, InOut = 2 };
+struct CodeletField {
+  const char *name;
+  FieldDirection direction;
+};
+struct CodeletAttribute {
+  const char *name;
+  const double *defaults;     // nullptr when numDefaults is 0
+  std::size_t numDefaults;
+};
+struct CodeletInfo {
+  const char *name;
+  const char *description;    // one line: what it computes, the types it takes
+  std::vector<CodeletField> fields;
+  std::vector<CodeletAttribute> attributes;
+};
+// Every codelet, in library order (the order of codeletNames()).
+const std::vector<CodeletInfo> &codeletInfos();
 
 }  // namespace hwsim

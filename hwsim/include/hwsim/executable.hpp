@@ -64,6 +64,10 @@ struct ProgramStepInfo {
   unsigned id = 0;
   std::string kind;  // "Execute", "Copy", "StreamToTensor", ...
   std::string name;  // debug name, or the compute set / stream name
+  // Modelled cycles of one execution of this step itself (its children
+  // excluded): compute, exchange and sync, host transfers at the target's
+  // host link rate. Static: fixed by the compiler's cost model.
+  std::uint64_t cycles = 0;
 };
 
 class Executable {

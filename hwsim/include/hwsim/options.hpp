@@ -1,6 +1,8 @@
 // Engine and compile options, as in Poplar's OptionFlags: string keys and
-// string values. The recognised options and their values are listed in
-// docs/hwsim.md. Unknown keys or malformed values throw InvalidOption naming
+// string values. Every option name Poplar's Engine documents is recognised
+// (docs/hwsim.md lists them with their values); those that change nothing in
+// a simulator are accepted, value-checked and reported by
+// ignoredEngineOptions(). Unknown keys or malformed values throw InvalidOption naming
 // the option. The environment variable MRT_ENGINE_OPTIONS (a JSON object, e.g.
 // '{"debug.instrument":"true"}' or '{"debug.instrument":true}') overrides the
 // options given in code, like POPLAR_ENGINE_OPTIONS.
@@ -8,6 +10,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace hwsim {
 
@@ -20,5 +23,11 @@ OptionFlags resolveEngineOptions(const OptionFlags &options);
 
 // Validates without the environment override.
 void validateEngineOptions(const OptionFlags &options);
+
+// The keys of `options` (in key order) that hwsim accepts because Poplar
+// documents them but that have no effect in the simulator, so that the
+// caller can log them as ignored (hwsim itself does not log). Unknown keys
+// are not listed: validate first.
+std::vector<std::string> ignoredEngineOptions(const OptionFlags &options);
 
 }  // namespace hwsim

@@ -2,6 +2,8 @@
 
 #include "hwsim/codelets.hpp"
 
+#include <utility>
+
 namespace hwsim::detail {
 
 namespace {
@@ -92,4 +94,80 @@ std::vector<std::string> codeletNames() {
   for (const auto &spec : detail::codeletLibrary()) names.emplace_back(spec.name);
   return names;
 }
+
+namespace {
+
+// One line per codelet for discovery (mrt_codelet_get_info, docs/graph.md);
+// kept next to the library so a new codelet gets its line here too.
+const char *descriptionOf(std::string_view name) {
+  static const std::pair<std::string_view, const char *> kDescriptions[] = {
+      {"Neg", "out = -in; numeric types, out type = in type"},
+      {"Abs", "out = |in|; numeric types, out type = in type"},
+      {"Relu", "out = max(in, 0); numeric types, out type = in type"},
+      {"Exp", "out = e^in; F16, F32"},
+      {"Log", "out = ln(in); F16, F32"},
+      {"Sqrt", "out = sqrt(in); F16, F32"},
+      {"Sigmoid", "out = 1 / (1 + e^-in); F16, F32"},
+      {"Tanh", "out = tanh(in); F16, F32"},
+      {"Not", "out = !in; BOOL"},
+      {"Cast", "out = in converted to out's type; any types (float to int truncates and saturates)"},
+      {"Add", "out = in0 + in1; numeric, in1 of in0's size, 1 element or in0's last dimension"},
+      {"Sub", "out = in0 - in1; numeric, in1 broadcast as Add"},
+      {"Mul", "out = in0 * in1; numeric, in1 broadcast as Add"},
+      {"Div", "out = in0 / in1; numeric (integer division by zero gives 0), in1 broadcast as Add"},
+      {"Max", "out = max(in0, in1); numeric, in1 broadcast as Add"},
+      {"Min", "out = min(in0, in1); numeric, in1 broadcast as Add"},
+      {"Pow", "out = in0 ^ in1; numeric, in1 broadcast as Add"},
+      {"Equal", "out = in0 == in1; any type, BOOL out"},
+      {"NotEqual", "out = in0 != in1; any type, BOOL out"},
+      {"Less", "out = in0 < in1; any type, BOOL out"},
+      {"LessEqual", "out = in0 <= in1; any type, BOOL out"},
+      {"Greater", "out = in0 > in1; any type, BOOL out"},
+      {"GreaterEqual", "out = in0 >= in1; any type, BOOL out"},
+      {"And", "out = in0 && in1; BOOL"},
+      {"Or", "out = in0 || in1; BOOL"},
+      {"Fill", "out = attribute value; any type"},
+      {"MatMul", "out [M,N] (+)= a [M,K] x b [K,N]; F32, or F16 into F16/F32; attribute accumulate"},
+      {"ReduceSum", "out = sum of in over attribute axes (all if empty); numeric, out type = in type"},
+      {"ReduceMax", "out = max of in over attribute axes (all if empty); numeric"},
+      {"ReduceMin", "out = min of in over attribute axes (all if empty); numeric"},
+      {"ReduceMean", "out = mean of in over attribute axes (all if empty); numeric"},
+      {"Softmax", "out = softmax(in) over the last dimension; F16, F32"},
+      {"ArgMax", "out = index of the first maximum of each row of in; S32 or U32 out"},
+      {"Increment", "counter += attribute step; for loop counters"},
+  };
+  for (const auto &[n, d] : kDescriptions) {
+    if (n == name) return d;
+  }
+  return "";
+}
+
+std::vector<CodeletInfo> buildInfos() {
+  std::vector<CodeletInfo> infos;
+  for (const auto &spec : detail::codeletLibrary()) {
+    // spec names are string literals, so data() is NUL terminated.
+    CodeletInfo info{spec.name.data(), descriptionOf(spec.name), {}, {}};
+    for (const auto &f : spec.fields) {
+      info.fields.push_back({f.name.data(), static_cast<FieldDirection>(f.dir)});
+    }
+    for (const auto &a : spec.attrs) {
+      info.attributes.push_back(
+          {a.name.data(), a.defaults.empty() ? nullptr : a.defaults.data(), a.defaults.size()});
+    }
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+}  // namespace
+
+const std::vector<CodeletInfo> &codeletInfos() {
+  static const std::vector<CodeletInfo> infos = buildInfos();
+  return infos;
+}
+
+static_assert(static_cast<int>(detail::FieldDir::In) == static_cast<int>(FieldDirection::In));
+static_assert(static_cast<int>(detail::FieldDir::Out) == static_cast<int>(FieldDirection::Out));
+static_assert(static_cast<int>(detail::FieldDir::InOut) == static_cast<int>(FieldDirection::InOut));
+
 }  // namespace hwsim

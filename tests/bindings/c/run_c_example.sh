@@ -20,4 +20,8 @@ if "$build_dir/mlp_example" "$MRT_TEST_WORK_DIR/missing.popef" 2>"$MRT_TEST_WORK
   exit 1
 fi
 grep -q "MRT_NOT_FOUND" "$MRT_TEST_WORK_DIR/stderr"
+# A model built from scratch through the graph API, written, served, checked.
+expect_prefix_libmrt "$build_dir/build_model"
+"$build_dir/build_model" "$MRT_TEST_WORK_DIR/tiny_mlp.popef" | tee "$MRT_TEST_WORK_DIR/build_model.out"
+grep -q "^build_model: ok$" "$MRT_TEST_WORK_DIR/build_model.out"
 echo "c example: ok"

@@ -221,9 +221,9 @@ TEST(DeviceManager, DevicesForAModel) {
   EXPECT_EQ(two->numIpus(), 2);
   EXPECT_EQ(two->id(), 5);
 
-  popef::ExampleOptions remote;
+  example_models::ExampleOptions remote;
   remote.tiles = 4;
-  auto remoteDevice = manager.getDevice(popef::buildExampleModel("remote_buffer", remote));
+  auto remoteDevice = manager.getDevice(example_models::buildExampleModel("remote_buffer", remote));
   EXPECT_EQ(remoteDevice->id(), 1);
 
   // The quad overlaps both held pairs' IPUs.

@@ -15,7 +15,7 @@
 
 #include "common/error.hpp"
 #include "device/device_manager.hpp"
-#include "popef/example_models.hpp"
+#include "internal_example_models.hpp"
 
 namespace mrt::device_test {
 
@@ -49,11 +49,11 @@ inline DeviceManager managerIn(const LockDir &dir, unsigned ipus = 4,
 
 // add_one on `ipus` IPUs of `version`: the cheapest example model.
 inline std::shared_ptr<const popef::Model> addOneModel(unsigned ipus = 1, std::uint32_t version = 2) {
-  popef::ExampleOptions options;
+  example_models::ExampleOptions options;
   options.ipus = ipus;
   options.ipuVersion = version;
   options.tiles = 4;
-  return popef::buildExampleModel("add_one", options);
+  return example_models::buildExampleModel("add_one", options);
 }
 
 // The same model with other device options in its metadata.

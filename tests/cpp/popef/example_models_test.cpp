@@ -10,13 +10,18 @@
 #include <hwsim/engine.hpp>
 #include <hwsim/executable.hpp>
 
-#include "popef/example_models.hpp"
+#include "internal_example_models.hpp"
 #include "popef/package_hash.hpp"
 #include "popef/reader.hpp"
 #include "popef_test_util.hpp"
 
 namespace mrt::popef {
 namespace {
+
+using example_models::buildExampleModel;
+using example_models::exampleModelNames;
+using example_models::ExampleOptions;
+using example_models::exampleWeights;
 
 // Loads a model's executable on an IPU-model device the way a Session does
 // for anchors with PopEF data: TensorData anchors are streamed from (or, for

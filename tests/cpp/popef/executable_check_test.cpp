@@ -6,11 +6,16 @@
 #include <limits>
 
 #include "common/error.hpp"
-#include "popef/example_models.hpp"
+#include "internal_example_models.hpp"
 #include "popef/executable_check.hpp"
 
 namespace mrt::popef {
 namespace {
+
+using example_models::buildExampleModel;
+using example_models::exampleModelNames;
+using example_models::ExampleOptions;
+using example_models::exampleWeights;
 
 // The parts of an example model, to be changed by a test and rebuilt.
 ModelParts partsOf(std::string_view example, const ExampleOptions &options = {}) {

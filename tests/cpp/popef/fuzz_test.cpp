@@ -11,7 +11,7 @@
 #include <map>
 #include <random>
 
-#include "popef/example_models.hpp"
+#include "internal_example_models.hpp"
 #include "popef/format.hpp"
 #include "popef/reader.hpp"
 #include "popef/writer.hpp"
@@ -19,6 +19,11 @@
 
 namespace mrt::popef {
 namespace {
+
+using example_models::buildExampleModel;
+using example_models::exampleModelNames;
+using example_models::ExampleOptions;
+using example_models::exampleWeights;
 
 using test::BlobSpan;
 

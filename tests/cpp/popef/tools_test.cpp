@@ -12,13 +12,18 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
-#include "popef/example_models.hpp"
+#include "internal_example_models.hpp"
 #include "popef/reader.hpp"
 #include "popef/writer.hpp"
 #include "popef_test_util.hpp"
 
 namespace mrt::popef {
 namespace {
+
+using example_models::buildExampleModel;
+using example_models::exampleModelNames;
+using example_models::ExampleOptions;
+using example_models::exampleWeights;
 
 struct ToolRun {
   int exitCode = -1;
@@ -283,7 +288,8 @@ TEST_F(ToolsTest, BadCommandLinesFailWithOneLine) {
   expectOneLineFailure(gen("pipeline2 -o " + dir_.file("x.popef") + " --ipus 3"), 1,
                        "mrt-gen: pipeline2 runs on 2 IPU(s), not 3");
   expectOneLineFailure(gen("add_one -o " + dir_.file("no/such/dir.popef")), 1,
-                       "mrt-gen: '" + dir_.file("no/such/dir.popef") + "': cannot create PopEF file");
+                       "mrt-gen: mrt_model_write: '" + dir_.file("no/such/dir.popef") +
+                           "': cannot create PopEF file");
   expectOneLineFailure(info(""), 2, "mrt-info: FILE is required");
   expectOneLineFailure(info(dir_.file("missing.popef")), 1,
                        "mrt-info: '" + dir_.file("missing.popef") + "': no such PopEF file");

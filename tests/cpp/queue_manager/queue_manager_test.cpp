@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "popef/example_models.hpp"
+#include "internal_example_models.hpp"
 #include "queue/queue_manager.hpp"
 
 namespace mrt {
@@ -104,7 +104,7 @@ TEST(QueueManagerTest, RingSizeMultipliersForPrograms) {
 TEST(QueueManagerTest, FromAModelWithMainProgramMultipliers) {
   // stateful: x (Main, user input), acc (Load, TensorData: no queue),
   // acc_out (Main output), acc_save (Save output).
-  auto model = popef::buildExampleModel("stateful", {.batch = 3});
+  auto model = example_models::buildExampleModel("stateful", {.batch = 3});
   auto multiplier = ring_size_multiplier_factory::ringSizeMultForMainProgs(*model, 4, 1);
   QueueManager manager(*model, multiplier);
   std::vector<std::string> inputs, outputs;

@@ -20,7 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
-#include "popef/example_models.hpp"
+#include "internal_example_models.hpp"
 #include "runner/model_runner.hpp"
 
 namespace mrt::runner_test {
@@ -49,10 +49,10 @@ class SimulatedSystem : public ::testing::Environment {
 
 inline std::shared_ptr<popef::Model> exampleModel(const std::string &name, std::size_t batch = 1,
                                                   std::size_t size = 16) {
-  popef::ExampleOptions options;
+  example_models::ExampleOptions options;
   options.batch = batch;
   options.size = size;
-  return popef::buildExampleModel(name, options);
+  return example_models::buildExampleModel(name, options);
 }
 
 inline std::vector<float> tensorFloats(const popef::Model &model, const std::string &name) {

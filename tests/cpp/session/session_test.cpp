@@ -55,7 +55,7 @@ TEST(SessionTest, MlpWeightsFromPopefImageAndProbsThroughCallbacks) {
   ASSERT_EQ(session.getUserOutputAnchors().size(), 1u);
   EXPECT_EQ(session.getUserOutputAnchors()[0]->name(), "probs");
 
-  std::vector<float> image = popef::exampleWeights(784, 0.0f, 1.0f, 7);
+  std::vector<float> image = example_models::exampleWeights(784, 0.0f, 1.0f, 7);
   std::vector<float> probs(10, -1.0f);
   int factoryCalls = 0;
   session.setUserInputHandler([&](const CallbackInfo &info) -> CallbackHandle {
@@ -67,7 +67,7 @@ TEST(SessionTest, MlpWeightsFromPopefImageAndProbsThroughCallbacks) {
   EXPECT_TRUE(session.anchorsNotConnectedToCallbacks({0, 1}).empty());
 
   for (std::uint64_t round = 0; round < 2; ++round) {
-    image = popef::exampleWeights(784, 0.0f, 1.0f, 7 + round);
+    image = example_models::exampleWeights(784, 0.0f, 1.0f, 7 + round);
     session.runMainPrograms();  // the first one runs Load implicitly
     const auto expected = mlpReference(*model, image);
     for (std::size_t k = 0; k < 10; ++k) EXPECT_NEAR(probs[k], expected[k], 1e-5) << "round " << round << " k " << k;
@@ -98,7 +98,7 @@ TEST(SessionTest, ConditionalBothWays) {
   const auto model = exampleModel("conditional");
   Session session(model);
   session.bindToDevice(smallDevice(model));
-  std::vector<float> x = popef::exampleWeights(8, -3.0f, 3.0f, 5), y(8);
+  std::vector<float> x = example_models::exampleWeights(8, -3.0f, 3.0f, 5), y(8);
   std::vector<std::int32_t> flag{1};
   session.setCallbackForAnchor("x", readFrom(x));
   session.setCallbackForAnchor("flag", [&](void *p) { std::memcpy(p, flag.data(), sizeof(std::int32_t)); });
@@ -115,7 +115,7 @@ TEST(SessionTest, RemoteBufferFilledFromTensorData) {
   Session session(model);
   session.bindToDevice(smallDevice(model));
   EXPECT_EQ(session.getUserInputAnchors().size(), 1u);  // x only: w is the session's
-  std::vector<float> x = popef::exampleWeights(8, -3.0f, 3.0f, 9), y(8);
+  std::vector<float> x = example_models::exampleWeights(8, -3.0f, 3.0f, 9), y(8);
   session.setCallbackForAnchor("x", readFrom(x));
   session.setCallbackForAnchor("y", writeTo(y));
   session.runMainPrograms();
@@ -127,20 +127,20 @@ TEST(SessionTest, RemoteBufferFilledFromTensorData) {
 TEST(SessionTest, RemoteBufferFilledFromTheUsersBytesNowAndAtEveryLoad) {
   const auto model = exampleModel("remote_buffer");
   Session session(model);
-  std::vector<float> x = popef::exampleWeights(8, -3.0f, 3.0f, 4), y(8);
+  std::vector<float> x = example_models::exampleWeights(8, -3.0f, 3.0f, 4), y(8);
   session.setCallbackForAnchor("x", readFrom(x));
   session.setCallbackForAnchor("y", writeTo(y));
   const auto bytesOf = [](const std::vector<float> &w) {
     return popef::SharedBytes::copyOf(std::as_bytes(std::span<const float>(w)));
   };
   // Before binding: used by the first load.
-  const std::vector<float> before = popef::exampleWeights(8, 10.0f, 20.0f, 5);
+  const std::vector<float> before = example_models::exampleWeights(8, 10.0f, 20.0f, 5);
   session.setRemoteBufferData("w", bytesOf(before));
   session.bindToDevice(smallDevice(model));
   session.runMainPrograms();
   for (std::size_t i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(y[i], x[i] + before[i]);
   // While loaded: copied at once.
-  const std::vector<float> after = popef::exampleWeights(8, -20.0f, -10.0f, 6);
+  const std::vector<float> after = example_models::exampleWeights(8, -20.0f, -10.0f, 6);
   session.setRemoteBufferData("w", bytesOf(after));
   session.runMainPrograms();
   for (std::size_t i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(y[i], x[i] + after[i]);

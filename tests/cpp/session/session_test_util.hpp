@@ -13,16 +13,16 @@
 
 #include "common/error.hpp"
 #include "device/device_manager.hpp"
-#include "popef/example_models.hpp"
+#include "internal_example_models.hpp"
 #include "session/session.hpp"
 
 namespace mrt::session_test {
 
 inline std::shared_ptr<const popef::Model> exampleModel(const std::string &name, std::size_t batch = 1) {
-  popef::ExampleOptions options;
+  example_models::ExampleOptions options;
   options.batch = batch;
   options.tiles = 4;
-  return popef::buildExampleModel(name, options);
+  return example_models::buildExampleModel(name, options);
 }
 
 // A manager of a system without pool IPUs: only IPU Model devices.

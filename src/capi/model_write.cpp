@@ -1,0 +1,80 @@
+// Writing models as PopEF files (include/mrt_c.h, "Writing models"): whole,
+// or split into a program file and a data file.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include "capi/guard.hpp"
+#include "capi/model.hpp"
+#include "popef/writer.hpp"
+
+namespace {
+
+using mrt::Error;
+using mrt::ErrorCode;
+using mrt::capi::requireNotNull;
+namespace popef = mrt::popef;
+
+// Writes the blobs `write` puts in a new file at path (created or
+// truncated). A failed write removes the file, so that no half-written model
+// is left behind to be loaded later.
+template <typename Write>
+void writeFile(const std::string &path, Write &&write) {
+  popef::Writer writer(path);
+  try {
+    write(writer);
+    writer.close();
+  } catch (...) {
+    std::remove(path.c_str());
+    throw;
+  }
+}
+
+bool sameFile(const std::string &a, const std::string &b) {
+  if (a == b) return true;
+  std::error_code error;  // a file that does not exist yet is not the other one
+  return std::filesystem::equivalent(a, b, error) && !error;
+}
+
+}  // namespace
+
+extern "C" {
+
+MRT_API mrt_status mrt_model_write(const mrt_model *model, const char *path) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const popef::Model &m = *mrt::capi::modelOf(model, "model");
+    requireNotNull(path, "path");
+    writeFile(path, [&](popef::Writer &writer) { writer.writeModel(m); });
+  });
+}
+
+MRT_API mrt_status mrt_model_write_split(const mrt_model *model, const char *model_path,
+                                         const char *data_path) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const popef::Model &m = *mrt::capi::modelOf(model, "model");
+    requireNotNull(model_path, "model_path");
+    requireNotNull(data_path, "data_path");
+    if (sameFile(model_path, data_path)) {
+      throw Error(ErrorCode::InvalidArgument, "model_path '{}' and data_path '{}' are the same file",
+                  model_path, data_path);
+    }
+    // A PopEF file holds at least one blob: an empty data file could not be
+    // loaded back.
+    if (m.tensorDataList().empty() && m.feedDataList().empty() && m.opaqueBlobs().empty()) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "model '{}' has no TensorData, FeedData or Opaque blob to write to data_path "
+                  "'{}'; write it as one file with mrt_model_write",
+                  m.metadata.executable(), data_path);
+    }
+    writeFile(model_path, [&](popef::Writer &writer) { writer.writeModelHead(m); });
+    try {
+      writeFile(data_path, [&](popef::Writer &writer) { writer.writeModelData(m); });
+    } catch (...) {
+      std::remove(model_path);  // no program file without its data
+      throw;
+    }
+  });
+}
+
+}  // extern "C"
