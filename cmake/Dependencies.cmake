@@ -9,6 +9,12 @@ find_package(Eigen3 REQUIRED NO_MODULE)
 find_package(nlohmann_json REQUIRED)
 find_package(CLI11 REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# ONNX's CMake package names protobuf::libprotobuf without finding it, so
+# Protobuf comes first. Debian's libonnx-dev is built with ONNX_ML=1 (only
+# onnx/onnx-ml.pb.h is shipped); its targets onnx and onnx_proto carry that
+# definition.
+find_package(Protobuf REQUIRED)
+find_package(ONNX REQUIRED)
 if(MRT_BUILD_TESTS)
   find_package(GTest REQUIRED)
   pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)

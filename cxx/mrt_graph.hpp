@@ -912,4 +912,42 @@ inline Model loadModelFromMemory(Span<const std::byte> bytes) {
   return Model::adopt(out);
 }
 
+// ---- Importing ONNX models (mrt_onnx_*; docs/onnx.md) ----
+// Options as C++ values; empty strings and zeros keep the C defaults.
+struct OnnxOptions {
+  std::string target = "gc200";  // gc200, bow, c600, ipu-model-small
+  std::uint32_t numIpus = 1;
+  std::uint32_t replicationFactor = 1;
+  std::int64_t batchSize = 1;    // the value of dynamic input dimensions
+  std::string modelName;         // default: the ONNX graph's name
+};
+
+namespace detail {
+inline mrt_onnx_options onnxOptions(const OnnxOptions &o) {
+  mrt_onnx_options c;
+  mrt_onnx_options_init(&c);
+  if (!o.target.empty()) c.target = o.target.c_str();
+  c.num_ipus = o.numIpus;
+  c.replication_factor = o.replicationFactor;
+  c.batch_size = o.batchSize;
+  if (!o.modelName.empty()) c.model_name = o.modelName.c_str();
+  return c;
+}
+}  // namespace detail
+
+// Compiles the ONNX file at path (external data next to it) into a model.
+inline Model compileOnnx(const std::string &path, const OnnxOptions &options = {}) {
+  const mrt_onnx_options c = detail::onnxOptions(options);
+  mrt_model *out = nullptr;
+  check(mrt_onnx_compile_file(path.c_str(), &c, &out));
+  return Model::adopt(out);
+}
+// The same for an ONNX model in memory (no external data).
+inline Model compileOnnxMemory(Span<const std::byte> bytes, const OnnxOptions &options = {}) {
+  const mrt_onnx_options c = detail::onnxOptions(options);
+  mrt_model *out = nullptr;
+  check(mrt_onnx_compile_memory(bytes.data(), bytes.size(), &c, &out));
+  return Model::adopt(out);
+}
+
 }  // namespace mrt

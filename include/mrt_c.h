@@ -2010,6 +2010,46 @@ MRT_API mrt_status mrt_model_write_to_memory(const mrt_model *model, void *buffe
 MRT_API mrt_status mrt_model_load_from_memory(const void *data, size_t size,
                                               mrt_model **out) MRT_NOEXCEPT;
 
+/* ------------------------------------------------------------------------ */
+/* ---- Importing ONNX models ---- */
+
+/* Compiles an ONNX model (docs/onnx.md lists the operators) into a PopEF
+ * model for the simulated IPU, the way Graphcore's PopRT does: the model is
+ * checked, constants folded, every shape inferred, tensors mapped over the
+ * target's tiles and the graph lowered with the graph API's ops. Initializers
+ * become TensorData loaded once by the Load program; graph inputs and outputs
+ * become the model's anchors, under their ONNX names. */
+typedef struct mrt_onnx_options {
+  size_t struct_size;
+  const char *target;             /* a system of mrt_target_init(); default "gc200" */
+  const mrt_target *custom_target;/* overrides target when not NULL (borrowed during the call) */
+  uint32_t num_ipus;              /* IPUs per replica; default 1 */
+  uint32_t replication_factor;    /* default 1 */
+  int64_t batch_size;             /* the value of dynamic dimensions (symbolic, 0 or -1)
+                                     of inputs; default 1 */
+  const char *model_name;         /* the executable's name; default: the ONNX graph's
+                                     name, or "onnx_model" */
+  mrt_progress_fn progress;       /* may be NULL; called on the calling thread */
+  void *user_data;
+  void (*user_data_free)(void *user_data);
+} mrt_onnx_options;
+
+/* Sets struct_size and every default. NULL is ignored. */
+MRT_API void mrt_onnx_options_init(mrt_onnx_options *options) MRT_NOEXCEPT;
+
+/* Compiles the ONNX file at path (external data files are read from its
+ * directory) or size bytes of one in memory (copied; no external data).
+ * options may be NULL for the defaults. Errors: MRT_NOT_FOUND for a missing
+ * file, MRT_CORRUPT_MODEL for a malformed or truncated model (naming what is
+ * wrong), MRT_UNIMPLEMENTED listing every unsupported node (name and op type)
+ * or attribute value in one message, MRT_RESOURCE_EXHAUSTED for a model too
+ * big for the target (naming the tensor and the tile). *out belongs to the
+ * caller: mrt_model_destroy(); write it with mrt_model_write(). */
+MRT_API mrt_status mrt_onnx_compile_file(const char *path, const mrt_onnx_options *options,
+                                         mrt_model **out) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_onnx_compile_memory(const void *data, size_t size, const mrt_onnx_options *options,
+                                           mrt_model **out) MRT_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -23,8 +23,14 @@ packages=(
   # libraries the runtime uses (DESIGN.md section 6)
   libfmt-dev libspdlog-dev flatbuffers-compiler libflatbuffers-dev libxxhash-dev
   libeigen3-dev nlohmann-json3-dev libcli11-dev
+  # the ONNX frontend (src/onnx/, docs/onnx.md): ONNX 1.12's protobuf model,
+  # checker and shape inference, over the protobuf library they are built with
+  libonnx-dev libprotobuf-dev
   # tests and benchmarks
   libcmocka-dev libgtest-dev libgmock-dev libbenchmark-dev libffi-dev
+  # ONNX tests (tests/onnx/): python3-onnx writes models at test time,
+  # libonnx-testdata holds the ONNX backend test cases
+  python3-onnx libonnx-testdata
   # bindings examples (bindings_examples/): Python ctypes + numpy, Go (cgo)
   python3 python3-numpy golang-go
 )

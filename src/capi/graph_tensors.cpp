@@ -177,7 +177,7 @@ MRT_API mrt_status mrt_graph_concat(mrt_graph *graph, const mrt_tensor *tensors,
                     hwsim::toString(first.elementType()));
       }
       bool compatible = t.rank() == first.rank();
-      for (std::size_t d = 0; compatible && d < t.rank(); ++d) compatible = d == dim || t.dim(d) == first.dim(d);
+      for (unsigned d = 0; compatible && d < t.rank(); ++d) compatible = d == dim || t.dim(d) == first.dim(d);
       if (!compatible) {
         throw Error(ErrorCode::InvalidArgument,
                     "{} = {} has shape {}, which cannot join tensors[0] of shape {} along dimension {}", argument,

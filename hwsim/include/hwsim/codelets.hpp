@@ -28,6 +28,21 @@
 //                       (the first maximum)
 // Increment             field counter (in/out); attribute "step" (default 1):
 //                       counter += step, for loop counters
+// Conv                  fields in [N,C,*s], weights [M,C/group,*k], out [N,M,*o]
+//                       (in/out), 1 or 2 spatial dims (rank 3 or 4), ONNX Conv with
+//                       zero padding. Attributes "strides" (one per spatial dim),
+//                       "pads" (begins then ends), "dilations" (empty = 1s / 0s),
+//                       "group" (1; C == M == group: depthwise), "accumulate"
+//                       (1: out += conv). Types as MatMul. out's spatial dims must
+//                       be floor((s + pads - dilation*(k-1) - 1) / stride) + 1.
+// MaxPool AveragePool   fields in [N,C,*s], out [N,C,*o] (F16/F32, same type);
+//                       attributes "kernel_shape" (required), "strides", "pads",
+//                       "dilations"; AveragePool also "count_include_pad" (0).
+//                       Max pads with -inf; average divides by the in-input count,
+//                       or with count_include_pad by the count inside the padded
+//                       extent. ceil_mode: the caller gives out the rounded-up
+//                       size (floor or ceil are accepted); a window with no
+//                       element gives -inf (max) or 0 (average).
 #pragma once
 
 #include <cstddef>

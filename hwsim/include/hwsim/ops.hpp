@@ -62,4 +62,51 @@ Tensor reduce(Graph &graph, program::Sequence &prog, std::string_view codelet, c
 Tensor softmax(Graph &graph, program::Sequence &prog, const Tensor &in, std::string_view name, TileRange tiles = {});
 Tensor argMax(Graph &graph, program::Sequence &prog, const Tensor &in, std::string_view name, TileRange tiles = {});
 
+// ---- Convolution and pooling (ops_conv.cpp): ONNX semantics on [N, C, *spatial]
+// tensors with 1 or 2 spatial dimensions (rank 3 or 4). In every list below an
+// empty vector means the default for each spatial dimension (stride 1, pad 0,
+// dilation 1); otherwise it has one value per spatial dimension.
+struct ConvParams {
+  std::vector<std::size_t> strides;
+  std::vector<std::size_t> padsBegin;  // ONNX pads[0 .. S)
+  std::vector<std::size_t> padsEnd;    // ONNX pads[S .. 2S)
+  std::vector<std::size_t> dilations;
+  std::size_t group = 1;               // group == C == M: depthwise
+};
+// [N, M, *out] for in [N, C, *spatial] and weights [M, C/group, *kernel];
+// throws InvalidArgument naming the mismatch.
+Shape convOutputShape(const Shape &inShape, const Shape &weightShape, const ConvParams &params);
+// Convolution (no bias: add it per channel afterwards). The output is split in
+// blocks of images x output channels (whole groups when group > 1) x rows of
+// the first spatial dimension over the range's tiles, chosen within tile
+// memory for the fewest modelled cycles; each tile gets a copy of the input
+// rows (with their halo) and channels it needs and its weights, unless they
+// already live there, and one Conv vertex computes its block. outType: F32, or
+// F16 for F16 inputs.
+Tensor conv(Graph &graph, program::Sequence &prog, const Tensor &in, const Tensor &weights, const ConvParams &params,
+            std::string_view name, TileRange tiles = {}, Type outType = Type::F32);
+// Like createMatMulInputRhs: new weights [M, C/group, *kernel] laid out the way
+// conv over the same input shape, params and range uses them, so weights
+// loaded once stay where the convolution needs them (no exchange for the
+// tiles holding each output-channel block; other tiles of the block get copies).
+Tensor createConvWeights(Graph &graph, Type type, const Shape &inShape, const Shape &weightShape,
+                         const ConvParams &params, std::string_view name, TileRange tiles = {});
+
+struct PoolParams {
+  std::vector<std::size_t> kernelShape;  // required: one per spatial dimension
+  std::vector<std::size_t> strides;
+  std::vector<std::size_t> padsBegin;
+  std::vector<std::size_t> padsEnd;
+  std::vector<std::size_t> dilations;
+  bool countIncludePad = false;  // AveragePool: divide by the window size including padding
+  bool ceilMode = false;         // output size rounded up (a last window starting in the end padding is dropped, as ONNX Runtime)
+};
+// [N, C, *out] for in [N, C, *spatial].
+Shape poolOutputShape(const Shape &inShape, const PoolParams &params);
+// codelet: "MaxPool" or "AveragePool" (F16/F32). Work is split over the range's
+// tiles by images x channels; each tile gets a copy of its channels of in.
+// Max pads with -inf; average excludes padding unless countIncludePad.
+Tensor pool(Graph &graph, program::Sequence &prog, std::string_view codelet, const Tensor &in, const PoolParams &params,
+            std::string_view name, TileRange tiles = {});
+
 }  // namespace hwsim::ops

@@ -62,6 +62,15 @@ std::vector<CodeletSpec> buildLibrary() {
        executeArgMax, 0},
       {"Increment", {{"counter", FieldDir::InOut}}, {{"step", {1.0}}}, validateIncrement,
        cyclesIncrement, executeIncrement, 0},
+      {"Conv", {{"in", FieldDir::In}, {"weights", FieldDir::In}, {"out", FieldDir::InOut}},
+       {{"strides", {}}, {"pads", {}}, {"dilations", {}}, {"group", {1.0}}, {"accumulate", {0.0}}},
+       validateConv, cyclesConv, executeConv, 0},
+      {"MaxPool", {{"in", FieldDir::In}, {"out", FieldDir::Out}},
+       {{"kernel_shape", {}}, {"strides", {}}, {"pads", {}}, {"dilations", {}}}, validatePool, cyclesPool,
+       executePool, 0},
+      {"AveragePool", {{"in", FieldDir::In}, {"out", FieldDir::Out}},
+       {{"kernel_shape", {}}, {"strides", {}}, {"pads", {}}, {"dilations", {}}, {"count_include_pad", {0.0}}},
+       validatePool, cyclesPool, executePool, 1},
   };
 }
 
@@ -135,6 +144,11 @@ const char *descriptionOf(std::string_view name) {
       {"Softmax", "out = softmax(in) over the last dimension; F16, F32"},
       {"ArgMax", "out = index of the first maximum of each row of in; S32 or U32 out"},
       {"Increment", "counter += attribute step; for loop counters"},
+      {"Conv", "out [N,M,*o] (+)= in [N,C,*s] conv weights [M,C/group,*k], 1-D/2-D, ONNX strides/pads/dilations/group; "
+               "F32, or F16 into F16/F32"},
+      {"MaxPool", "out [N,C,*o] = max of each kernel_shape window of in [N,C,*s] (padding is -inf); F16, F32"},
+      {"AveragePool", "out [N,C,*o] = mean of each kernel_shape window of in [N,C,*s] "
+                      "(padding counted if count_include_pad); F16, F32"},
   };
   for (const auto &[n, d] : kDescriptions) {
     if (n == name) return d;

@@ -89,6 +89,13 @@ void executeSoftmax(const CodeletSpec &, const Operand *, const Attrs &);
 std::string validateArgMax(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesArgMax(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
 void executeArgMax(const CodeletSpec &, const Operand *, const Attrs &);
+std::string validateConv(const CodeletSpec &, const Operand *, const Attrs &);
+double cyclesConv(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+void executeConv(const CodeletSpec &, const Operand *, const Attrs &);
+// Pooling family: op 0 = MaxPool, 1 = AveragePool.
+std::string validatePool(const CodeletSpec &, const Operand *, const Attrs &);
+double cyclesPool(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+void executePool(const CodeletSpec &, const Operand *, const Attrs &);
 
 // Elements per cycle of the vector unit for a type.
 double vectorWidth(const Target &target, Type type);

@@ -168,9 +168,11 @@ TEST(ModelRunnerFeaturesTest, TimeoutFlushesDummyDataSoThePartialBatchRuns) {
   std::mt19937 rng(4);
   for (int i = 0; i < 3; ++i) {
     const std::vector<float> x = randomFloats(rng, 16);
-    const auto start = std::chrono::steady_clock::now();
     OutputMemory out = runner.execute({{"x", constView(x)}});
-    EXPECT_GE(std::chrono::steady_clock::now() - start, 20ms);
+    // One sample of a batch of 4 completes only through a flush. (Not timed:
+    // the device may have waited out the timeout before the request came,
+    // when this thread was descheduled, and then flushes at once.)
+    EXPECT_GE(flushes.load(), i + 1);
     EXPECT_EQ(floatsOf(out.at("y")), plusOne(x));
   }
   EXPECT_GE(flushes.load(), 3);

@@ -1,0 +1,108 @@
+// mrt_onnx_* (include/mrt_c.h, "Importing ONNX models"): the C face of the
+// ONNX frontend in src/onnx/. Options are read as a sized input struct and
+// resolved into onnx::OnnxOptions; the result is an ordinary mrt_model.
+#include <memory>
+#include <string>
+
+#include "capi/guard.hpp"
+#include "capi/model.hpp"
+#include "capi/sized_struct.hpp"
+#include "capi/target.hpp"
+#include "capi/user_data.hpp"
+#include "onnx/frontend.hpp"
+
+using mrt::Error;
+using mrt::ErrorCode;
+
+namespace {
+
+mrt_onnx_options defaults() {
+  mrt_onnx_options o{};
+  o.struct_size = sizeof(mrt_onnx_options);
+  o.target = "gc200";
+  o.num_ipus = 1;
+  o.replication_factor = 1;
+  o.batch_size = 1;
+  return o;
+}
+
+// The resolved options; `owned` keeps the caller's user_data until the
+// compilation is over (its free function runs exactly once, also on failure).
+mrt::onnx::OnnxOptions resolve(const mrt_onnx_options &o, const std::shared_ptr<mrt::capi::UserData> &owned) {
+  mrt::onnx::OnnxOptions out;
+  if (o.num_ipus == 0 || o.num_ipus > 64) {
+    throw Error(ErrorCode::InvalidArgument, "options->num_ipus is {}; it must be 1 to 64", o.num_ipus);
+  }
+  if (o.replication_factor == 0 || o.replication_factor > 64) {
+    throw Error(ErrorCode::InvalidArgument, "options->replication_factor is {}; it must be 1 to 64",
+                o.replication_factor);
+  }
+  if (o.batch_size <= 0) {
+    throw Error(ErrorCode::InvalidArgument, "options->batch_size is {}; it must be at least 1", o.batch_size);
+  }
+  if (o.custom_target != nullptr) {
+    out.target = mrt::capi::targetOf(o.custom_target, "options->custom_target");
+  } else {
+    mrt_target target{};
+    target.struct_size = sizeof(target);
+    const mrt_status status = mrt_target_init(o.target != nullptr ? o.target : "gc200", o.num_ipus, &target);
+    if (status != MRT_OK) {
+      throw Error(static_cast<ErrorCode>(status), "options->target '{}' is not a known system (gc200, bow, c600, "
+                                                  "ipu-model-small)", o.target);
+    }
+    out.target = mrt::capi::targetOf(&target, "options->target");
+  }
+  out.replicationFactor = o.replication_factor;
+  out.batchSize = o.batch_size;
+  if (o.model_name != nullptr) out.modelName = o.model_name;
+  if (o.progress != nullptr) {
+    const mrt_progress_fn progress = o.progress;
+    out.progress = [progress, owned](int step, int total) {
+      try {
+        progress(step, total, owned->get());
+      } catch (...) {
+        // A C++ caller's exception must not unwind through the frontend.
+      }
+    };
+  }
+  return out;
+}
+
+template <typename Compile>
+void compile(const mrt_onnx_options *options, mrt_model **out, Compile &&compileWith) {
+  // First, so user_data_free runs exactly once whatever fails below.
+  const auto owned = options != nullptr ? mrt::capi::ownUserData(options->user_data, options->user_data_free)
+                                        : mrt::capi::ownUserData(nullptr, nullptr);
+  mrt::capi::requireNotNull(out, "out");
+  const mrt_onnx_options o =
+      options != nullptr ? mrt::capi::readSized(options, defaults(), sizeof(mrt_onnx_options), "options") : defaults();
+  const mrt::onnx::OnnxOptions resolved = resolve(o, owned);
+  auto model = compileWith(resolved);
+  *out = new mrt_model{std::move(model)};
+}
+
+}  // namespace
+
+MRT_API void mrt_onnx_options_init(mrt_onnx_options *options) noexcept {
+  if (options != nullptr) *options = defaults();
+}
+
+MRT_API mrt_status mrt_onnx_compile_file(const char *path, const mrt_onnx_options *options,
+                                         mrt_model **out) noexcept {
+  return mrt::capi::guard("mrt_onnx_compile_file", [&] {
+    compile(options, out, [&](const mrt::onnx::OnnxOptions &resolved) {
+      mrt::capi::requireNotNull(path, "path");
+      return mrt::onnx::compileOnnxFile(path, resolved);
+    });
+  });
+}
+
+MRT_API mrt_status mrt_onnx_compile_memory(const void *data, size_t size, const mrt_onnx_options *options,
+                                           mrt_model **out) noexcept {
+  return mrt::capi::guard("mrt_onnx_compile_memory", [&] {
+    compile(options, out, [&](const mrt::onnx::OnnxOptions &resolved) {
+      mrt::capi::requireNotNull(data, "data");
+      return mrt::onnx::compileOnnxMemory(data, size, resolved);
+    });
+  });
+}

@@ -1,0 +1,39 @@
+// Device building blocks the operator families share: views that broadcast
+// or permute, materializing a view into a variable, and NumPy-broadcasting
+// binary operations.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <hwsim/graph.hpp>
+
+#include "onnx/context.hpp"
+
+namespace mrt::onnx {
+
+// A view of t repeated along its dimensions of size 1 (and new leading ones)
+// to `to`. Free only as a copy source: materialize() it before vertices use it.
+hwsim::Tensor broadcastView(const hwsim::Tensor &t, const hwsim::Shape &to);
+// out[i0..] = t[i_perm[0]..]: the transposition as a view (rank 2 by hwsim's
+// transpose; other ranks as slices joined by concat).
+hwsim::Tensor permuteView(const hwsim::Tensor &t, const std::vector<std::size_t> &perm);
+// The elements of t at `indices` along `axis`, in order, as a view.
+hwsim::Tensor takeView(const hwsim::Tensor &t, std::size_t axis, const std::vector<std::int64_t> &indices);
+// A new variable over all tiles holding a copy of `view`.
+hwsim::Tensor materialize(LoweringContext &ctx, const hwsim::Tensor &view, const std::string &name);
+
+// ONNX-style binary op with NumPy broadcasting on the values named a and b
+// (either may be a constant; constants that need broadcasting are broadcast
+// on the host). Comparisons give BOOL.
+hwsim::Tensor broadcastBinary(LoweringContext &ctx, const std::string &codelet, const std::string &a,
+                              const std::string &b, const std::string &name);
+// The same on device tensors (commutative codelets may swap operands to
+// avoid a copy).
+hwsim::Tensor broadcastBinary(LoweringContext &ctx, const std::string &codelet, const hwsim::Tensor &a,
+                              const hwsim::Tensor &b, const std::string &name);
+// t <codelet> scalar, the scalar a graph constant of t's type.
+hwsim::Tensor scalarBinary(LoweringContext &ctx, const std::string &codelet, const hwsim::Tensor &t, double scalar,
+                           const std::string &name);
+
+}  // namespace mrt::onnx

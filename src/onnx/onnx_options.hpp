@@ -1,0 +1,23 @@
+// OnnxOptions: what the ONNX frontend needs to know besides the model (the
+// C API's mrt_onnx_options, resolved: target built, defaults applied).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <hwsim/target.hpp>
+
+namespace mrt::onnx {
+
+struct OnnxOptions {
+  hwsim::Target target = hwsim::Target::gc200();  // one replica's target (numIpus set)
+  unsigned replicationFactor = 1;
+  // The value given to dynamic dimensions (symbolic, 0 or -1) of the inputs.
+  std::int64_t batchSize = 1;
+  std::string modelName;  // empty: the ONNX graph's name, or "onnx_model"
+  // (step, total) as the compilation advances; may be empty.
+  std::function<void(int, int)> progress;
+};
+
+}  // namespace mrt::onnx

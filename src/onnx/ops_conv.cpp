@@ -1,0 +1,190 @@
+// Convolution, pooling and normalization: Conv, MaxPool, AveragePool
+// (hwsim::ops::conv / pool), GlobalAveragePool/GlobalMaxPool (reductions over
+// the spatial dimensions) and BatchNormalization folded into one per-channel
+// scale and shift computed on the host.
+#include <cmath>
+
+#include <hwsim/ops.hpp>
+
+#include "onnx/device_ops.hpp"
+#include "onnx/registry.hpp"
+
+namespace mrt::onnx {
+namespace {
+
+using ::onnx::NodeProto;
+
+std::vector<std::size_t> sizes(const std::vector<std::int64_t> &values, const NodeProto &node, const char *attr) {
+  std::vector<std::size_t> out;
+  for (const auto v : values) {
+    if (v < 0) throw Error(ErrorCode::CorruptModel, "{}: {} has the negative value {}", nodeLabel(node), attr, v);
+    out.push_back(static_cast<std::size_t>(v));
+  }
+  return out;
+}
+
+// Window geometry common to Conv and the pools.
+struct Window {
+  std::vector<std::size_t> strides, padsBegin, padsEnd, dilations;
+};
+
+// strides/dilations/pads/auto_pad of `node` for `spatial` input dimensions and
+// the (dilation-free) kernel sizes.
+Window windowOf(const NodeProto &node, const hwsim::Shape &spatial, const std::vector<std::size_t> &kernel) {
+  const std::size_t s = spatial.size();
+  Window w;
+  w.strides = sizes(attrInts(node, "strides").value_or(std::vector<std::int64_t>(s, 1)), node, "strides");
+  w.dilations = sizes(attrInts(node, "dilations").value_or(std::vector<std::int64_t>(s, 1)), node, "dilations");
+  const auto pads = sizes(attrInts(node, "pads").value_or(std::vector<std::int64_t>(2 * s, 0)), node, "pads");
+  if (w.strides.size() != s || w.dilations.size() != s || pads.size() != 2 * s || kernel.size() != s) {
+    throw Error(ErrorCode::CorruptModel, "{}: strides, dilations, pads or kernel do not match {} spatial dimensions",
+                nodeLabel(node), s);
+  }
+  w.padsBegin.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(s));
+  w.padsEnd.assign(pads.begin() + static_cast<std::ptrdiff_t>(s), pads.end());
+  const std::string autoPad = attrString(node, "auto_pad", "NOTSET");
+  if (autoPad == "VALID") {
+    w.padsBegin.assign(s, 0);
+    w.padsEnd.assign(s, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    // Output size ceil(in / stride); the odd pad goes at the end (UPPER) or the start (LOWER).
+    for (std::size_t i = 0; i < s; ++i) {
+      const std::size_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
+      const std::size_t span = (out - 1) * w.strides[i] + (kernel[i] - 1) * w.dilations[i] + 1;
+      const std::size_t total = span > spatial[i] ? span - spatial[i] : 0;
+      w.padsBegin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.padsEnd[i] = total - w.padsBegin[i];
+    }
+  } else if (autoPad != "NOTSET") {
+    throw Error(ErrorCode::CorruptModel, "{}: unknown auto_pad '{}'", nodeLabel(node), autoPad);
+  }
+  return w;
+}
+
+hwsim::Shape spatialOf(const hwsim::Tensor &x, const NodeProto &node) {
+  if (x.rank() != 3 && x.rank() != 4) {
+    throw UnsupportedNode(node.op_type() + " of rank " + std::to_string(x.rank()) + " (1-D and 2-D only)");
+  }
+  return hwsim::Shape(x.shape().begin() + 2, x.shape().end());
+}
+
+// Adds a per-channel vector (constant or not) of shape [C] to/into y [N, C, *spatial].
+hwsim::Tensor perChannel(LoweringContext &ctx, const char *codelet, const hwsim::Tensor &y, std::int32_t type,
+                         const std::string &vector, const std::string &name) {
+  const std::string yName = ctx.uniqueName(name + "/in");
+  ctx.setDevice(yName, y, type);
+  std::string v = vector;
+  if (ctx.isHost(vector)) {
+    // [C] -> [C, 1, ...] so it broadcasts over the spatial dimensions.
+    HostTensor t = ctx.host(vector);
+    t.dims.resize(y.rank() - 1, 1);
+    v = ctx.uniqueName(vector + "/channels");
+    ctx.setHost(v, std::move(t));
+  } else {
+    hwsim::Shape shape(y.rank() - 1, 1);
+    shape[0] = y.dim(1);
+    v = ctx.uniqueName(vector + "/channels");
+    ctx.setDevice(v, ctx.device(vector).reshape(shape), type);
+  }
+  return broadcastBinary(ctx, codelet, yName, v, name);
+}
+
+void lowerConv(LoweringContext &ctx, const NodeProto &node) {
+  const std::string &out = node.output(0);
+  const hwsim::Tensor x = ctx.device(node.input(0));
+  const hwsim::Shape spatial = spatialOf(x, node);
+  const Dims wDims = ctx.value(node.input(1)).dims();
+  if (wDims.size() != x.rank()) throw Error(ErrorCode::CorruptModel, "{}: weights {} for input of rank {}", nodeLabel(node), toString(wDims), x.rank());
+  const hwsim::Shape wShape = toShape(wDims);
+  const std::vector<std::size_t> kernel(wShape.begin() + 2, wShape.end());
+  if (auto k = attrInts(node, "kernel_shape"); k && sizes(*k, node, "kernel_shape") != kernel) {
+    throw Error(ErrorCode::CorruptModel, "{}: kernel_shape {} differs from the weights {}", nodeLabel(node), toString(*k), toString(wDims));
+  }
+  const Window w = windowOf(node, spatial, kernel);
+  hwsim::ops::ConvParams params{w.strides, w.padsBegin, w.padsEnd, w.dilations,
+                                static_cast<std::size_t>(attrInt(node, "group", 1))};
+  const hwsim::Tensor weights = ctx.device(node.input(1), [&](hwsim::Type type, const hwsim::Shape &shape, const std::string &name) {
+    return hwsim::ops::createConvWeights(ctx.graph(), type, x.shape(), shape, params, name);
+  });
+  if (weights.elementType() != x.elementType()) throw UnsupportedNode("Conv of two element types");
+  if (!hwsim::isFloatingPoint(x.elementType())) throw UnsupportedNode("Conv of " + typeName(ctx.value(node.input(0)).type));
+  hwsim::Tensor y = hwsim::ops::conv(ctx.graph(), ctx.main(), x, weights, params, out, {}, x.elementType());
+  const std::int32_t type = ctx.value(node.input(0)).type;
+  if (!inputName(node, 2).empty()) y = perChannel(ctx, "Add", y, type, node.input(2), out + "/bias");
+  ctx.setDevice(out, y, type);
+}
+
+LowerFn poolOp(std::string codelet) {
+  return [codelet](LoweringContext &ctx, const NodeProto &node) {
+    if (node.output_size() > 1 && !node.output(1).empty()) throw UnsupportedNode("MaxPool's Indices output");
+    const hwsim::Tensor x = ctx.device(node.input(0));
+    const hwsim::Shape spatial = spatialOf(x, node);
+    const auto kernel = sizes(attrInts(node, "kernel_shape").value_or(std::vector<std::int64_t>{}), node, "kernel_shape");
+    const Window w = windowOf(node, spatial, kernel);
+    hwsim::ops::PoolParams params{kernel, w.strides, w.padsBegin, w.padsEnd, w.dilations,
+                                  attrInt(node, "count_include_pad", 0) != 0, attrInt(node, "ceil_mode", 0) != 0};
+    ctx.setDevice(node.output(0), hwsim::ops::pool(ctx.graph(), ctx.main(), codelet, x, params, node.output(0)),
+                  ctx.value(node.input(0)).type);
+  };
+}
+
+// GlobalAveragePool / GlobalMaxPool: a reduction over every spatial dimension, kept as 1s.
+LowerFn globalPoolOp(std::string codelet) {
+  return [codelet](LoweringContext &ctx, const NodeProto &node) {
+    const hwsim::Tensor x = ctx.device(node.input(0));
+    if (x.rank() < 3) throw Error(ErrorCode::CorruptModel, "{}: input of rank {} has no spatial dimensions", nodeLabel(node), x.rank());
+    std::vector<std::size_t> axes;
+    hwsim::Shape shape{x.dim(0), x.dim(1)};
+    for (std::size_t d = 2; d < x.rank(); ++d) {
+      axes.push_back(d);
+      shape.push_back(1);
+    }
+    const hwsim::Tensor y = hwsim::ops::reduce(ctx.graph(), ctx.main(), codelet, x, axes, node.output(0));
+    ctx.setDevice(node.output(0), y.reshape(shape), ctx.value(node.input(0)).type);
+  };
+}
+
+// y = (x - mean) / sqrt(var + eps) * scale + bias = x * s + t with
+// s = scale / sqrt(var + eps) and t = bias - mean * s, per channel.
+void lowerBatchNorm(LoweringContext &ctx, const NodeProto &node) {
+  if (attrInt(node, "training_mode", 0) != 0 || node.output_size() > 1) throw UnsupportedNode("BatchNormalization in training mode");
+  const std::string &out = node.output(0);
+  const HostTensor &scale = ctx.host(node.input(1));
+  const HostTensor &bias = ctx.host(node.input(2));
+  const HostTensor &mean = ctx.host(node.input(3));
+  const HostTensor &var = ctx.host(node.input(4));
+  const double eps = attrFloat(node, "epsilon", 1e-5f);
+  const std::size_t c = scale.numElements();
+  if (bias.numElements() != c || mean.numElements() != c || var.numElements() != c) {
+    throw Error(ErrorCode::CorruptModel, "{}: scale, B, mean and var differ in size", nodeLabel(node));
+  }
+  HostTensor s{scale.type, {static_cast<std::int64_t>(c)}, std::vector<double>(c)};
+  HostTensor t = s;
+  for (std::size_t i = 0; i < c; ++i) {
+    s.values[i] = scale.values[i] / std::sqrt(var.values[i] + eps);
+    t.values[i] = bias.values[i] - mean.values[i] * s.values[i];
+  }
+  convertValues(s.values, s.type);
+  convertValues(t.values, t.type);
+  const std::string sName = ctx.uniqueName(out + "/scale"), tName = ctx.uniqueName(out + "/shift");
+  ctx.setHost(sName, std::move(s));
+  ctx.setHost(tName, std::move(t));
+  const std::int32_t type = ctx.value(node.input(0)).type;
+  const hwsim::Tensor x = ctx.device(node.input(0));
+  if (x.rank() < 2) throw Error(ErrorCode::CorruptModel, "{}: input of rank {} has no channel dimension", nodeLabel(node), x.rank());
+  const hwsim::Tensor scaled = perChannel(ctx, "Mul", x, type, sName, out + "/mul");
+  ctx.setDevice(out, perChannel(ctx, "Add", scaled, type, tName, out), type);
+}
+
+}  // namespace
+
+void registerConvOps(OpRegistry &registry) {
+  registry.add("Conv", lowerConv);
+  registry.add("MaxPool", poolOp("MaxPool"));
+  registry.add("AveragePool", poolOp("AveragePool"));
+  registry.add("GlobalAveragePool", globalPoolOp("ReduceMean"));
+  registry.add("GlobalMaxPool", globalPoolOp("ReduceMax"));
+  registry.add("BatchNormalization", lowerBatchNorm);
+}
+
+}  // namespace mrt::onnx

@@ -1,0 +1,113 @@
+// Softmax/LogSoftmax on any axis, reductions over any axes, ArgMax. hwsim's
+// Softmax and ArgMax work on the last dimension: other axes are moved there
+// by a permuting view and back.
+#include <algorithm>
+#include <numeric>
+
+#include <hwsim/ops.hpp>
+
+#include "onnx/device_ops.hpp"
+#include "onnx/registry.hpp"
+
+namespace mrt::onnx {
+namespace {
+
+using ::onnx::NodeProto;
+using TP = ::onnx::TensorProto;
+
+// The permutation moving `axis` last, and its inverse.
+std::pair<std::vector<std::size_t>, std::vector<std::size_t>> axisLast(std::size_t axis, std::size_t rank) {
+  std::vector<std::size_t> perm;
+  for (std::size_t i = 0; i < rank; ++i) if (i != axis) perm.push_back(i);
+  perm.push_back(axis);
+  std::vector<std::size_t> inverse(rank);
+  for (std::size_t i = 0; i < rank; ++i) inverse[perm[i]] = i;
+  return {perm, inverse};
+}
+
+LowerFn softmaxOp(bool logarithm) {
+  return [logarithm](LoweringContext &ctx, const NodeProto &node) {
+    const std::string &out = node.output(0);
+    const hwsim::Tensor x = ctx.device(node.input(0));
+    const std::size_t rank = std::max<std::size_t>(x.rank(), 1);
+    const hwsim::Tensor xr = x.rank() == 0 ? x.reshape({1}) : x;
+    hwsim::Tensor y;
+    if (ctx.opset() < 13) {
+      // Before opset 13 softmax normalizes over all dimensions from `axis` on.
+      const std::size_t axis = normalizeAxis(attrInt(node, "axis", 1), rank, nodeLabel(node));
+      const std::size_t rows = hwsim::numElementsOf(hwsim::Shape(xr.shape().begin(), xr.shape().begin() + static_cast<std::ptrdiff_t>(axis)));
+      y = hwsim::ops::softmax(ctx.graph(), ctx.main(), xr.reshape({rows, xr.numElements() / rows}), out).reshape(xr.shape());
+    } else {
+      const std::size_t axis = normalizeAxis(attrInt(node, "axis", -1), rank, nodeLabel(node));
+      const auto [perm, inverse] = axisLast(axis, rank);
+      const hwsim::Tensor moved = permuteView(xr, perm);
+      y = permuteView(hwsim::ops::softmax(ctx.graph(), ctx.main(), moved, out), inverse);
+    }
+    if (logarithm) y = hwsim::ops::unary(ctx.graph(), ctx.main(), "Log", y, out + "/log");
+    ctx.setDevice(out, y.reshape(x.shape()), ctx.value(node.input(0)).type);
+  };
+}
+
+// A reduction: `pre` (optional) maps x elementwise first, `codelet` reduces,
+// `post` (optional) maps the result.
+LowerFn reduceOp(std::string pre, std::string codelet, std::string post) {
+  return [=](LoweringContext &ctx, const NodeProto &node) {
+    const std::string &out = node.output(0);
+    hwsim::Tensor x = ctx.device(node.input(0));
+    std::vector<std::int64_t> given;
+    if (auto a = attrInts(node, "axes")) given = *a;
+    else if (!inputName(node, 1).empty()) given = constantInts(ctx, node, 1, "the reduction's axes");
+    if (given.empty() && attrInt(node, "noop_with_empty_axes", 0) != 0) {
+      ctx.setDevice(out, x, ctx.value(node.input(0)).type);
+      return;
+    }
+    std::vector<std::size_t> axes;
+    for (const auto a : given) axes.push_back(normalizeAxis(a, x.rank(), nodeLabel(node)));
+    if (axes.empty()) {
+      axes.resize(x.rank());
+      std::iota(axes.begin(), axes.end(), 0);
+    }
+    std::sort(axes.begin(), axes.end());
+    axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+    if (pre == "Square") x = broadcastBinary(ctx, "Mul", x, x, out + "/square");
+    else if (!pre.empty()) x = hwsim::ops::unary(ctx.graph(), ctx.main(), pre, x, out + "/" + pre);
+    hwsim::Tensor y = hwsim::ops::reduce(ctx.graph(), ctx.main(), codelet, x, axes, out);
+    if (!post.empty()) y = hwsim::ops::unary(ctx.graph(), ctx.main(), post, y, out + "/" + post);
+    hwsim::Shape shape;
+    const bool keep = attrInt(node, "keepdims", 1) != 0;
+    for (std::size_t d = 0; d < x.rank(); ++d) {
+      const bool reduced = std::binary_search(axes.begin(), axes.end(), d);
+      if (!reduced) shape.push_back(x.dim(static_cast<unsigned>(d)));
+      else if (keep) shape.push_back(1);
+    }
+    ctx.setDevice(out, y.reshape(shape), ctx.value(node.input(0)).type);
+  };
+}
+
+void lowerArgMax(LoweringContext &ctx, const NodeProto &node) {
+  if (attrInt(node, "select_last_index", 0) != 0) throw UnsupportedNode("ArgMax with select_last_index=1");
+  const hwsim::Tensor x = ctx.device(node.input(0));
+  const std::size_t axis = normalizeAxis(attrInt(node, "axis", 0), x.rank(), nodeLabel(node));
+  const auto [perm, inverse] = axisLast(axis, x.rank());
+  // The device's ArgMax reads rows: bring the moved view into one variable.
+  const hwsim::Tensor moved = axis + 1 == x.rank() ? x : materialize(ctx, permuteView(x, perm), node.output(0) + "/moved");
+  hwsim::Tensor y = hwsim::ops::argMax(ctx.graph(), ctx.main(), moved, node.output(0));
+  hwsim::Shape shape = x.shape();
+  if (attrInt(node, "keepdims", 1) != 0) shape[axis] = 1;
+  else shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(axis));
+  ctx.setDevice(node.output(0), y.reshape(shape), TP::INT64);
+}
+
+}  // namespace
+
+void registerReduceOps(OpRegistry &registry) {
+  registry.add("Softmax", softmaxOp(false));
+  registry.add("LogSoftmax", softmaxOp(true));
+  for (const char *op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"}) registry.add(op, reduceOp("", op, ""));
+  registry.add("ReduceL1", reduceOp("Abs", "ReduceSum", ""));
+  registry.add("ReduceL2", reduceOp("Square", "ReduceSum", "Sqrt"));
+  registry.add("ReduceSumSquare", reduceOp("Square", "ReduceSum", ""));
+  registry.add("ArgMax", lowerArgMax);
+}
+
+}  // namespace mrt::onnx

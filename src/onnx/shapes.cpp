@@ -1,0 +1,150 @@
+#include "onnx/shapes.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <onnx/shape_inference/implementation.h>
+
+#include "common/error.hpp"
+
+namespace mrt::onnx {
+
+void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize) {
+  for (auto &input : *model.mutable_graph()->mutable_input()) {
+    if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) continue;
+    for (auto &dim : *input.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (!dim.has_dim_value() || dim.dim_value() <= 0) dim.set_dim_value(batchSize);
+    }
+  }
+  try {
+    ::onnx::shape_inference::InferShapes(model);
+  } catch (const std::exception &e) {
+    throw Error(ErrorCode::CorruptModel, "ONNX shape inference rejects the model: {}", e.what());
+  }
+}
+
+Dims staticDims(const ::onnx::ValueInfoProto &info) {
+  if (!info.type().has_tensor_type()) {
+    throw Error(ErrorCode::Unimplemented, "'{}' is not a tensor (sequences and maps are not supported)", info.name());
+  }
+  const auto &tensor = info.type().tensor_type();
+  if (!tensor.has_shape()) throw Error(ErrorCode::Unimplemented, "'{}' has no shape (not even its rank)", info.name());
+  Dims dims;
+  for (const auto &d : tensor.shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0) {
+      throw Error(ErrorCode::Unimplemented, "'{}' has the unknown dimension '{}'", info.name(), d.dim_param());
+    }
+    dims.push_back(d.dim_value());
+  }
+  return dims;
+}
+
+Dims reshapeDims(const Dims &in, const std::vector<std::int64_t> &shape, bool allowZero, const std::string &what) {
+  Dims out;
+  int inferred = -1;
+  std::size_t known = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    std::int64_t d = shape[i];
+    if (d == 0 && !allowZero) {
+      if (i >= in.size()) throw Error(ErrorCode::CorruptModel, "{}: shape {} copies dimension {} of a rank-{} input", what, toString(shape), i, in.size());
+      d = in[i];
+    }
+    if (d == -1) {
+      if (inferred >= 0) throw Error(ErrorCode::CorruptModel, "{}: shape {} has two -1 dimensions", what, toString(shape));
+      inferred = static_cast<int>(i);
+      d = 1;
+    } else if (d < 0) {
+      throw Error(ErrorCode::CorruptModel, "{}: shape {} has the negative dimension {}", what, toString(shape), d);
+    } else {
+      known *= static_cast<std::size_t>(d);
+    }
+    out.push_back(d);
+  }
+  const std::size_t total = numElements(in);
+  if (inferred >= 0) {
+    if (known == 0 || total % known != 0) {
+      throw Error(ErrorCode::CorruptModel, "{}: cannot reshape {} into {}", what, toString(in), toString(shape));
+    }
+    out[static_cast<std::size_t>(inferred)] = static_cast<std::int64_t>(total / known);
+  }
+  if (numElements(out) != total) {
+    throw Error(ErrorCode::CorruptModel, "{}: cannot reshape {} ({} elements) into {}", what, toString(in), total,
+                toString(out));
+  }
+  return out;
+}
+
+Dims flattenDims(const Dims &in, std::int64_t axis, const std::string &what) {
+  const std::int64_t rank = static_cast<std::int64_t>(in.size());
+  if (axis < -rank || axis > rank) throw Error(ErrorCode::CorruptModel, "{}: axis {} is out of range for rank {}", what, axis, rank);
+  const std::size_t a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+  const Dims head(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(a));
+  const Dims tail(in.begin() + static_cast<std::ptrdiff_t>(a), in.end());
+  return {static_cast<std::int64_t>(numElements(head)), static_cast<std::int64_t>(numElements(tail))};
+}
+
+Dims squeezeDims(const Dims &in, const std::vector<std::int64_t> &axes, const std::string &what) {
+  std::set<std::size_t> drop;
+  for (const auto a : axes) {
+    const std::size_t axis = normalizeAxis(a, in.size(), what);
+    if (in[axis] != 1) throw Error(ErrorCode::CorruptModel, "{}: cannot squeeze axis {} of size {}", what, a, in[axis]);
+    drop.insert(axis);
+  }
+  Dims out;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (axes.empty() ? in[i] != 1 : drop.count(i) == 0) out.push_back(in[i]);
+  }
+  return out;
+}
+
+Dims unsqueezeDims(const Dims &in, const std::vector<std::int64_t> &axes, const std::string &what) {
+  const std::size_t rank = in.size() + axes.size();
+  std::set<std::size_t> add;
+  for (const auto a : axes) {
+    if (!add.insert(normalizeAxis(a, rank, what)).second) {
+      throw Error(ErrorCode::CorruptModel, "{}: axis {} is repeated", what, a);
+    }
+  }
+  Dims out;
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < rank; ++i) out.push_back(add.count(i) ? 1 : in[next++]);
+  return out;
+}
+
+std::vector<AxisTake> sliceTakes(const Dims &in, const std::vector<std::int64_t> &starts,
+                                 const std::vector<std::int64_t> &ends, const std::vector<std::int64_t> &axesIn,
+                                 const std::vector<std::int64_t> &stepsIn, const std::string &what) {
+  if (starts.size() != ends.size()) {
+    throw Error(ErrorCode::CorruptModel, "{}: {} starts but {} ends", what, starts.size(), ends.size());
+  }
+  std::vector<std::int64_t> axes = axesIn;
+  if (axes.empty()) {
+    for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+  }
+  const std::vector<std::int64_t> steps = stepsIn.empty() ? std::vector<std::int64_t>(starts.size(), 1) : stepsIn;
+  if (axes.size() != starts.size() || steps.size() != starts.size()) {
+    throw Error(ErrorCode::CorruptModel, "{}: starts, ends, axes and steps differ in length", what);
+  }
+  std::vector<AxisTake> takes;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    AxisTake take;
+    take.axis = normalizeAxis(axes[i], in.size(), what);
+    const std::int64_t dim = in[take.axis];
+    const std::int64_t step = steps[i];
+    if (step == 0) throw Error(ErrorCode::CorruptModel, "{}: step 0 on axis {}", what, axes[i]);
+    auto clampIndex = [&](std::int64_t v, std::int64_t lo, std::int64_t hi) {
+      if (v < 0) v += dim;
+      return std::clamp(v, lo, hi);
+    };
+    // ONNX clamps to [0, dim] for positive steps and [-1, dim-1] for negative ones.
+    const std::int64_t lo = step > 0 ? 0 : -1;
+    const std::int64_t hi = step > 0 ? dim : dim - 1;
+    const std::int64_t start = clampIndex(std::clamp<std::int64_t>(starts[i], -dim - 1, dim), lo, hi);
+    const std::int64_t end = clampIndex(std::clamp<std::int64_t>(ends[i], -dim - 1, dim), lo, hi);
+    for (std::int64_t j = start; step > 0 ? j < end : j > end; j += step) take.indices.push_back(j);
+    takes.push_back(std::move(take));
+  }
+  return takes;
+}
+
+}  // namespace mrt::onnx

@@ -1,0 +1,46 @@
+// Shapes: fixing the dynamic dimensions of a model's inputs, ONNX shape
+// inference, and the shape rules of the view operators, shared by constant
+// folding (host) and lowering (device) so both agree on every result shape.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "onnx/host_tensor.hpp"
+
+namespace mrt::onnx {
+
+// Gives every dynamic input dimension (symbolic, 0 or -1) the value
+// batchSize, then runs onnx::shape_inference::InferShapes so value_info
+// holds what ONNX can infer. Throws mrt::Error(CorruptModel) naming the
+// problem when inference finds the model inconsistent.
+void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize);
+
+// The element type and static dimensions of a graph input or output;
+// throws mrt::Error(Unimplemented) naming it when a dimension is still unknown.
+Dims staticDims(const ::onnx::ValueInfoProto &info);
+
+// ---- rules of the view operators (`what` names the node in messages) ----
+// Reshape: 0 copies the input's dimension (unless allowzero), one -1 is inferred.
+Dims reshapeDims(const Dims &in, const std::vector<std::int64_t> &shape, bool allowZero, const std::string &what);
+// Flatten at axis: [prod(in[:axis]), prod(in[axis:])].
+Dims flattenDims(const Dims &in, std::int64_t axis, const std::string &what);
+// Squeeze the given axes (all dimensions of 1 when axes is empty).
+Dims squeezeDims(const Dims &in, const std::vector<std::int64_t> &axes, const std::string &what);
+Dims unsqueezeDims(const Dims &in, const std::vector<std::int64_t> &axes, const std::string &what);
+
+// One axis of a Slice: the input indices it takes, in order.
+struct AxisTake {
+  std::size_t axis = 0;
+  std::vector<std::int64_t> indices;
+};
+// Slice's starts/ends/axes/steps (clamped the ONNX way) as the indices taken
+// along each sliced axis.
+std::vector<AxisTake> sliceTakes(const Dims &in, const std::vector<std::int64_t> &starts,
+                                 const std::vector<std::int64_t> &ends, const std::vector<std::int64_t> &axes,
+                                 const std::vector<std::int64_t> &steps, const std::string &what);
+
+}  // namespace mrt::onnx

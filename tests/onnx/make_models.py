@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+"""Writes the ONNX test models of tests/onnx/ to OUT_DIR, each as
+OUT_DIR/<case>/model.onnx plus test_data_set_0/{input,output}_<i>.pb (the
+ONNX Model Zoo layout), the expected outputs computed with numpy.
+
+Usage: make_models.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+RNG = np.random.default_rng(13)
+
+
+def rand(*shape, low=-1.0, high=1.0):
+    return RNG.uniform(low, high, size=shape).astype(np.float32)
+
+
+def softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def write(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13):
+    """inputs/outputs: lists of (name, array); initializers: (name, array)."""
+    graph = helper.make_graph(
+        nodes, case,
+        [helper.make_tensor_value_info(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], a.shape) for n, a in inputs],
+        [helper.make_tensor_value_info(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], a.shape) for n, a in outputs],
+        [numpy_helper.from_array(a, n) for n, a in initializers])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    data = os.path.join(out_dir, case, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    onnx.save(model, os.path.join(out_dir, case, "model.onnx"))
+    for kind, tensors in (("input", inputs), ("output", outputs)):
+        for i, (name, array) in enumerate(tensors):
+            with open(os.path.join(data, f"{kind}_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(array, name).SerializeToString())
+
+
+def mlp(out):
+    x, w1, b1, w2, b2 = rand(4, 16), rand(32, 16), rand(32), rand(32, 10), rand(10)
+    h = np.maximum(x @ w1.T + b1, 0)
+    y = softmax(h @ w2 + 0.5 * b2, 1)
+    write(out, "mlp", [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], transB=1),
+        helper.make_node("Relu", ["h"], ["hr"]),
+        helper.make_node("Gemm", ["hr", "w2", "b2"], ["logits"], beta=0.5),
+        helper.make_node("Softmax", ["logits"], ["y"], axis=1),
+    ], [("x", x)], [("y", y)], [("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2)])
+
+
+def broadcast(out):
+    a, b, c, d = rand(2, 3, 4), rand(3, 1), rand(4), rand(2, 1, 4, low=0.5, high=2.0)
+    k = rand(1, 3, 1)
+    write(out, "broadcast", [
+        helper.make_node("Add", ["a", "b"], ["add"]),          # [2,3,4] + [3,1]
+        helper.make_node("Sub", ["c", "a"], ["sub"]),          # [4] - [2,3,4]
+        helper.make_node("Div", ["a", "d"], ["div"]),          # [2,3,4] / [2,1,4]
+        helper.make_node("Mul", ["b", "k"], ["mul"]),          # [3,1] * [1,3,1] (constant)
+        helper.make_node("Max", ["a", "c"], ["max"]),
+        helper.make_node("Sigmoid", ["a"], ["sig"]),
+        helper.make_node("LeakyRelu", ["a"], ["leaky"], alpha=0.2),
+        helper.make_node("Clip", ["d", "lo", "hi"], ["clip"]),
+    ], [("a", a), ("b", b), ("c", c), ("d", d)],
+        [("add", a + b), ("sub", c - a), ("div", a / d), ("mul", b * k), ("max", np.maximum(a, c)),
+         ("sig", (1 / (1 + np.exp(-a))).astype(np.float32)), ("leaky", np.where(a > 0, a, 0.2 * a).astype(np.float32)),
+         ("clip", np.clip(d, 0.75, 1.5))],
+        [("k", k), ("lo", np.array(0.75, np.float32)), ("hi", np.array(1.5, np.float32))])
+
+
+def views(out):
+    x, y = rand(2, 3, 4), rand(3, 2)
+    t = np.transpose(x, (1, 0, 2)).reshape(3, 8)
+    cat = np.concatenate([t, y], axis=1)
+    write(out, "views", [
+        helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0, 2]),
+        helper.make_node("Reshape", ["t", "shape"], ["r"]),
+        helper.make_node("Concat", ["r", "y"], ["cat"], axis=1),
+        helper.make_node("Transpose", ["cat"], ["catT"]),
+        helper.make_node("Transpose", ["x"], ["p"], perm=[2, 0, 1]),
+        helper.make_node("Softmax", ["x"], ["sm"], axis=1),
+        helper.make_node("ReduceMean", ["x"], ["mean"], axes=[1], keepdims=1),
+        helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["sl"]),
+        helper.make_node("Exp", ["sl"], ["slexp"]),
+    ], [("x", x), ("y", y)],
+        [("catT", cat.T.copy()), ("p", np.transpose(x, (2, 0, 1)).copy()), ("sm", softmax(x, 1)),
+         ("mean", x.mean(axis=1, keepdims=True)), ("slexp", np.exp(x[:, :, 3:0:-2]))],
+        [("shape", np.array([3, 8], np.int64)), ("starts", np.array([3], np.int64)),
+         ("ends", np.array([0], np.int64)), ("axes", np.array([2], np.int64)), ("steps", np.array([-2], np.int64))])
+
+
+def shape_fold(out):
+    x, w = rand(2, 3, 4), rand(12, 5)
+    write(out, "shape_fold", [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Unsqueeze", ["n", "axes0"], ["n1"]),
+        helper.make_node("Concat", ["n1", "minus1"], ["newshape"], axis=0),
+        helper.make_node("Reshape", ["x", "newshape"], ["flat"]),
+        helper.make_node("MatMul", ["flat", "w"], ["y"]),
+    ], [("x", x)], [("y", x.reshape(2, 12) @ w)],
+        [("w", w), ("zero", np.array(0, np.int64)), ("axes0", np.array([0], np.int64)),
+         ("minus1", np.array([-1], np.int64))])
+
+
+def conv2d(x, w, b, pad):
+    n, c, h, wd = x.shape
+    m, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = h + 2 * pad - kh + 1, wd + 2 * pad - kw + 1
+    y = np.zeros((n, m, oh, ow), np.float32)
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i:i + kh, j:j + kw].reshape(n, -1)
+            y[:, :, i, j] = patch @ w.reshape(m, -1).T
+    return y + b.reshape(1, m, 1, 1)
+
+
+def pool(x, k, op):
+    n, c, h, w = x.shape
+    return op(x.reshape(n, c, h // k, k, w // k, k), axis=(3, 5))
+
+
+def lenet(out):
+    x = rand(2, 1, 12, 12)
+    w1, b1, w2, b2 = rand(4, 1, 3, 3), rand(4), rand(8, 4, 3, 3), rand(8)
+    gamma, beta, mean, var = rand(4), rand(4), rand(4), rand(4, low=0.5, high=1.5)
+    wf, bf = rand(8 * 2 * 2, 10), rand(10)
+    h = conv2d(x, w1, b1, 1)
+    h = (h - mean.reshape(1, 4, 1, 1)) / np.sqrt(var.reshape(1, 4, 1, 1) + 1e-5) * gamma.reshape(1, 4, 1, 1) \
+        + beta.reshape(1, 4, 1, 1)
+    h = pool(np.maximum(h, 0), 2, np.max)           # [2,4,6,6]
+    h = pool(conv2d(h, w2, b2, 1), 3, np.mean)      # [2,8,2,2]
+    logits = h.reshape(2, -1) @ wf + bf
+    y = np.log(softmax(logits, 1))
+    write(out, "lenet", [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+        helper.make_node("BatchNormalization", ["c1", "gamma", "beta", "mean", "var"], ["bn"]),
+        helper.make_node("Relu", ["bn"], ["r1"]),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["p1", "w2", "b2"], ["c2"], auto_pad="SAME_UPPER"),
+        helper.make_node("AveragePool", ["c2"], ["p2"], kernel_shape=[3, 3], strides=[3, 3]),
+        helper.make_node("Flatten", ["p2"], ["f"]),
+        helper.make_node("Gemm", ["f", "wf", "bf"], ["logits"]),
+        helper.make_node("LogSoftmax", ["logits"], ["y"], axis=1),
+    ], [("x", x)], [("y", y.astype(np.float32))],
+        [("w1", w1), ("b1", b1), ("gamma", gamma), ("beta", beta), ("mean", mean), ("var", var),
+         ("w2", w2), ("b2", b2), ("wf", wf), ("bf", bf)])
+
+
+def unsupported(out):
+    """Two nodes this frontend cannot lower: the error must name both."""
+    x = rand(2, 3)
+    write(out, "unsupported", [
+        helper.make_node("Erf", ["x"], ["e"], name="my_erf"),
+        helper.make_node("Floor", ["e"], ["y"], name="my_floor"),
+    ], [("x", x)], [("y", np.floor(x))])
+
+
+def main():
+    out = sys.argv[1]
+    for make in (mlp, broadcast, views, shape_fold, lenet, unsupported):
+        make(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+// mrt-compile MODEL.onnx -o MODEL.popef [--target gc200] [--batch N]
+//             [--replicas R] [--ipus N] [--quiet]
+// Compiles an ONNX model into a PopEF file with mrt_onnx_compile_file (the
+// public C API over libmrt.so), then prints what it made: operators by type,
+// parameters, the fullest tile's memory against a tile's bytes, modelled
+// cycles of one inference (the Main program's steps) and the anchors.
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include "mrt_c.h"
+
+namespace {
+
+int fail(const std::string &reason) {
+  std::fprintf(stderr, "mrt-compile: %s\n", reason.c_str());
+  return 1;
+}
+
+std::string lastError(const std::string &call) { return fmt::format("{}: {}", call, mrt_last_error_message()); }
+
+// A progress line on a terminal, nothing otherwise.
+void progress(int32_t step, int32_t total, void *) {
+  std::fprintf(stderr, "\rlowering %d/%d nodes", step, total);
+  if (step == total) std::fprintf(stderr, "\n");
+}
+
+struct Counts {
+  std::map<std::string, int> ops;
+  std::uint64_t parameters = 0;
+};
+
+// Operator types and parameter count (elements of all initializers) of the ONNX file.
+Counts countOnnx(const std::string &path) {
+  Counts c;
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) return c;  // the compiler has reported why already
+  for (const auto &node : model.graph().node()) ++c.ops[node.op_type()];
+  for (const auto &init : model.graph().initializer()) {
+    std::uint64_t n = 1;
+    for (const auto d : init.dims()) n *= static_cast<std::uint64_t>(d);
+    c.parameters += n;
+  }
+  return c;
+}
+
+const char *typeName(int32_t type) {
+  static const char *const names[] = {"BOOL", "U8", "S8", "U16", "S16", "S32", "U32", "S64", "U64", "F16", "F32", "F64"};
+  return type >= 0 && type <= MRT_F64 ? names[type] : "?";
+}
+
+std::string shapeOf(const int64_t *shape, size_t rank) {
+  std::string s = "[";
+  for (size_t i = 0; i < rank; ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+int report(const mrt_model *model, const std::string &onnxPath) {
+  mrt_executable *exe = nullptr;
+  if (mrt_model_get_executable(model, &exe) != MRT_OK) return fail(lastError("mrt_model_get_executable"));
+  mrt_executable_info info{};
+  info.struct_size = sizeof info;
+  if (mrt_executable_get_info(exe, &info) != MRT_OK) return fail(lastError("mrt_executable_get_info"));
+  mrt_target target{};
+  target.struct_size = sizeof target;
+  mrt_executable_get_target(exe, &target);
+  // The Load program's steps are named "load/<tensor>" by the frontend; the
+  // rest is what one inference (the Main program) costs.
+  std::uint64_t cycles = 0;
+  for (size_t i = 0; i < info.num_steps; ++i) {
+    mrt_step_info step{};
+    step.struct_size = sizeof step;
+    if (mrt_executable_step(exe, i, &step) != MRT_OK) continue;
+    if (std::string(step.name).rfind("load/", 0) != 0) cycles += step.modelled_cycles;
+  }
+  mrt_executable_destroy(exe);
+  const Counts counts = countOnnx(onnxPath);
+  fmt::print("Operators\n");
+  for (const auto &[op, n] : counts.ops) fmt::print("  {:<24} {:>6}\n", op, n);
+  fmt::print("Parameters                 {:>10}\n", counts.parameters);
+  fmt::print("Largest tile's memory      {:>10} of {} bytes per tile (tile {}, {:.1f}%)\n", info.max_tile_memory_bytes,
+             info.bytes_per_tile, info.max_memory_tile,
+             100.0 * static_cast<double>(info.max_tile_memory_bytes) / static_cast<double>(info.bytes_per_tile));
+  fmt::print("Cycles per inference       {:>10} ({:.1f} us at {:.2f} GHz)\n", cycles,
+             static_cast<double>(cycles) / target.clock_hz * 1e6, target.clock_hz / 1e9);
+  mrt_model_info minfo{};
+  minfo.struct_size = sizeof minfo;
+  if (mrt_model_get_info(model, &minfo) != MRT_OK) return fail(lastError("mrt_model_get_info"));
+  fmt::print("Inputs and outputs\n");
+  for (size_t i = 0; i < minfo.num_anchors; ++i) {
+    mrt_anchor_info a{};
+    a.struct_size = sizeof a;
+    if (mrt_model_anchor(model, i, &a) != MRT_OK) continue;
+    if (a.data_source != MRT_DATA_SOURCE_NONE) continue;  // weights (TensorData)
+    fmt::print("  {:<6} {:<24} {} {}\n", a.tensor_type == MRT_TENSOR_INPUT ? "input" : "output", a.name,
+               typeName(a.data_type), shapeOf(a.shape, a.rank));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"Compiles an ONNX model into a PopEF file for libmrt (docs/onnx.md).", "mrt-compile"};
+  std::string input, output, target = "gc200";
+  int64_t batch = 1;
+  uint32_t replicas = 1, ipus = 1;
+  bool quiet = false;
+  app.add_option("MODEL", input, "ONNX model file")->required();
+  app.add_option("-o,--output", output, "PopEF file to write")->required();
+  app.add_option("--target", target, "gc200, bow, c600 or ipu-model-small (default gc200)");
+  app.add_option("--batch", batch, "Value of dynamic input dimensions (default 1)");
+  app.add_option("--replicas", replicas, "Replication factor (default 1)");
+  app.add_option("--ipus", ipus, "IPUs per replica (default 1)");
+  app.add_flag("-q,--quiet", quiet, "No progress and no report");
+  CLI11_PARSE(app, argc, argv);
+
+  mrt_onnx_options options;
+  mrt_onnx_options_init(&options);
+  options.target = target.c_str();
+  options.batch_size = batch;
+  options.replication_factor = replicas;
+  options.num_ipus = ipus;
+  if (!quiet && isatty(fileno(stderr))) options.progress = progress;
+  mrt_model *model = nullptr;
+  if (mrt_onnx_compile_file(input.c_str(), &options, &model) != MRT_OK) return fail(lastError("compiling " + input));
+  int status = 0;
+  if (mrt_model_write(model, output.c_str()) != MRT_OK) status = fail(lastError("writing " + output));
+  if (status == 0 && !quiet) status = report(model, input);
+  mrt_model_destroy(model);
+  return status;
+}
