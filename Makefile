@@ -22,6 +22,11 @@ demo: build
 	@echo
 	@echo "Serving it: mrt-run, 2000 requests on the simulated IPU through ModelRunner"
 	@$(BUILD)/tools/mrt-run/mrt-run $(BUILD)/demo/mlp.popef --iterations 2000
+	@echo
+	@echo "A real ONNX model (the ONNX model zoo's MNIST CNN) compiled for a GC200 and served"
+	@$(BUILD)/tools/mrt-compile/mrt-compile tests/data/onnx/mnist-8/model.onnx -o $(BUILD)/demo/mnist-8.popef
+	@echo
+	@$(BUILD)/tools/mrt-run/mrt-run $(BUILD)/demo/mnist-8.popef --iterations 2000
 
 test: build
 	@ctest --preset $(PRESET) -j$(JOBS)
