@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "codelets/f32_operands.hpp"
 #include "codelets/registry.hpp"
 #include "codelets/type_dispatch.hpp"
 
@@ -16,22 +17,6 @@ namespace hwsim::detail {
 namespace {
 
 using RowMajorF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-template <Type T> Storage<T> *ptr(const Operand &o) { return reinterpret_cast<Storage<T> *>(o.data); }
-
-std::vector<float> &scratch(int which) {
-  thread_local std::vector<float> buffers[3];
-  return buffers[which];
-}
-
-const float *asF32(const Operand &o, int which) {
-  if (o.type == Type::F32) return ptr<Type::F32>(o);
-  auto &buf = scratch(which);
-  buf.resize(o.numElements);
-  const auto *h = ptr<Type::F16>(o);
-  for (std::size_t i = 0; i < o.numElements; ++i) buf[i] = static_cast<float>(h[i]);
-  return buf.data();
-}
 
 }  // namespace
 
