@@ -5,19 +5,13 @@
 #include <string>
 
 #include "fail.hpp"
+#include "tile_range.hpp"
 
 namespace hwsim::ops {
 
 using detail::fail;
 
 namespace {
-
-std::pair<unsigned, unsigned> resolve(const Graph &g, TileRange r) {
-  const unsigned total = g.getTarget().numTiles();
-  if (r.first >= total) fail(ErrorKind::InvalidArgument, "tile range starts at {} of {}", r.first, total);
-  const unsigned count = r.count == 0 || r.first + r.count > total ? total - r.first : r.count;
-  return {r.first, count};
-}
 
 std::size_t rowSize(const Tensor &t) { return t.rank() == 0 ? 1 : std::max<std::size_t>(1, t.shape().back()); }
 
@@ -75,7 +69,7 @@ bool rowAligned(const Graph &g, const Tensor &a) {
 
 Tensor createTensor(Graph &g, Type type, const Shape &shape, std::string_view name, TileRange tiles) {
   auto t = g.addVariable(type, shape, name);
-  const auto [first, count] = resolve(g, tiles);
+  const auto [first, count] = detail::resolveTileRange(g, tiles);
   g.mapLinearly(t, rowSize(t), first, count);
   return t;
 }
@@ -148,7 +142,7 @@ struct MatMulPlan {
 
 MatMulPlan planMatMul(const Graph &g, std::size_t M, std::size_t K, std::size_t N, Type type, TileRange tiles,
                       std::string_view name) {
-  const auto [first, count] = resolve(g, tiles);
+  const auto [first, count] = detail::resolveTileRange(g, tiles);
   const Target &t = g.getTarget();
   const double es = static_cast<double>(sizeOf(type));
   const double budget = 0.75 * static_cast<double>(t.bytesPerTile);
@@ -271,7 +265,7 @@ Tensor matMul(Graph &g, program::Sequence &prog, const Tensor &a, const Tensor &
 
 Tensor reduce(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &in,
               const std::vector<std::size_t> &axes, std::string_view name, TileRange tiles) {
-  const auto [first, count] = resolve(g, tiles);
+  const auto [first, count] = detail::resolveTileRange(g, tiles);
   (void)count;
   Shape kept;
   for (std::size_t d = 0; d < in.rank(); ++d) {
@@ -322,3 +316,14 @@ Tensor argMax(Graph &g, program::Sequence &prog, const Tensor &in, std::string_v
 }
 
 }  // namespace hwsim::ops
+
+namespace hwsim::detail {
+
+std::pair<unsigned, unsigned> resolveTileRange(const Graph &g, ops::TileRange r) {
+  const unsigned total = g.getTarget().numTiles();
+  if (r.first >= total) fail(ErrorKind::InvalidArgument, "tile range starts at {} of {}", r.first, total);
+  const unsigned count = r.count == 0 || r.first + r.count > total ? total - r.first : r.count;
+  return {r.first, count};
+}
+
+}  // namespace hwsim::detail

@@ -7,19 +7,13 @@
 
 #include "fail.hpp"
 #include "hwsim/ops.hpp"
+#include "tile_range.hpp"
 
 namespace hwsim::ops {
 
 using detail::fail;
 
 namespace {
-
-std::pair<unsigned, unsigned> resolveRange(const Graph &g, TileRange r) {
-  const unsigned total = g.getTarget().numTiles();
-  if (r.first >= total) fail(ErrorKind::InvalidArgument, "tile range starts at {} of {}", r.first, total);
-  const unsigned count = r.count == 0 || r.first + r.count > total ? total - r.first : r.count;
-  return {r.first, count};
-}
 
 bool residentOnTile(const Graph &g, const Tensor &block, unsigned tile) {
   if (!block.isContiguous()) return false;
@@ -158,7 +152,7 @@ ConvPlan planConv(const Graph &g, const Shape &in, const Shape &w, const ConvPar
   ConvPlan plan;
   plan.win = convWindow(in, w, p, name);
   const auto out = convOutputShape(in, w, p);
-  const auto [first, count] = resolveRange(g, tiles);
+  const auto [first, count] = detail::resolveTileRange(g, tiles);
   plan.first = first;
   plan.N = in[0];
   plan.C = in[1];
@@ -327,7 +321,7 @@ Tensor pool(Graph &g, program::Sequence &prog, std::string_view codelet, const T
   const Shape outShape = poolOutputShape(in.shape(), params);
   const std::size_t S = in.rank() - 2;
   const Window w = makeWindow(S, params.kernelShape, params.strides, params.padsBegin, params.padsEnd, params.dilations, name);
-  const auto [first, count] = resolveRange(g, tiles);
+  const auto [first, count] = detail::resolveTileRange(g, tiles);
   const std::size_t U = in.dim(0) * in.dim(1);
   const std::size_t inPer = in.numElements() / U, outPer = numElementsOf(outShape) / U;
   const double budget = 0.75 * double(g.getTarget().bytesPerTile);

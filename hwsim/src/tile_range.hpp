@@ -1,0 +1,16 @@
+// The tiles an ops function may use, shared by ops.cpp and ops_conv.cpp.
+#pragma once
+
+#include <utility>
+
+#include "hwsim/graph.hpp"
+#include "hwsim/ops.hpp"
+
+namespace hwsim::detail {
+
+// (first tile, number of tiles) of r on g's target: count 0, or a range past
+// the last tile, runs to the last tile. Throws InvalidArgument when r starts
+// past the last tile.
+std::pair<unsigned, unsigned> resolveTileRange(const Graph &g, ops::TileRange r);
+
+}  // namespace hwsim::detail
