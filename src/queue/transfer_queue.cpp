@@ -106,7 +106,7 @@ void TransferQueue<Entry>::flush() {
 
 template <typename Entry>
 bool TransferQueue<Entry>::tryFlush() {
-  if (!ring_->writeAvailable()) return false;
+  if (!canEnqueueNow()) return false;
   flush();  // cannot block now: only this producer fills the ring
   return true;
 }

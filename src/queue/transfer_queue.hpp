@@ -50,6 +50,10 @@ class TransferQueue : public IQueue {
   // full now, so the caller may retry later. For the device side, which
   // must never wait on a ring it drains itself.
   bool tryFlush();
+  // True if enqueueLock() (so flush()) would return at once: a slot is
+  // free, or the queue is disconnected. Stays true until this producer
+  // enqueues, so a caller can check several queues before flushing any.
+  bool canEnqueueNow() { return ring_->writeAvailable(); }
   // Empties the ring and forgets partial transfers on both sides, and
   // reconnects a disconnected queue.
   void reset();

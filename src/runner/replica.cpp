@@ -524,13 +524,23 @@ void Replica::flushForTimeout(const std::string &anchor) {
     }
   }
   // Never block here: this thread is the one that drains the rings, so a
-  // full ring would never empty (and the mutex would stay held). A queue
-  // whose ring is full keeps its flush for the next callback.
-  std::erase_if(deferred_input_flushes_, [](InputQueue *queue) { return queue->tryFlush(); });
-  std::erase_if(deferred_output_flushes_, [](OutputQueue *queue) { return queue->tryFlush(); });
-  if (deferred_input_flushes_.empty() && deferred_output_flushes_.empty()) {
-    wait_key_.bytes = -1;  // what follows is a new wait
-  }
+  // full ring would never empty (and the mutex would stay held). And flush
+  // every queue or none: the padding must sit at the same place in each
+  // queue's sequence. An input padded now and its output later (after the
+  // next request's entry) would hand that request the padding's results.
+  // If a ring is full the whole flush waits for the next callback. (When
+  // the device really waits for data, the rings it is not waiting on hold
+  // less than one transfer of entries, so they have room.)
+  const bool room = std::all_of(deferred_input_flushes_.begin(), deferred_input_flushes_.end(),
+                                [](InputQueue *queue) { return queue->canEnqueueNow(); }) &&
+                    std::all_of(deferred_output_flushes_.begin(), deferred_output_flushes_.end(),
+                                [](OutputQueue *queue) { return queue->canEnqueueNow(); });
+  if (!room) return;
+  for (InputQueue *queue : deferred_input_flushes_) queue->flush();
+  for (OutputQueue *queue : deferred_output_flushes_) queue->flush();
+  deferred_input_flushes_.clear();
+  deferred_output_flushes_.clear();
+  wait_key_.bytes = -1;  // what follows is a new wait
 }
 
 // ---- hangs -----------------------------------------------------------------

@@ -187,7 +187,8 @@ class Replica {
     bool operator==(const WaitKey &) const = default;
   };
   WaitKey wait_key_{~std::uint64_t{0}, {}, -1};
-  // Timeout flushes not done yet because the queue's ring was full.
+  // The queues of a timeout flush not done yet because a ring was full
+  // (flushed together, all or none).
   std::vector<InputQueue *> deferred_input_flushes_;
   std::vector<OutputQueue *> deferred_output_flushes_;
   RequestClock::time_point wait_start_{};
