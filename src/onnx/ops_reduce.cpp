@@ -1,4 +1,4 @@
-// Softmax/LogSoftmax on any axis, reductions over any axes, ArgMax. hwsim's
+// Softmax/LogSoftmax on any axis, reductions over any axes, ArgMax and ArgMin. hwsim's
 // Softmax and ArgMax work on the last dimension: other axes are moved there
 // by a permuting view and back.
 #include <algorithm>
@@ -84,18 +84,34 @@ LowerFn reduceOp(std::string pre, std::string codelet, std::string post) {
   };
 }
 
-void lowerArgMax(LoweringContext &ctx, const NodeProto &node) {
-  if (attrInt(node, "select_last_index", 0) != 0) throw UnsupportedNode("ArgMax with select_last_index=1");
-  const hwsim::Tensor x = ctx.device(node.input(0));
-  const std::size_t axis = normalizeAxis(attrInt(node, "axis", 0), x.rank(), nodeLabel(node));
-  const auto [perm, inverse] = axisLast(axis, x.rank());
-  // The device's ArgMax reads rows: bring the moved view into one variable.
-  const hwsim::Tensor moved = axis + 1 == x.rank() ? x : materialize(ctx, permuteView(x, perm), node.output(0) + "/moved");
-  hwsim::Tensor y = hwsim::ops::argMax(ctx.graph(), ctx.main(), moved, node.output(0));
-  hwsim::Shape shape = x.shape();
-  if (attrInt(node, "keepdims", 1) != 0) shape[axis] = 1;
-  else shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(axis));
-  ctx.setDevice(node.output(0), y.reshape(shape), TP::INT64);
+// ArgMax, and ArgMin as the ArgMax of -x (the first minimum is the first
+// maximum of the negation). select_last_index reads the axis reversed and
+// maps the index found back: n - 1 - i.
+LowerFn argExtremumOp(bool smallest) {
+  return [smallest](LoweringContext &ctx, const NodeProto &node) {
+    hwsim::Tensor x = ctx.device(node.input(0));
+    const std::size_t axis = normalizeAxis(attrInt(node, "axis", 0), x.rank(), nodeLabel(node));
+    const std::string &out = node.output(0);
+    const bool last = attrInt(node, "select_last_index", 0) != 0;
+    const auto n = static_cast<std::int64_t>(x.dim(static_cast<unsigned>(axis)));
+    if (last) {
+      std::vector<std::int64_t> reversed(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) reversed[static_cast<std::size_t>(i)] = n - 1 - i;
+      x = takeView(x, axis, reversed);
+    }
+    if (smallest) x = hwsim::ops::unary(ctx.graph(), ctx.main(), "Neg", materialize(ctx, x, out + "/x"), out + "/neg");
+    const auto [perm, inverse] = axisLast(axis, x.rank());
+    // The device's ArgMax reads rows: bring a moved or reversed view into one variable.
+    const hwsim::Tensor rows = axis + 1 == x.rank() && (smallest || !last)
+                                   ? x
+                                   : materialize(ctx, permuteView(x, perm), out + "/moved");
+    hwsim::Tensor y = hwsim::ops::argMax(ctx.graph(), ctx.main(), rows, out);
+    if (last) y = scalarBinary(ctx, "Add", scalarBinary(ctx, "Mul", y, -1.0, out + "/negate"), static_cast<double>(n - 1), out + "/from_end");
+    hwsim::Shape shape = x.shape();
+    if (attrInt(node, "keepdims", 1) != 0) shape[axis] = 1;
+    else shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(axis));
+    ctx.setDevice(out, y.reshape(shape), TP::INT64);
+  };
 }
 
 }  // namespace
@@ -107,7 +123,8 @@ void registerReduceOps(OpRegistry &registry) {
   registry.add("ReduceL1", reduceOp("Abs", "ReduceSum", ""));
   registry.add("ReduceL2", reduceOp("Square", "ReduceSum", "Sqrt"));
   registry.add("ReduceSumSquare", reduceOp("Square", "ReduceSum", ""));
-  registry.add("ArgMax", lowerArgMax);
+  registry.add("ArgMax", argExtremumOp(false));
+  registry.add("ArgMin", argExtremumOp(true));
 }
 
 }  // namespace mrt::onnx

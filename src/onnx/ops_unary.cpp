@@ -52,10 +52,10 @@ double clipBound(LoweringContext &ctx, const NodeProto &node, int input, const c
   return t.values[0];
 }
 
-void lowerCast(LoweringContext &ctx, const NodeProto &node) {
-  const auto to = static_cast<std::int32_t>(attrInt(node, "to", ::onnx::TensorProto::FLOAT));
+// Cast (to the attribute's type) and CastLike (to the type of input 1).
+void castTo(LoweringContext &ctx, const NodeProto &node, std::int32_t to) {
   const auto type = deviceType(to);
-  if (!type) throw UnsupportedNode("Cast to " + typeName(to) + ", which the device has no type for");
+  if (!type) throw UnsupportedNode(node.op_type() + " to " + typeName(to) + ", which the device has no type for");
   const hwsim::Tensor x = ctx.device(node.input(0));
   const hwsim::Tensor r = x.elementType() == *type
                               ? x
@@ -69,7 +69,12 @@ void registerUnaryOps(OpRegistry &registry) {
   for (const char *op : {"Relu", "Neg", "Abs", "Exp", "Log", "Sqrt", "Sigmoid", "Tanh", "Not"}) {
     registry.add(op, codeletOp(op));
   }
-  registry.add("Cast", lowerCast);
+  registry.add("Cast", [](LoweringContext &ctx, const NodeProto &node) {
+    castTo(ctx, node, static_cast<std::int32_t>(attrInt(node, "to", ::onnx::TensorProto::FLOAT)));
+  });
+  registry.add("CastLike", [](LoweringContext &ctx, const NodeProto &node) {
+    castTo(ctx, node, ctx.value(node.input(1)).type);
+  });
   registry.add("Reciprocal", composedOp([](LoweringContext &ctx, const NodeProto &, const hwsim::Tensor &x,
                                            const std::string &out) { return scalarBinary(ctx, "Pow", x, -1.0, out); }));
   // LeakyRelu = relu(x) * (1 - alpha) + alpha * x, right for any alpha.
