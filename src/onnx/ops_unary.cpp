@@ -1,5 +1,6 @@
 // Elementwise unary operators: the codelets hwsim has, and the activations
-// composed from them (LeakyRelu, Clip, Softplus, HardSigmoid, Reciprocal).
+// composed from them (LeakyRelu, Elu, Selu, Celu, Clip, Softplus, Softsign,
+// HardSigmoid, HardSwish, ThresholdedRelu, Shrink, Reciprocal).
 #include <limits>
 
 #include <hwsim/ops.hpp>
@@ -40,6 +41,29 @@ hwsim::Tensor affine(LoweringContext &ctx, const hwsim::Tensor &x, double alpha,
   if (alpha != 1.0) r = scalarBinary(ctx, "Mul", r, alpha, name + "/scale");
   if (beta != 0.0) r = scalarBinary(ctx, "Add", r, beta, name + "/shift");
   return r;
+}
+
+// 1 where `x <codelet> scalar` holds, else 0, in x's type.
+hwsim::Tensor mask(LoweringContext &ctx, const char *codelet, const hwsim::Tensor &x, double scalar,
+                   const std::string &name) {
+  const hwsim::Tensor holds = scalarBinary(ctx, codelet, x, scalar, name + "/test");
+  return hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", holds, name, x.elementType());
+}
+
+// alpha * (exp(min(x, 0) / scale) - 1): the negative part of Elu, Selu, Celu.
+hwsim::Tensor expNegativePart(LoweringContext &ctx, const hwsim::Tensor &x, double alpha, double scale,
+                              const std::string &name) {
+  const hwsim::Tensor negative = affine(ctx, scalarBinary(ctx, "Min", x, 0.0, name + "/neg"), 1.0 / scale, 0.0,
+                                        name + "/over_alpha");
+  return affine(ctx, unary(ctx, "Exp", negative, name + "/exp"), alpha, -alpha, name + "/expm1");
+}
+
+// relu(x) + alpha * (exp(min(x, 0) / scale) - 1), times gamma.
+hwsim::Tensor exponentialLinear(LoweringContext &ctx, const hwsim::Tensor &x, double alpha, double scale, double gamma,
+                                const std::string &name) {
+  const hwsim::Tensor sum = broadcastBinary(ctx, "Add", unary(ctx, "Relu", x, name + "/relu"),
+                                            expNegativePart(ctx, x, alpha, scale, name), name + "/sum");
+  return affine(ctx, sum, gamma, 0.0, name);
 }
 
 // Clip's bounds: attributes before opset 11, optional constant inputs after.
@@ -100,10 +124,55 @@ void registerUnaryOps(OpRegistry &registry) {
                                          const std::string &out) {
     return unary(ctx, "Log", scalarBinary(ctx, "Add", unary(ctx, "Exp", x, out + "/exp"), 1.0, out + "/plus1"), out);
   }));
+  registry.add("Elu", composedOp([](LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x,
+                                    const std::string &out) {
+    return exponentialLinear(ctx, x, attrFloat(node, "alpha", 1.0f), 1.0, 1.0, out);
+  }));
+  registry.add("Selu", composedOp([](LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x,
+                                     const std::string &out) {
+    return exponentialLinear(ctx, x, attrFloat(node, "alpha", 1.67326319217681884765625f), 1.0,
+                             attrFloat(node, "gamma", 1.05070102214813232421875f), out);
+  }));
+  // Celu = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+  registry.add("Celu", composedOp([](LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x,
+                                     const std::string &out) {
+    const double alpha = attrFloat(node, "alpha", 1.0f);
+    if (alpha <= 0) throw UnsupportedNode("Celu with alpha <= 0");
+    return exponentialLinear(ctx, x, alpha, alpha, 1.0, out);
+  }));
+  // Softsign = x / (1 + |x|).
+  registry.add("Softsign", composedOp([](LoweringContext &ctx, const NodeProto &, const hwsim::Tensor &x,
+                                         const std::string &out) {
+    return broadcastBinary(ctx, "Div", x, affine(ctx, unary(ctx, "Abs", x, out + "/abs"), 1.0, 1.0, out + "/plus1"),
+                           out);
+  }));
+  // ThresholdedRelu = x where x > alpha, else 0.
+  registry.add("ThresholdedRelu", composedOp([](LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x,
+                                                const std::string &out) {
+    return broadcastBinary(ctx, "Mul", x, mask(ctx, "Greater", x, attrFloat(node, "alpha", 1.0f), out + "/above"),
+                           out);
+  }));
+  // Shrink = x - bias where x > lambd, x + bias where x < -lambd, else 0.
+  registry.add("Shrink", composedOp([](LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x,
+                                       const std::string &out) {
+    const double lambd = attrFloat(node, "lambd", 0.5f), bias = attrFloat(node, "bias", 0.0f);
+    const hwsim::Tensor above = broadcastBinary(ctx, "Mul", affine(ctx, x, 1.0, -bias, out + "/minus_bias"),
+                                                mask(ctx, "Greater", x, lambd, out + "/above"), out + "/high");
+    const hwsim::Tensor below = broadcastBinary(ctx, "Mul", affine(ctx, x, 1.0, bias, out + "/plus_bias"),
+                                                mask(ctx, "Less", x, -lambd, out + "/below"), out + "/low");
+    return broadcastBinary(ctx, "Add", above, below, out);
+  }));
   registry.add("HardSigmoid", composedOp([](LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x,
                                             const std::string &out) {
     const hwsim::Tensor y = affine(ctx, x, attrFloat(node, "alpha", 0.2f), attrFloat(node, "beta", 0.5f), out);
     return scalarBinary(ctx, "Min", scalarBinary(ctx, "Max", y, 0.0, out + "/lo"), 1.0, out + "/hi");
+  }));
+  // HardSwish = x * HardSigmoid(x) with alpha 1/6, beta 0.5.
+  registry.add("HardSwish", composedOp([](LoweringContext &ctx, const NodeProto &, const hwsim::Tensor &x,
+                                          const std::string &out) {
+    const hwsim::Tensor y = affine(ctx, x, 1.0 / 6.0, 0.5, out + "/gate");
+    const hwsim::Tensor gate = scalarBinary(ctx, "Min", scalarBinary(ctx, "Max", y, 0.0, out + "/lo"), 1.0, out + "/hi");
+    return broadcastBinary(ctx, "Mul", x, gate, out);
   }));
 }
 
