@@ -1,5 +1,6 @@
 // Elementwise binary operators with NumPy broadcasting (device_ops.hpp),
-// and the variadic Sum/Mean/Max/Min built from them.
+// the variadic Sum/Mean/Max/Min and Xor built from them, and Trilu (x times
+// a triangular mask).
 #include <hwsim/ops.hpp>
 
 #include "onnx/device_ops.hpp"
@@ -68,6 +69,41 @@ void lowerPRelu(LoweringContext &ctx, const NodeProto &node) {
   ctx.setDevice(out, broadcastBinary(ctx, "Add", pos, scaled, out), ctx.value(node.input(0)).type);
 }
 
+// Xor of booleans: a != b, with Equal's broadcasting.
+void lowerXor(LoweringContext &ctx, const NodeProto &node) {
+  const std::string &out = node.output(0);
+  const hwsim::Tensor equal = broadcastBinary(ctx, "Equal", node.input(0), node.input(1), out + "/equal");
+  ctx.setDevice(out, hwsim::ops::unary(ctx.graph(), ctx.main(), "Not", equal, out), TP::BOOL);
+}
+
+// Trilu keeps the elements on and above (upper) or below (lower) the k-th
+// diagonal of the last two dimensions: x times the mask (j - i) - k >= 0
+// (upper) or <= 0 (lower), with j - i a host constant and k a constant or
+// a run-time scalar.
+void lowerTrilu(LoweringContext &ctx, const NodeProto &node) {
+  const std::string &out = node.output(0);
+  const hwsim::Tensor x = ctx.device(node.input(0));
+  if (x.rank() < 2) throw UnsupportedNode("Trilu of a tensor of rank < 2");
+  const auto rows = static_cast<std::int64_t>(x.dim(static_cast<unsigned>(x.rank() - 2)));
+  const auto cols = static_cast<std::int64_t>(x.dim(static_cast<unsigned>(x.rank() - 1)));
+  HostTensor offset{TP::INT64, {rows, cols}, {}};
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::int64_t j = 0; j < cols; ++j) offset.values.push_back(static_cast<double>(j - i));
+  }
+  const std::string offsetName = ctx.uniqueName(out + "/offset");
+  ctx.setHost(offsetName, std::move(offset));
+  std::string k = inputName(node, 1);
+  if (k.empty()) {
+    k = ctx.uniqueName(out + "/k");
+    ctx.setHost(k, HostTensor{TP::INT64, {}, {0.0}});
+  }
+  const hwsim::Tensor fromDiagonal = broadcastBinary(ctx, "Sub", offsetName, k, out + "/from_diagonal");
+  const bool upper = attrInt(node, "upper", 1) != 0;
+  const hwsim::Tensor keep = scalarBinary(ctx, upper ? "GreaterEqual" : "LessEqual", fromDiagonal, 0.0, out + "/keep");
+  const hwsim::Tensor mask = hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", keep, out + "/mask", x.elementType());
+  ctx.setDevice(out, broadcastBinary(ctx, "Mul", x, mask, out), ctx.value(node.input(0)).type);
+}
+
 }  // namespace
 
 void registerBinaryOps(OpRegistry &registry) {
@@ -81,6 +117,8 @@ void registerBinaryOps(OpRegistry &registry) {
   registry.add("Max", variadicOp("Max", false));
   registry.add("Min", variadicOp("Min", false));
   registry.add("PRelu", lowerPRelu);
+  registry.add("Trilu", lowerTrilu);
+  registry.add("Xor", lowerXor);
 }
 
 }  // namespace mrt::onnx

@@ -24,6 +24,7 @@ const OpRegistry &opRegistry() {
     registerShapeOps(r);
     registerReduceOps(r);
     registerConvOps(r);
+    registerNormOps(r);
     return r;
   }();
   return registry;

@@ -37,5 +37,6 @@ void registerMatMulOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
 void registerReduceOps(OpRegistry &registry);
 void registerConvOps(OpRegistry &registry);
+void registerNormOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx
