@@ -139,4 +139,10 @@ hwsim::Tensor scalarBinary(LoweringContext &ctx, const std::string &codelet, con
   return broadcastBinary(ctx, codelet, t, c, name);
 }
 
+hwsim::Tensor mask(LoweringContext &ctx, const char *codelet, const hwsim::Tensor &t, double scalar,
+                   const std::string &name, std::optional<hwsim::Type> type) {
+  const hwsim::Tensor holds = scalarBinary(ctx, codelet, t, scalar, name + "/test");
+  return hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", holds, name, type.value_or(t.elementType()));
+}
+
 }  // namespace mrt::onnx

@@ -3,6 +3,7 @@
 // binary operations.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,9 @@ hwsim::Tensor broadcastBinary(LoweringContext &ctx, const std::string &codelet, 
 // t <codelet> scalar, the scalar a graph constant of t's type.
 hwsim::Tensor scalarBinary(LoweringContext &ctx, const std::string &codelet, const hwsim::Tensor &t, double scalar,
                            const std::string &name);
+// 1 where `t <codelet> scalar` holds, else 0, as `type` (t's type when
+// absent): comparisons give BOOL, arithmetic wants numbers.
+hwsim::Tensor mask(LoweringContext &ctx, const char *codelet, const hwsim::Tensor &t, double scalar,
+                   const std::string &name, std::optional<hwsim::Type> type = std::nullopt);
 
 }  // namespace mrt::onnx

@@ -99,9 +99,9 @@ void lowerTrilu(LoweringContext &ctx, const NodeProto &node) {
   }
   const hwsim::Tensor fromDiagonal = broadcastBinary(ctx, "Sub", offsetName, k, out + "/from_diagonal");
   const bool upper = attrInt(node, "upper", 1) != 0;
-  const hwsim::Tensor keep = scalarBinary(ctx, upper ? "GreaterEqual" : "LessEqual", fromDiagonal, 0.0, out + "/keep");
-  const hwsim::Tensor mask = hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", keep, out + "/mask", x.elementType());
-  ctx.setDevice(out, broadcastBinary(ctx, "Mul", x, mask, out), ctx.value(node.input(0)).type);
+  const hwsim::Tensor keep =
+      mask(ctx, upper ? "GreaterEqual" : "LessEqual", fromDiagonal, 0.0, out + "/mask", x.elementType());
+  ctx.setDevice(out, broadcastBinary(ctx, "Mul", x, keep, out), ctx.value(node.input(0)).type);
 }
 
 }  // namespace

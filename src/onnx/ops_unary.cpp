@@ -43,11 +43,11 @@ hwsim::Tensor affine(LoweringContext &ctx, const hwsim::Tensor &x, double alpha,
   return r;
 }
 
-// 1 where `x <codelet> scalar` holds, else 0, in x's type.
-hwsim::Tensor mask(LoweringContext &ctx, const char *codelet, const hwsim::Tensor &x, double scalar,
-                   const std::string &name) {
-  const hwsim::Tensor holds = scalarBinary(ctx, codelet, x, scalar, name + "/test");
-  return hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", holds, name, x.elementType());
+// max(0, min(1, alpha * x + beta)).
+hwsim::Tensor hardSigmoid(LoweringContext &ctx, const hwsim::Tensor &x, double alpha, double beta,
+                          const std::string &name) {
+  const hwsim::Tensor y = affine(ctx, x, alpha, beta, name + "/affine");
+  return scalarBinary(ctx, "Min", scalarBinary(ctx, "Max", y, 0.0, name + "/lo"), 1.0, name);
 }
 
 // alpha * (exp(min(x, 0) / scale) - 1): the negative part of Elu, Selu, Celu.
@@ -164,15 +164,12 @@ void registerUnaryOps(OpRegistry &registry) {
   }));
   registry.add("HardSigmoid", composedOp([](LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x,
                                             const std::string &out) {
-    const hwsim::Tensor y = affine(ctx, x, attrFloat(node, "alpha", 0.2f), attrFloat(node, "beta", 0.5f), out);
-    return scalarBinary(ctx, "Min", scalarBinary(ctx, "Max", y, 0.0, out + "/lo"), 1.0, out + "/hi");
+    return hardSigmoid(ctx, x, attrFloat(node, "alpha", 0.2f), attrFloat(node, "beta", 0.5f), out);
   }));
   // HardSwish = x * HardSigmoid(x) with alpha 1/6, beta 0.5.
   registry.add("HardSwish", composedOp([](LoweringContext &ctx, const NodeProto &, const hwsim::Tensor &x,
                                           const std::string &out) {
-    const hwsim::Tensor y = affine(ctx, x, 1.0 / 6.0, 0.5, out + "/gate");
-    const hwsim::Tensor gate = scalarBinary(ctx, "Min", scalarBinary(ctx, "Max", y, 0.0, out + "/lo"), 1.0, out + "/hi");
-    return broadcastBinary(ctx, "Mul", x, gate, out);
+    return broadcastBinary(ctx, "Mul", x, hardSigmoid(ctx, x, 1.0 / 6.0, 0.5, out + "/gate"), out);
   }));
 }
 
