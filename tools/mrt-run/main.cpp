@@ -222,7 +222,7 @@ int main(int argc, char **argv) {
   app.add_option("--replicas,-r", options.replicas, "replicas (one simulated device each)")->check(CLI::Range(1u, 64u));
   app.add_option("--batch,-b", options.batch, "samples per request (default: the model's batch)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--input", inputs, "NAME=PATH: raw bytes for an input instead of random data");
+  app.add_option("--input", inputs, "NAME=PATH: an input from a file instead of random data (raw bytes, or an ONNX TensorProto if PATH ends in .pb)");
   app.add_option("--output-dir", options.outputDir, "write the last request's outputs as NAME.bin here")
       ->check(CLI::ExistingDirectory);
   app.add_option("--profile", options.profileDir,

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "common/error.hpp"
+#include "onnx_tensor_file.hpp"
 
 namespace mrt::run {
 
@@ -26,9 +27,9 @@ OutputMemoryView RequestBuffers::outputViews() {
 
 namespace {
 
-std::vector<std::byte> readFile(const std::string &name, const std::string &path, std::uint64_t expected) {
+std::vector<std::byte> readRawFile(const std::string &name, const std::string &path, std::uint64_t expected) {
   std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) throw Error(ErrorCode::NotFound, "--input {}={}: cannot open the file", name, path);
+  if (!file) throw Error(ErrorCode::NotFound, "--input {}={}: no such file", name, path);
   const auto size = static_cast<std::uint64_t>(file.tellg());
   if (size != expected)
     throw Error(ErrorCode::InvalidArgument, "--input {}={}: expected {} bytes, the file has {}", name, path, expected,
@@ -77,7 +78,9 @@ RequestBuffers makeRequestBuffers(const ModelRunner &runner, std::int64_t batch,
   for (const auto &desc : runner.getExecuteInputs()) {
     const std::uint64_t size = bytesForBatch(desc, batch);
     if (auto file = files.find(desc.name); file != files.end()) {
-      buffers.inputs[desc.name] = readFile(desc.name, file->second, size);
+      const std::string &path = file->second;
+      buffers.inputs[desc.name] = path.ends_with(".pb") ? readOnnxTensorFile(desc.name, path, desc, size)
+                                                        : readRawFile(desc.name, path, size);
       unused.erase(desc.name);
     } else {
       auto &bytes = buffers.inputs[desc.name];

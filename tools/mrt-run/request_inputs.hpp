@@ -21,7 +21,8 @@ struct RequestBuffers {
   OutputMemoryView outputViews();
 };
 
-// Inputs from `files` (name -> path of raw bytes; the size must match) or
+// Inputs from `files` (name -> path of raw bytes whose size must match, or of
+// an ONNX TensorProto when it ends in ".pb") or
 // random values of the tensor's type from `seed`; zeroed outputs. Throws
 // mrt::Error naming the tensor or file on a mismatch.
 RequestBuffers makeRequestBuffers(const ModelRunner &runner, std::int64_t batch,

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# mrt_run_onnx_test.sh MRT_COMPILE MRT_RUN MNIST_DIR: the ONNX path as a user
+# walks it: mrt-compile the MNIST model, run it with mrt-run on the model
+# zoo's own input .pb, and compare the written output with the zoo's
+# output .pb (ONNX Runtime's answer) within 1e-4; a .pb of the wrong type
+# or size, or a file that is not a TensorProto, is a one-line error.
+set -euo pipefail
+compile=$1 run=$2 mnist=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export MRT_HWSIM_LOCK_DIR=$work/locks MRT_HWSIM_IPUS=4
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$compile" "$mnist/model.onnx" -o "$work/mnist.popef" --quiet >/dev/null
+mkdir "$work/out"
+for set in 0 1 2; do
+  "$run" "$work/mnist.popef" -n 3 --input "Input3=$mnist/test_data_set_$set/input_0.pb" \
+    --output-dir "$work/out" >/dev/null || fail "mrt-run on test_data_set_$set failed"
+  /usr/bin/python3 - "$work/out/Plus214_Output_0.bin" "$mnist/test_data_set_$set/output_0.pb" <<'PY' ||
+import sys
+import numpy as np
+from onnx import TensorProto, numpy_helper
+got = np.fromfile(sys.argv[1], dtype=np.float32)
+proto = TensorProto()
+proto.ParseFromString(open(sys.argv[2], "rb").read())
+want = numpy_helper.to_array(proto).reshape(-1)
+worst = float(np.max(np.abs(got - want)))
+sys.exit(0 if got.shape == want.shape and worst <= 1e-4 else f"worst |error| {worst}, shapes {got.shape} {want.shape}")
+PY
+    fail "test_data_set_$set: the output differs from ONNX Runtime's"
+done
+
+# A .pb whose type or size is not the input's, and a file that is not one.
+expect_error() {  # PATTERN ARGS...: the run fails with PATTERN on stderr
+  local pattern=$1; shift
+  if "$run" "$work/mnist.popef" -n 1 "$@" 2>"$work/err"; then fail "$* succeeded"; fi
+  grep -q "$pattern" "$work/err" || fail "$*: stderr lacks '$pattern': $(cat "$work/err")"
+}
+expect_error "the request needs 1568" --input "Input3=$mnist/test_data_set_0/input_0.pb" -b 2
+/usr/bin/python3 -c "
+import numpy as np, onnx.numpy_helper as h
+open('$work/ints.pb','wb').write(h.from_array(np.zeros((1,1,28,28), np.int32)).SerializeToString())"
+expect_error "the file holds INT32, the input is F32" --input "Input3=$work/ints.pb"
+printf 'not a tensor' > "$work/junk.pb"
+expect_error "not an ONNX TensorProto" --input "Input3=$work/junk.pb"
+expect_error "no such file" --input "Input3=$work/missing.pb"
+echo "mrt-run ONNX .pb inputs: OK"
