@@ -15,7 +15,9 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
 #include <mutex>
+#include <vector>
 
 #include "mrt.hpp"
 
@@ -920,33 +922,47 @@ struct OnnxOptions {
   std::uint32_t replicationFactor = 1;
   std::int64_t batchSize = 1;    // the value of dynamic input dimensions
   std::string modelName;         // default: the ONNX graph's name
+  // Whole shapes of named inputs, replacing the declared ones.
+  std::map<std::string, std::vector<std::int64_t>> inputShapes;
+  bool halfPrecision = false;    // compute FLOAT as FLOAT16 (mrt_onnx_precision)
 };
 
 namespace detail {
-inline mrt_onnx_options onnxOptions(const OnnxOptions &o) {
-  mrt_onnx_options c;
-  mrt_onnx_options_init(&c);
-  if (!o.target.empty()) c.target = o.target.c_str();
-  c.num_ipus = o.numIpus;
-  c.replication_factor = o.replicationFactor;
-  c.batch_size = o.batchSize;
-  if (!o.modelName.empty()) c.model_name = o.modelName.c_str();
-  return c;
-}
+// The C options over `o`, valid while `o` and this object live.
+class COnnxOptions {
+ public:
+  explicit COnnxOptions(const OnnxOptions &o) {
+    mrt_onnx_options_init(&c_);
+    if (!o.target.empty()) c_.target = o.target.c_str();
+    c_.num_ipus = o.numIpus;
+    c_.replication_factor = o.replicationFactor;
+    c_.batch_size = o.batchSize;
+    if (!o.modelName.empty()) c_.model_name = o.modelName.c_str();
+    for (const auto &[name, dims] : o.inputShapes) shapes_.push_back({name.c_str(), dims.data(), dims.size()});
+    c_.input_shapes = shapes_.data();
+    c_.num_input_shapes = shapes_.size();
+    c_.precision = o.halfPrecision ? MRT_ONNX_PRECISION_F16 : MRT_ONNX_PRECISION_F32;
+  }
+  const mrt_onnx_options *get() const { return &c_; }
+
+ private:
+  mrt_onnx_options c_;
+  std::vector<mrt_onnx_input_shape> shapes_;
+};
 }  // namespace detail
 
 // Compiles the ONNX file at path (external data next to it) into a model.
 inline Model compileOnnx(const std::string &path, const OnnxOptions &options = {}) {
-  const mrt_onnx_options c = detail::onnxOptions(options);
+  const detail::COnnxOptions c(options);
   mrt_model *out = nullptr;
-  check(mrt_onnx_compile_file(path.c_str(), &c, &out));
+  check(mrt_onnx_compile_file(path.c_str(), c.get(), &out));
   return Model::adopt(out);
 }
 // The same for an ONNX model in memory (no external data).
 inline Model compileOnnxMemory(Span<const std::byte> bytes, const OnnxOptions &options = {}) {
-  const mrt_onnx_options c = detail::onnxOptions(options);
+  const detail::COnnxOptions c(options);
   mrt_model *out = nullptr;
-  check(mrt_onnx_compile_memory(bytes.data(), bytes.size(), &c, &out));
+  check(mrt_onnx_compile_memory(bytes.data(), bytes.size(), c.get(), &out));
   return Model::adopt(out);
 }
 

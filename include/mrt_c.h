@@ -2019,6 +2019,28 @@ MRT_API mrt_status mrt_model_load_from_memory(const void *data, size_t size,
  * target's tiles and the graph lowered with the graph API's ops. Initializers
  * become TensorData loaded once by the Load program; graph inputs and outputs
  * become the model's anchors, under their ONNX names. */
+
+/* The whole shape of one graph input, replacing the one the model declares
+ * (static dimensions included: a model exported at batch 1 can be compiled
+ * for 8). rank must be the declared rank; every dimension at least 1. */
+typedef struct mrt_onnx_input_shape {
+  const char *name;    /* a graph input (not an initializer) */
+  const int64_t *dims; /* rank values */
+  size_t rank;
+} mrt_onnx_input_shape;
+
+/* The precision the model computes in. F16 runs every FLOAT tensor of the
+ * model as FLOAT16 on the device (weights converted when compiled; matmuls
+ * and convolutions accumulate in F32), while the model's inputs and outputs
+ * keep their declared types: they are cast at the model's edges. */
+typedef enum mrt_onnx_precision {
+  MRT_ONNX_PRECISION_F32 = 0,
+  MRT_ONNX_PRECISION_F16 = 1
+} mrt_onnx_precision;
+
+/* Options of an ONNX compilation. Fields are only ever appended: a caller
+ * built against an older header sends a smaller struct_size (at least
+ * MRT_ONNX_OPTIONS_V1_SIZE) and gets the defaults for the fields it lacks. */
 typedef struct mrt_onnx_options {
   size_t struct_size;
   const char *target;             /* a system of mrt_target_init(); default "gc200" */
@@ -2032,7 +2054,16 @@ typedef struct mrt_onnx_options {
   mrt_progress_fn progress;       /* may be NULL; called on the calling thread */
   void *user_data;
   void (*user_data_free)(void *user_data);
+  /* ---- appended after V1 ---- */
+  const mrt_onnx_input_shape *input_shapes; /* num_input_shapes of them, may be NULL;
+                                               borrowed during the call; default none */
+  size_t num_input_shapes;
+  int32_t precision;              /* an mrt_onnx_precision; default MRT_ONNX_PRECISION_F32 */
 } mrt_onnx_options;
+
+/* The size of the first published mrt_onnx_options (up to user_data_free). */
+#define MRT_ONNX_OPTIONS_V1_SIZE \
+  (offsetof(mrt_onnx_options, user_data_free) + sizeof(void (*)(void *)))
 
 /* Sets struct_size and every default. NULL is ignored. */
 MRT_API void mrt_onnx_options_init(mrt_onnx_options *options) MRT_NOEXCEPT;

@@ -1,8 +1,11 @@
 // mrt_onnx_* (include/mrt_c.h, "Importing ONNX models"): the C face of the
 // ONNX frontend in src/onnx/. Options are read as a sized input struct and
 // resolved into onnx::OnnxOptions; the result is an ordinary mrt_model.
+#include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
@@ -16,6 +19,9 @@ using mrt::ErrorCode;
 
 namespace {
 
+static_assert(MRT_ONNX_OPTIONS_V1_SIZE == offsetof(mrt_onnx_options, input_shapes),
+              "V1 ends where the appended fields begin");
+
 mrt_onnx_options defaults() {
   mrt_onnx_options o{};
   o.struct_size = sizeof(mrt_onnx_options);
@@ -24,6 +30,21 @@ mrt_onnx_options defaults() {
   o.replication_factor = 1;
   o.batch_size = 1;
   return o;
+}
+
+std::map<std::string, std::vector<std::int64_t>> inputShapes(const mrt_onnx_options &o) {
+  if (o.num_input_shapes > 0) mrt::capi::requireNotNull(o.input_shapes, "options->input_shapes");
+  std::map<std::string, std::vector<std::int64_t>> shapes;
+  for (std::size_t i = 0; i < o.num_input_shapes; ++i) {
+    const mrt_onnx_input_shape &s = o.input_shapes[i];
+    const std::string which = fmt::format("options->input_shapes[{}]", i);
+    mrt::capi::requireNotNull(s.name, (which + ".name").c_str());
+    if (s.rank > 0) mrt::capi::requireNotNull(s.dims, (which + ".dims").c_str());
+    if (!shapes.emplace(s.name, std::vector<std::int64_t>(s.dims, s.dims + s.rank)).second) {
+      throw Error(ErrorCode::InvalidArgument, "{}: a second shape for '{}'", which, s.name);
+    }
+  }
+  return shapes;
 }
 
 // The resolved options; `owned` keeps the caller's user_data until the
@@ -54,6 +75,12 @@ mrt::onnx::OnnxOptions resolve(const mrt_onnx_options &o, const std::shared_ptr<
   }
   out.replicationFactor = o.replication_factor;
   out.batchSize = o.batch_size;
+  out.inputShapes = inputShapes(o);
+  if (o.precision != MRT_ONNX_PRECISION_F32 && o.precision != MRT_ONNX_PRECISION_F16) {
+    throw Error(ErrorCode::InvalidArgument, "options->precision is {}; it must be MRT_ONNX_PRECISION_F32 (0) or "
+                                            "MRT_ONNX_PRECISION_F16 (1)", o.precision);
+  }
+  out.halfPrecision = o.precision == MRT_ONNX_PRECISION_F16;
   if (o.model_name != nullptr) out.modelName = o.model_name;
   if (o.progress != nullptr) {
     const mrt_progress_fn progress = o.progress;
@@ -75,7 +102,7 @@ void compile(const mrt_onnx_options *options, mrt_model **out, Compile &&compile
                                         : mrt::capi::ownUserData(nullptr, nullptr);
   mrt::capi::requireNotNull(out, "out");
   const mrt_onnx_options o =
-      options != nullptr ? mrt::capi::readSized(options, defaults(), sizeof(mrt_onnx_options), "options") : defaults();
+      options != nullptr ? mrt::capi::readSized(options, defaults(), MRT_ONNX_OPTIONS_V1_SIZE, "options") : defaults();
   const mrt::onnx::OnnxOptions resolved = resolve(o, owned);
   auto model = compileWith(resolved);
   *out = new mrt_model{std::move(model)};

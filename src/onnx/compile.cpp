@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "onnx/context.hpp"
 #include "onnx/fold.hpp"
+#include "onnx/half_precision.hpp"
 #include "onnx/frontend.hpp"
 #include "onnx/reader.hpp"
 #include "onnx/registry.hpp"
@@ -51,7 +52,8 @@ hwsim::Executable compileGraph(const hwsim::Graph &graph, const popef::GraphMode
 
 std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOptions &options) {
   if (options.batchSize <= 0) throw Error(ErrorCode::InvalidArgument, "batch_size is {}; it must be at least 1", options.batchSize);
-  resolveShapes(model, options.batchSize);
+  if (options.halfPrecision) convertToHalfPrecision(model);
+  resolveShapes(model, options.batchSize, options.inputShapes);
   const ::onnx::GraphProto &g = model.graph();
   hwsim::Graph graph(options.target, options.replicationFactor);
   LoweringContext ctx(graph, defaultOpset(model));

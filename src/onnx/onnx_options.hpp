@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <hwsim/target.hpp>
 
@@ -15,6 +17,12 @@ struct OnnxOptions {
   unsigned replicationFactor = 1;
   // The value given to dynamic dimensions (symbolic, 0 or -1) of the inputs.
   std::int64_t batchSize = 1;
+  // Whole shapes of named graph inputs, replacing what the model declares
+  // (static dimensions too: a model exported at batch 1 can be compiled for
+  // 8); applied before batchSize fills the remaining dynamic dimensions.
+  std::map<std::string, std::vector<std::int64_t>> inputShapes;
+  // FLOAT computed as FLOAT16 inside the model, its inputs and outputs kept.
+  bool halfPrecision = false;
   std::string modelName;  // empty: the ONNX graph's name, or "onnx_model"
   // (step, total) as the compilation advances; may be empty.
   std::function<void(int, int)> progress;

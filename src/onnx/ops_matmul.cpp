@@ -85,7 +85,13 @@ void lowerGemm(LoweringContext &ctx, const NodeProto &node) {
   const double beta = attrFloat(node, "beta", 1.0f);
   const Dims aDims = ctx.value(node.input(0)).dims();
   std::string bName = node.input(1);
-  if (aDims.size() != 2 || ctx.value(bName).dims().size() != 2) throw Error(ErrorCode::CorruptModel, "{}: Gemm operands must be rank 2", nodeLabel(node));
+  const Dims bDims = ctx.value(bName).dims();
+  if (aDims.size() != 2 || bDims.size() != 2) throw Error(ErrorCode::CorruptModel, "{}: Gemm operands must be rank 2", nodeLabel(node));
+  const std::int64_t aInner = aDims[transA ? 0 : 1], bInner = bDims[transB ? 1 : 0];
+  if (aInner != bInner) {
+    throw Error(ErrorCode::CorruptModel, "{}: Gemm of A {} (transA {}) and B {} (transB {}): inner dimensions {} and {} differ",
+                nodeLabel(node), toString(aDims), int{transA}, toString(bDims), int{transB}, aInner, bInner);
+  }
   // A transposed constant B (PyTorch's Linear) is transposed once on the host.
   if (transB && ctx.isHost(bName)) {
     const HostTensor &b = ctx.host(bName);

@@ -9,13 +9,65 @@
 
 namespace mrt::onnx {
 
-void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize) {
+namespace {
+
+// Replaces input's shape by `dims`, keeping its rank when it declares one.
+void overrideShape(::onnx::ValueInfoProto &input, const std::vector<std::int64_t> &dims) {
+  auto &tensor = *input.mutable_type()->mutable_tensor_type();
+  if (tensor.has_shape() && static_cast<std::size_t>(tensor.shape().dim_size()) != dims.size()) {
+    throw Error(ErrorCode::InvalidArgument, "the input shape {} given for '{}' has rank {}; the model declares rank {}",
+                toString(dims), input.name(), dims.size(), tensor.shape().dim_size());
+  }
+  auto &shape = *tensor.mutable_shape();
+  shape.clear_dim();
+  for (const std::int64_t d : dims) {
+    if (d < 1) {
+      throw Error(ErrorCode::InvalidArgument, "the input shape {} given for '{}' has a dimension below 1",
+                  toString(dims), input.name());
+    }
+    shape.add_dim()->set_dim_value(d);
+  }
+}
+
+// Drops the intermediate value_info and the outputs' dimensions (keeping
+// their rank and type).
+void forgetRecordedShapes(::onnx::GraphProto &graph) {
+  graph.clear_value_info();
+  for (auto &output : *graph.mutable_output()) {
+    if (!output.type().has_tensor_type() || !output.type().tensor_type().has_shape()) continue;
+    for (auto &dim : *output.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) dim.Clear();
+  }
+}
+
+}  // namespace
+
+void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize,
+                   const std::map<std::string, std::vector<std::int64_t>> &inputShapes) {
+  std::set<std::string> initializers;
+  for (const auto &init : model.graph().initializer()) initializers.insert(init.name());
+  std::set<std::string> overridden;
+  std::string inputNames;
   for (auto &input : *model.mutable_graph()->mutable_input()) {
-    if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) continue;
+    if (initializers.count(input.name()) || !input.type().has_tensor_type()) continue;
+    inputNames += (inputNames.empty() ? "'" : ", '") + input.name() + "'";
+    if (const auto shape = inputShapes.find(input.name()); shape != inputShapes.end()) {
+      overrideShape(input, shape->second);
+      overridden.insert(input.name());
+    }
+    if (!input.type().tensor_type().has_shape()) continue;
     for (auto &dim : *input.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
       if (!dim.has_dim_value() || dim.dim_value() <= 0) dim.set_dim_value(batchSize);
     }
   }
+  for (const auto &[name, dims] : inputShapes) {
+    if (!overridden.count(name)) {
+      throw Error(ErrorCode::InvalidArgument, "an input shape is given for '{}', which is not an input of the model "
+                  "(its inputs: {})", name, inputNames);
+    }
+  }
+  // The shapes the exporter recorded for the old input shapes would
+  // contradict the new ones: inference recomputes them all.
+  if (!overridden.empty()) forgetRecordedShapes(*model.mutable_graph());
   try {
     ::onnx::shape_inference::InferShapes(model);
   } catch (const std::exception &e) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,11 +14,14 @@
 
 namespace mrt::onnx {
 
-// Gives every dynamic input dimension (symbolic, 0 or -1) the value
-// batchSize, then runs onnx::shape_inference::InferShapes so value_info
-// holds what ONNX can infer. Throws mrt::Error(CorruptModel) naming the
-// problem when inference finds the model inconsistent.
-void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize);
+// Gives the inputs named in `inputShapes` those shapes, every other dynamic
+// input dimension (symbolic, 0 or -1) the value batchSize, then runs
+// onnx::shape_inference::InferShapes so value_info holds what ONNX can
+// infer. Throws mrt::Error: InvalidArgument for an override naming no graph
+// input or of the wrong rank, CorruptModel naming the problem when inference
+// finds the model inconsistent.
+void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize,
+                   const std::map<std::string, std::vector<std::int64_t>> &inputShapes);
 
 // The element type and static dimensions of a graph input or output;
 // throws mrt::Error(Unimplemented) naming it when a dimension is still unknown.

@@ -1,4 +1,5 @@
 // mrt-compile MODEL.onnx -o MODEL.popef [--target gc200] [--batch N]
+//             [--input-shape NAME=D0,D1,...]... [--precision f32|f16]
 //             [--replicas R] [--ipus N] [--quiet]
 // Compiles an ONNX model into a PopEF file with mrt_onnx_compile_file (the
 // public C API over libmrt.so), then prints what it made: operators by type,
@@ -8,7 +9,10 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -110,6 +114,23 @@ int report(const mrt_model *model, const std::string &onnxPath) {
 
 }  // namespace
 
+// "NAME=1,3,224,224" -> the input's name and dimensions; nullopt when
+// malformed.
+std::optional<std::pair<std::string, std::vector<int64_t>>> parseInputShape(const std::string &spec) {
+  const auto eq = spec.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) return std::nullopt;
+  std::vector<int64_t> dims;
+  std::size_t at = eq + 1;
+  while (at <= spec.size()) {
+    const std::size_t comma = std::min(spec.find(',', at), spec.size());
+    const std::string dim = spec.substr(at, comma - at);
+    if (dim.empty() || dim.find_first_not_of("0123456789") != std::string::npos || dim.size() > 15) return std::nullopt;
+    dims.push_back(std::stoll(dim));
+    at = comma + 1;
+  }
+  return std::make_pair(spec.substr(0, eq), dims);
+}
+
 int main(int argc, char **argv) {
   CLI::App app{"Compiles an ONNX model into a PopEF file for libmrt (docs/onnx.md).", "mrt-compile"};
   std::string input, output, target = "gc200";
@@ -122,8 +143,26 @@ int main(int argc, char **argv) {
   app.add_option("--batch", batch, "Value of dynamic input dimensions (default 1)");
   app.add_option("--replicas", replicas, "Replication factor (default 1)");
   app.add_option("--ipus", ipus, "IPUs per replica (default 1)");
+  std::vector<std::string> shapeSpecs;
+  app.add_option("--input-shape", shapeSpecs,
+                 "NAME=D0,D1,...: the whole shape of an input, replacing the model's (repeatable)");
+  std::string precision = "f32";
+  app.add_option("--precision", precision, "f32, or f16: compute FLOAT as FLOAT16, inputs and outputs kept (default f32)")
+      ->check(CLI::IsMember({"f32", "f16"}));
   app.add_flag("-q,--quiet", quiet, "No progress and no report");
   CLI11_PARSE(app, argc, argv);
+
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const auto &spec : shapeSpecs) {
+    auto parsed = parseInputShape(spec);
+    if (!parsed) {
+      fmt::print(stderr, "mrt-compile: --input-shape '{}' is not NAME=D0,D1,... (positive integers)\n", spec);
+      return 2;
+    }
+    shapes[parsed->first] = std::move(parsed->second);
+  }
+  std::vector<mrt_onnx_input_shape> inputShapes;
+  for (const auto &[name, dims] : shapes) inputShapes.push_back({name.c_str(), dims.data(), dims.size()});
 
   mrt_onnx_options options;
   mrt_onnx_options_init(&options);
@@ -131,6 +170,9 @@ int main(int argc, char **argv) {
   options.batch_size = batch;
   options.replication_factor = replicas;
   options.num_ipus = ipus;
+  options.input_shapes = inputShapes.data();
+  options.num_input_shapes = inputShapes.size();
+  options.precision = precision == "f16" ? MRT_ONNX_PRECISION_F16 : MRT_ONNX_PRECISION_F32;
   if (!quiet && isatty(fileno(stderr))) options.progress = progress;
   mrt_model *model = nullptr;
   if (mrt_onnx_compile_file(input.c_str(), &options, &model) != MRT_OK) return fail(lastError("compiling " + input));
