@@ -1041,6 +1041,20 @@ _PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_int32, ctypes.c_int32, _ptr)
 _STREAM_FN = ctypes.CFUNCTYPE(None, _ptr, ctypes.c_uint64, ctypes.c_uint32, _ptr)
 _PRINT_FN = ctypes.CFUNCTYPE(None, _str, _ptr)
 
+
+class _OnnxInputShape(ctypes.Structure):
+    _fields_ = [("name", _str), ("dims", _POINTER(ctypes.c_int64)), ("rank", _size)]
+
+
+class _OnnxOptions(ctypes.Structure):
+    _fields_ = [("struct_size", _size), ("target", _str), ("custom_target", _ptr),
+                ("num_ipus", ctypes.c_uint32), ("replication_factor", ctypes.c_uint32),
+                ("batch_size", ctypes.c_int64), ("model_name", _str),
+                ("progress", _PROGRESS_FN), ("user_data", _ptr), ("user_data_free", _FREE_FN),
+                ("input_shapes", _POINTER(_OnnxInputShape)), ("num_input_shapes", _size),
+                ("precision", ctypes.c_int32)]
+
+
 _u64 = ctypes.c_uint64
 _u32 = ctypes.c_uint32
 _i32 = ctypes.c_int32
@@ -1179,6 +1193,10 @@ for _name_, _restype, _argtypes in [
     ("mrt_model_write_split", _CHECKED, [_ptr, _str, _str]),
     ("mrt_model_write_to_memory", _CHECKED, [_ptr, _ptr, _size, _P(_size)]),
     ("mrt_model_load_from_memory", _CHECKED, [_ptr, _size, _P(_ptr)]),
+    # Importing ONNX models.
+    ("mrt_onnx_options_init", None, [_P(_OnnxOptions)]),
+    ("mrt_onnx_compile_file", _CHECKED, [_str, _P(_OnnxOptions), _P(_ptr)]),
+    ("mrt_onnx_compile_memory", _CHECKED, [_ptr, _size, _P(_OnnxOptions), _P(_ptr)]),
 ]:
     _lib[_name_] = _declare(_name_, _restype, *_argtypes)
 del _name_, _restype, _argtypes
@@ -2011,6 +2029,57 @@ class ModelBuilder(_Closable):
         out = _ptr()
         _lib["mrt_model_builder_build"](self._pointer(), ctypes.byref(out))
         return Model._adopt(out.value)
+
+
+_PRECISIONS = {"f32": 0, "f16": 1}
+
+
+def compile_onnx(model, *, target: str = "gc200", num_ipus: int = 1, replication_factor: int = 1,
+                 batch_size: int = 1, input_shapes: dict = None, precision: str = "f32",
+                 model_name: str = None, progress=None) -> "Model":
+    """Compiles an ONNX model (a path, or the model's bytes) into a Model for
+    the simulated IPU, as mrt-compile does (docs/onnx.md).
+
+    batch_size: the value of dynamic input dimensions; input_shapes: {input
+    name: shape} replacing declared shapes; precision: "f32", or "f16" to
+    compute in half precision with the inputs and outputs kept;
+    progress(step, total) is called on this thread. Raises MrtError:
+    CORRUPT_MODEL, UNIMPLEMENTED (every unsupported node named),
+    RESOURCE_EXHAUSTED, INVALID_ARGUMENT, NOT_FOUND."""
+    if precision not in _PRECISIONS:
+        raise MrtError(Status.INVALID_ARGUMENT,
+                       f"precision {precision!r}: expected one of {sorted(_PRECISIONS)}")
+    options = _OnnxOptions()
+    _lib["mrt_onnx_options_init"](ctypes.byref(options))
+    options.target = target.encode()
+    options.num_ipus = num_ipus
+    options.replication_factor = replication_factor
+    options.batch_size = batch_size
+    options.precision = _PRECISIONS[precision]
+    if model_name is not None:
+        options.model_name = model_name.encode()
+    shapes = list((input_shapes or {}).items())
+    entries = (_OnnxInputShape * max(len(shapes), 1))()
+    dims_alive = []  # the ctypes arrays entries point into
+    for entry, (name, shape) in zip(entries, shapes):
+        dims, rank = _i64_array(shape)
+        dims_alive.append(dims)
+        entry.name, entry.dims, entry.rank = name.encode(), dims, rank
+    options.input_shapes = entries
+    options.num_input_shapes = len(shapes)
+    if progress is not None:
+        if not callable(progress):
+            raise MrtError(Status.INVALID_ARGUMENT, f"progress callback: {progress!r} is not callable")
+        options.progress = _progress_trampoline
+        options.user_data = _hold(progress)
+        options.user_data_free = _release_held
+    out = _ptr()
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        data = bytes(model)
+        _lib["mrt_onnx_compile_memory"](data, len(data), ctypes.byref(options), ctypes.byref(out))
+    else:
+        _lib["mrt_onnx_compile_file"](os.fsencode(model), ctypes.byref(options), ctypes.byref(out))
+    return Model._adopt(out.value)
 
 
 @atexit.register
