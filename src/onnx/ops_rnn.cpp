@@ -110,7 +110,8 @@ std::vector<Activation> readActivations(const NodeProto &node, CellKind kind, st
 }
 
 // f(clip(x)). Affine and ScaledTanh are not ONNX operators and are composed
-// here; the others lower as the ONNX operator of the same name would.
+// here; the others are lowered by the registry's own lowering of the ONNX
+// operator of the same name, so each composition lives in one place.
 hwsim::Tensor activate(LoweringContext &ctx, const Recurrence &r, const Activation &act, const hwsim::Tensor &x,
                        const std::string &name) {
   hwsim::Tensor in = x;
@@ -167,8 +168,7 @@ hwsim::Tensor gates(const hwsim::Tensor &t, std::size_t hidden, std::size_t gate
 
 hwsim::Tensor matMul(LoweringContext &ctx, const Recurrence &r, const hwsim::Tensor &a, const hwsim::Tensor &b,
                      const std::string &name) {
-  const hwsim::Type out = r.type == ::onnx::TensorProto::FLOAT16 ? hwsim::Type::F16 : hwsim::Type::F32;
-  return hwsim::ops::matMul(ctx.graph(), ctx.main(), a, b, name, {}, out);
+  return hwsim::ops::matMul(ctx.graph(), ctx.main(), a, b, name, {}, *deviceType(r.type));
 }
 
 // W[d]^T or R[d]^T ([columns, gates * hidden]) as the rhs of a multiply by an
@@ -274,7 +274,8 @@ hwsim::Tensor initialState(LoweringContext &ctx, const Recurrence &r, const Node
 
 // Per time step t, [batch, hidden] of 1 where t < sequence_lens[b], else 0;
 // none when every sequence is known to be whole.
-std::vector<hwsim::Tensor> stepMasks(LoweringContext &ctx, const Recurrence &r, const NodeProto &node) {
+std::vector<hwsim::Tensor> stepMasks(LoweringContext &ctx, const Recurrence &r, const NodeProto &node,
+                                     const std::string &name) {
   const std::string &lens = inputName(node, 4);
   if (lens.empty()) return {};
   if (ctx.isHost(lens)) {
@@ -284,11 +285,11 @@ std::vector<hwsim::Tensor> stepMasks(LoweringContext &ctx, const Recurrence &r, 
     }
   }
   const hwsim::Tensor perRow = ctx.device(lens).reshape({r.batch, 1});
-  const hwsim::Tensor lengths = materialize(ctx, broadcastView(perRow, {r.batch, r.hidden}), lens + "/per_hidden");
-  const hwsim::Type type = r.type == ::onnx::TensorProto::FLOAT16 ? hwsim::Type::F16 : hwsim::Type::F32;
+  const hwsim::Tensor lengths = materialize(ctx, broadcastView(perRow, {r.batch, r.hidden}), name + "/lengths");
   std::vector<hwsim::Tensor> masks;
   for (std::size_t t = 0; t < r.seq; ++t) {
-    masks.push_back(mask(ctx, "Greater", lengths, static_cast<double>(t), lens + "/step" + std::to_string(t), type));
+    masks.push_back(mask(ctx, "Greater", lengths, static_cast<double>(t), name + "/mask" + std::to_string(t),
+                         *deviceType(r.type)));
   }
   return masks;
 }
@@ -307,7 +308,9 @@ void checkAttributes(const NodeProto &node, CellKind kind) {
 
 void lowerRecurrent(LoweringContext &ctx, const NodeProto &node, CellKind kind) {
   checkAttributes(node, kind);
-  const std::string &out = node.output(0).empty() ? node.output(1) : node.output(0);
+  // Device names derive from the first output the node has.
+  const std::string out = *std::find_if(node.output().begin(), node.output().end(),
+                                        [](const std::string &o) { return !o.empty(); });
   Recurrence r;
   r.kind = kind;
   r.type = ctx.value(node.input(0)).type;
@@ -321,24 +324,28 @@ void lowerRecurrent(LoweringContext &ctx, const NodeProto &node, CellKind kind) 
   if (x.rank() != 3) throw Error(ErrorCode::CorruptModel, "{}: X must be rank 3", nodeLabel(node));
   r.seq = x.dim(r.batchwise ? 1 : 0);
   r.batch = x.dim(r.batchwise ? 0 : 1);
-  const Dims rDims = ctx.value(node.input(2)).dims();
-  r.hidden = static_cast<std::size_t>(rDims.back());
-  if (attrInt(node, "hidden_size", rDims.back()) != rDims.back()) {
-    throw Error(ErrorCode::CorruptModel, "{}: hidden_size {} but R is {}", nodeLabel(node),
-                attrInt(node, "hidden_size", 0), toString(rDims));
-  }
   const std::string direction = attrString(node, "direction", "forward");
   if (direction != "forward" && direction != "reverse" && direction != "bidirectional") {
     throw UnsupportedNode("direction '" + direction + "'");
   }
   const std::size_t directions = direction == "bidirectional" ? 2 : 1;
+  const Dims wDims = ctx.value(node.input(1)).dims(), rDims = ctx.value(node.input(2)).dims();
+  r.hidden = rDims.size() == 3 ? static_cast<std::size_t>(rDims[2]) : 0;
+  const std::size_t gatesWidth = gateCount(kind) * r.hidden;
+  const Dims expectedW = toDims({directions, gatesWidth, x.dim(2)});
+  const Dims expectedR = toDims({directions, gatesWidth, r.hidden});
+  if (wDims != expectedW || rDims != expectedR ||
+      attrInt(node, "hidden_size", static_cast<std::int64_t>(r.hidden)) != static_cast<std::int64_t>(r.hidden)) {
+    throw Error(ErrorCode::CorruptModel, "{}: W {} and R {} do not fit X {}, hidden_size {} and {} direction(s)",
+                nodeLabel(node), toString(wDims), toString(rDims), toString(toDims(x.shape())),
+                attrInt(node, "hidden_size", 0), directions);
+  }
   if (findAttribute(node, "clip")) r.clip = attrFloat(node, "clip", 0.0f);
   r.activations = readActivations(node, kind, directions);
   r.linearBeforeReset = attrInt(node, "linear_before_reset", 0) != 0;
   r.inputForget = attrInt(node, "input_forget", 0) != 0;
-  const std::vector<hwsim::Tensor> masks = stepMasks(ctx, r, node);
+  const std::vector<hwsim::Tensor> masks = stepMasks(ctx, r, node, out);
 
-  const std::size_t gatesWidth = gateCount(kind) * r.hidden;
   const std::size_t inputSize = x.dim(2);
   const std::size_t rows = r.seq * r.batch;
   const unsigned timeAxis = r.batchwise ? 1 : 0;
