@@ -32,18 +32,20 @@ struct Recurrence {
   CellKind kind = CellKind::Rnn;
   std::int32_t type = ::onnx::TensorProto::FLOAT;
   std::size_t seq = 0, batch = 0, hidden = 0;
+  std::size_t directions = 1;
+  bool reverse = false;                // direction "reverse" (bidirectional runs its second one backwards)
   bool batchwise = false;              // layout 1: [batch, seq, ...] instead of [seq, batch, ...]
   std::optional<double> clip;          // bound of every gate activation's input
   std::vector<Activation> activations;  // per direction: f (, g (, h))
   bool linearBeforeReset = false;      // GRU
   bool inputForget = false;            // LSTM
+
+  std::size_t gatesWidth() const { return (kind == CellKind::Rnn ? 1 : kind == CellKind::Gru ? 3 : 4) * hidden; }
 };
 
 struct State {
   hwsim::Tensor h, c;  // [batch, hidden]; c only for LSTM
 };
-
-std::size_t gateCount(CellKind kind) { return kind == CellKind::Rnn ? 1 : kind == CellKind::Gru ? 3 : 4; }
 
 std::vector<std::string> defaultActivations(CellKind kind) {
   switch (kind) {
@@ -109,13 +111,13 @@ std::vector<Activation> readActivations(const NodeProto &node, CellKind kind, st
   return result;
 }
 
-// f(clip(x)). Affine and ScaledTanh are not ONNX operators and are composed
+// f(clip(x)), or f(x) when not `clipped`. Affine and ScaledTanh are not ONNX operators and are composed
 // here; the others are lowered by the registry's own lowering of the ONNX
 // operator of the same name, so each composition lives in one place.
 hwsim::Tensor activate(LoweringContext &ctx, const Recurrence &r, const Activation &act, const hwsim::Tensor &x,
-                       const std::string &name) {
+                       const std::string &name, bool clipped = true) {
   hwsim::Tensor in = x;
-  if (r.clip) {
+  if (clipped && r.clip) {
     in = scalarBinary(ctx, "Min", scalarBinary(ctx, "Max", in, -*r.clip, name + "/clip_lo"), *r.clip, name + "/clip");
   }
   if (act.name == "Affine") {
@@ -201,63 +203,70 @@ struct DirectionWeights {
   hwsim::Tensor peepholes;      // LSTM with P: [3 * hidden] (i, o, f); else invalid
 };
 
-// Everything of one step that depends on the state: returns the new state
-// from the previous one and this step's input projection (biases included).
+// One step of each cell: the new state from the previous one and this
+// step's input projection (biases included); `act` are the direction's
+// activations.
+State rnnStep(LoweringContext &ctx, const Recurrence &r, const Activation *act, const DirectionWeights &w,
+              const State &prev, const hwsim::Tensor &xProjection, const std::string &name) {
+  const hwsim::Tensor pre = add(ctx, xProjection, matMul(ctx, r, prev.h, w.rT, name + "/HR"), name + "/pre");
+  return {activate(ctx, r, act[0], pre, name + "/H"), {}};
+}
+
+// Gate order z, r, h; the reset gate scales H before the multiply by Rh, or
+// its result under linear_before_reset.
+State gruStep(LoweringContext &ctx, const Recurrence &r, const Activation *act, const DirectionWeights &w,
+              const State &prev, const hwsim::Tensor &xProjection, const std::string &name) {
+  const std::size_t n = r.hidden;
+  hwsim::Tensor zrPre, hr;
+  if (r.linearBeforeReset) {
+    const hwsim::Tensor all = matMul(ctx, r, prev.h, w.rT, name + "/HR");
+    zrPre = add(ctx, gates(xProjection, n, 0, 2), gates(all, n, 0, 2), name + "/zr_pre");
+    hr = w.recurrentBias.valid() ? add(ctx, gates(all, n, 2), w.recurrentBias, name + "/HRh") : gates(all, n, 2);
+  } else {
+    zrPre = add(ctx, gates(xProjection, n, 0, 2), matMul(ctx, r, prev.h, gates(w.rT, n, 0, 2), name + "/HRzr"),
+                name + "/zr_pre");
+  }
+  const hwsim::Tensor zr = activate(ctx, r, act[0], zrPre, name + "/zr");
+  const hwsim::Tensor z = gates(zr, n, 0), reset = gates(zr, n, 1);
+  hr = r.linearBeforeReset
+           ? mul(ctx, reset, hr, name + "/reset")
+           : matMul(ctx, r, mul(ctx, reset, prev.h, name + "/reset"), gates(w.rT, n, 2), name + "/HRh");
+  const hwsim::Tensor candidate =
+      activate(ctx, r, act[1], add(ctx, gates(xProjection, n, 2), hr, name + "/h_pre"), name + "/h");
+  const hwsim::Tensor update =
+      mul(ctx, complement(ctx, r, act[0], gates(zrPre, n, 0), z, name + "/one_minus_z"), candidate, name + "/update");
+  return {add(ctx, update, mul(ctx, z, prev.h, name + "/keep"), name + "/H"), {}};
+}
+
+// Gate order i, o, f, c; peepholes P = [Pi, Po, Pf].
+State lstmStep(LoweringContext &ctx, const Recurrence &r, const Activation *act, const DirectionWeights &w,
+               const State &prev, const hwsim::Tensor &xProjection, const std::string &name) {
+  const std::size_t n = r.hidden;
+  const hwsim::Tensor pre = add(ctx, xProjection, matMul(ctx, r, prev.h, w.rT, name + "/HR"), name + "/pre");
+  auto peep = [&](const hwsim::Tensor &gate, std::size_t p, const hwsim::Tensor &c, const std::string &gname) {
+    if (!w.peepholes.valid()) return gate;
+    return add(ctx, gate, mul(ctx, c, gates(w.peepholes, n, p), gname + "/peep"), gname + "/pre");
+  };
+  const hwsim::Tensor iPre = peep(gates(pre, n, 0), 0, prev.c, name + "/i");
+  const hwsim::Tensor i = activate(ctx, r, act[0], iPre, name + "/i");
+  // input_forget couples the gates: f = 1 - i.
+  const hwsim::Tensor f = r.inputForget
+                              ? complement(ctx, r, act[0], iPre, i, name + "/f")
+                              : activate(ctx, r, act[0], peep(gates(pre, n, 2), 2, prev.c, name + "/f"), name + "/f");
+  const hwsim::Tensor cand = activate(ctx, r, act[1], gates(pre, n, 3), name + "/c");
+  const hwsim::Tensor c =
+      add(ctx, mul(ctx, f, prev.c, name + "/forget"), mul(ctx, i, cand, name + "/input"), name + "/C");
+  const hwsim::Tensor o = activate(ctx, r, act[0], peep(gates(pre, n, 1), 1, c, name + "/o"), name + "/o");
+  // h's input is the cell state, not a gate: it is not clipped.
+  return {mul(ctx, o, activate(ctx, r, act[2], c, name + "/h_of_C", false), name + "/H"), c};
+}
+
 State step(LoweringContext &ctx, const Recurrence &r, const Activation *act, const DirectionWeights &w,
            const State &prev, const hwsim::Tensor &xProjection, const std::string &name) {
-  const std::size_t n = r.hidden;
   switch (r.kind) {
-    case CellKind::Rnn: {
-      const hwsim::Tensor pre = add(ctx, xProjection, matMul(ctx, r, prev.h, w.rT, name + "/HR"), name + "/pre");
-      return {activate(ctx, r, act[0], pre, name + "/H"), {}};
-    }
-    case CellKind::Gru: {
-      // Gate order z, r, h.
-      hwsim::Tensor hr;  // H Rh^T, reset before or after the multiply
-      hwsim::Tensor zr;
-      if (r.linearBeforeReset) {
-        const hwsim::Tensor all = matMul(ctx, r, prev.h, w.rT, name + "/HR");
-        zr = add(ctx, gates(xProjection, n, 0, 2), gates(all, n, 0, 2), name + "/zr_pre");
-        hr = w.recurrentBias.valid() ? add(ctx, gates(all, n, 2), w.recurrentBias, name + "/HRh") : gates(all, n, 2);
-      } else {
-        zr = add(ctx, gates(xProjection, n, 0, 2), matMul(ctx, r, prev.h, gates(w.rT, n, 0, 2), name + "/HRzr"),
-                 name + "/zr_pre");
-      }
-      const hwsim::Tensor zrAct = activate(ctx, r, act[0], zr, name + "/zr");
-      const hwsim::Tensor z = gates(zrAct, n, 0), reset = gates(zrAct, n, 1);
-      if (r.linearBeforeReset) {
-        hr = mul(ctx, reset, hr, name + "/reset");
-      } else {
-        hr = matMul(ctx, r, mul(ctx, reset, prev.h, name + "/reset"), gates(w.rT, n, 2), name + "/HRh");
-      }
-      const hwsim::Tensor candidate = activate(ctx, r, act[1], add(ctx, gates(xProjection, n, 2), hr, name + "/h_pre"),
-                                               name + "/h");
-      const hwsim::Tensor update =
-          mul(ctx, complement(ctx, r, act[0], gates(zr, n, 0), z, name + "/1-z"), candidate, name + "/update");
-      return {add(ctx, update, mul(ctx, z, prev.h, name + "/keep"), name + "/H"), {}};
-    }
-    case CellKind::Lstm: {
-      // Gate order i, o, f, c; peepholes P = [Pi, Po, Pf].
-      const hwsim::Tensor pre = add(ctx, xProjection, matMul(ctx, r, prev.h, w.rT, name + "/HR"), name + "/pre");
-      auto peep = [&](const hwsim::Tensor &gate, std::size_t p, const hwsim::Tensor &c, const std::string &gname) {
-        return w.peepholes.valid() ? add(ctx, gate, mul(ctx, c, gates(w.peepholes, n, p), gname + "/peep"), gname + "/pre")
-                                   : gate;
-      };
-      const hwsim::Tensor iPre = peep(gates(pre, n, 0), 0, prev.c, name + "/i");
-      const hwsim::Tensor i = activate(ctx, r, act[0], iPre, name + "/i");
-      // input_forget couples the gates: f = 1 - i.
-      const hwsim::Tensor f = r.inputForget
-                                  ? complement(ctx, r, act[0], iPre, i, name + "/f")
-                                  : activate(ctx, r, act[0], peep(gates(pre, n, 2), 2, prev.c, name + "/f"), name + "/f");
-      const hwsim::Tensor cand = activate(ctx, r, act[1], gates(pre, n, 3), name + "/c");
-      const hwsim::Tensor c =
-          add(ctx, mul(ctx, f, prev.c, name + "/forget"), mul(ctx, i, cand, name + "/input"), name + "/C");
-      const hwsim::Tensor o = activate(ctx, r, act[0], peep(gates(pre, n, 1), 1, c, name + "/o"), name + "/o");
-      // h's input is the cell state, not a gate: it is not clipped.
-      Recurrence unclipped = r;
-      unclipped.clip.reset();
-      return {mul(ctx, o, activate(ctx, unclipped, act[2], c, name + "/h(C)"), name + "/H"), c};
-    }
+    case CellKind::Rnn: return rnnStep(ctx, r, act, w, prev, xProjection, name);
+    case CellKind::Gru: return gruStep(ctx, r, act, w, prev, xProjection, name);
+    case CellKind::Lstm: return lstmStep(ctx, r, act, w, prev, xProjection, name);
   }
   return {};
 }
@@ -280,9 +289,8 @@ std::vector<hwsim::Tensor> stepMasks(LoweringContext &ctx, const Recurrence &r, 
   if (lens.empty()) return {};
   if (ctx.isHost(lens)) {
     const std::vector<std::int64_t> given = constantInts(ctx, node, 4, "sequence_lens");
-    if (std::all_of(given.begin(), given.end(), [&](std::int64_t len) { return len == static_cast<std::int64_t>(r.seq); })) {
-      return {};
-    }
+    const auto whole = [&](std::int64_t len) { return len == static_cast<std::int64_t>(r.seq); };
+    if (std::all_of(given.begin(), given.end(), whole)) return {};
   }
   const hwsim::Tensor perRow = ctx.device(lens).reshape({r.batch, 1});
   const hwsim::Tensor lengths = materialize(ctx, broadcastView(perRow, {r.batch, r.hidden}), name + "/lengths");
@@ -306,11 +314,9 @@ void checkAttributes(const NodeProto &node, CellKind kind) {
   }
 }
 
-void lowerRecurrent(LoweringContext &ctx, const NodeProto &node, CellKind kind) {
+// The node's attributes and shapes, checked.
+Recurrence readRecurrence(LoweringContext &ctx, const NodeProto &node, CellKind kind, const hwsim::Tensor &x) {
   checkAttributes(node, kind);
-  // Device names derive from the first output the node has.
-  const std::string out = *std::find_if(node.output().begin(), node.output().end(),
-                                        [](const std::string &o) { return !o.empty(); });
   Recurrence r;
   r.kind = kind;
   r.type = ctx.value(node.input(0)).type;
@@ -320,7 +326,6 @@ void lowerRecurrent(LoweringContext &ctx, const NodeProto &node, CellKind kind) 
   const std::int64_t layout = attrInt(node, "layout", 0);
   if (layout != 0 && layout != 1) throw UnsupportedNode("layout " + std::to_string(layout));
   r.batchwise = layout == 1;
-  const hwsim::Tensor x = ctx.device(node.input(0));
   if (x.rank() != 3) throw Error(ErrorCode::CorruptModel, "{}: X must be rank 3", nodeLabel(node));
   r.seq = x.dim(r.batchwise ? 1 : 0);
   r.batch = x.dim(r.batchwise ? 0 : 1);
@@ -328,102 +333,126 @@ void lowerRecurrent(LoweringContext &ctx, const NodeProto &node, CellKind kind) 
   if (direction != "forward" && direction != "reverse" && direction != "bidirectional") {
     throw UnsupportedNode("direction '" + direction + "'");
   }
-  const std::size_t directions = direction == "bidirectional" ? 2 : 1;
+  r.directions = direction == "bidirectional" ? 2 : 1;
+  r.reverse = direction == "reverse";
   const Dims wDims = ctx.value(node.input(1)).dims(), rDims = ctx.value(node.input(2)).dims();
   r.hidden = rDims.size() == 3 ? static_cast<std::size_t>(rDims[2]) : 0;
-  const std::size_t gatesWidth = gateCount(kind) * r.hidden;
-  const Dims expectedW = toDims({directions, gatesWidth, x.dim(2)});
-  const Dims expectedR = toDims({directions, gatesWidth, r.hidden});
+  const Dims expectedW = toDims({r.directions, r.gatesWidth(), x.dim(2)});
+  const Dims expectedR = toDims({r.directions, r.gatesWidth(), r.hidden});
   if (wDims != expectedW || rDims != expectedR ||
       attrInt(node, "hidden_size", static_cast<std::int64_t>(r.hidden)) != static_cast<std::int64_t>(r.hidden)) {
     throw Error(ErrorCode::CorruptModel, "{}: W {} and R {} do not fit X {}, hidden_size {} and {} direction(s)",
                 nodeLabel(node), toString(wDims), toString(rDims), toString(toDims(x.shape())),
-                attrInt(node, "hidden_size", 0), directions);
+                attrInt(node, "hidden_size", 0), r.directions);
   }
   if (findAttribute(node, "clip")) r.clip = attrFloat(node, "clip", 0.0f);
-  r.activations = readActivations(node, kind, directions);
+  r.activations = readActivations(node, kind, r.directions);
   r.linearBeforeReset = attrInt(node, "linear_before_reset", 0) != 0;
   r.inputForget = attrInt(node, "input_forget", 0) != 0;
-  const std::vector<hwsim::Tensor> masks = stepMasks(ctx, r, node, out);
+  return r;
+}
 
-  const std::size_t inputSize = x.dim(2);
-  const std::size_t rows = r.seq * r.batch;
-  const unsigned timeAxis = r.batchwise ? 1 : 0;
-  const std::string &bias = inputName(node, 3);
-  const std::string peepholes = kind == CellKind::Lstm ? inputName(node, 7) : std::string();
-  // hidden states per direction and time step, and the last states
-  std::vector<std::vector<hwsim::Tensor>> hs(directions, std::vector<hwsim::Tensor>(r.seq));
-  std::vector<State> last(directions);
-  for (std::size_t d = 0; d < directions; ++d) {
-    const std::string dname = out + "/dir" + std::to_string(d);
-    const hwsim::Tensor wT = transposedWeights(ctx, node.input(1), d, {rows, inputSize});
-    hwsim::Tensor xProjection = matMul(ctx, r, x.reshape({rows, inputSize}), wT, dname + "/XW");
-    DirectionWeights w;
-    w.rT = transposedWeights(ctx, node.input(2), d, {r.batch, r.hidden});
-    if (!bias.empty()) {
-      // B = [Wb, Rb]; Rb joins Wb in the input projection except GRU's Rbh
-      // under linear_before_reset, which the reset gate scales.
-      const hwsim::Tensor b = ctx.device(bias)[d];
-      const hwsim::Tensor wb = b.slice(0, gatesWidth), rb = b.slice(gatesWidth, 2 * gatesWidth);
-      hwsim::Tensor inputBias = add(ctx, wb, rb, dname + "/bias");
-      if (kind == CellKind::Gru && r.linearBeforeReset) {
-        inputBias = hwsim::concat({gates(inputBias, r.hidden, 0, 2), gates(wb, r.hidden, 2)}, 0);
-        w.recurrentBias = gates(rb, r.hidden, 2);
-      }
-      xProjection = add(ctx, xProjection, inputBias, dname + "/XW_bias");
+// X W^T plus the biases that do not depend on the state, for every step of
+// direction d at once: [seq, batch, gates * hidden] ([batch, seq, ...]
+// batchwise). Sets w.recurrentBias when a bias must stay out of it.
+hwsim::Tensor inputProjection(LoweringContext &ctx, const Recurrence &r, const NodeProto &node, const hwsim::Tensor &x,
+                              std::size_t d, DirectionWeights &w, const std::string &name) {
+  const std::size_t rows = r.seq * r.batch, inputSize = x.dim(2), width = r.gatesWidth();
+  const hwsim::Tensor wT = transposedWeights(ctx, node.input(1), d, {rows, inputSize});
+  hwsim::Tensor projection = matMul(ctx, r, x.reshape({rows, inputSize}), wT, name + "/XW");
+  if (const std::string &bias = inputName(node, 3); !bias.empty()) {
+    // B = [Wb, Rb]; Rb joins Wb here except GRU's Rbh under
+    // linear_before_reset, which the reset gate scales.
+    const hwsim::Tensor b = ctx.device(bias)[d];
+    const hwsim::Tensor wb = b.slice(0, width), rb = b.slice(width, 2 * width);
+    hwsim::Tensor inputBias = add(ctx, wb, rb, name + "/bias");
+    if (r.kind == CellKind::Gru && r.linearBeforeReset) {
+      inputBias = hwsim::concat({gates(inputBias, r.hidden, 0, 2), gates(wb, r.hidden, 2)}, 0);
+      w.recurrentBias = gates(rb, r.hidden, 2);
     }
-    xProjection = xProjection.reshape(r.batchwise ? hwsim::Shape{r.batch, r.seq, gatesWidth}
-                                                  : hwsim::Shape{r.seq, r.batch, gatesWidth});
-    if (!peepholes.empty()) w.peepholes = ctx.device(peepholes)[d];
-
-    State state{initialState(ctx, r, node, 5, d, dname + "/H0"),
-                kind == CellKind::Lstm ? initialState(ctx, r, node, 6, d, dname + "/C0") : hwsim::Tensor{}};
-    const bool reverse = direction == "reverse" || d == 1;
-    const Activation *act = &r.activations[d * defaultActivations(kind).size()];
-    for (std::size_t s = 0; s < r.seq; ++s) {
-      const std::size_t t = reverse ? r.seq - 1 - s : s;
-      const std::string sname = dname + "/t" + std::to_string(t);
-      const State next = step(ctx, r, act, w, state, along(xProjection, timeAxis, t), sname);
-      if (masks.empty()) {
-        state = next;
-        hs[d][t] = state.h;
-        continue;
-      }
-      // Past its length a sequence keeps its state and outputs zeros.
-      auto masked = [&](const hwsim::Tensor &prev, const hwsim::Tensor &now, const std::string &what) {
-        const hwsim::Tensor change = broadcastBinary(ctx, "Sub", now, prev, sname + "/" + what + "_change");
-        return add(ctx, prev, mul(ctx, masks[t], change, sname + "/" + what + "_masked"), sname + "/" + what);
-      };
-      hs[d][t] = mul(ctx, masks[t], next.h, sname + "/Y");
-      state = {masked(state.h, next.h, "H"), next.c.valid() ? masked(state.c, next.c, "C") : hwsim::Tensor{}};
-    }
-    last[d] = state;
+    projection = add(ctx, projection, inputBias, name + "/XW_bias");
   }
+  return projection.reshape(r.batchwise ? hwsim::Shape{r.batch, r.seq, width} : hwsim::Shape{r.seq, r.batch, width});
+}
 
-  // Y: [seq, directions, batch, hidden], or [batch, seq, directions, hidden] batchwise.
+// The hidden state of every time step, and the last state, of one direction.
+struct DirectionResult {
+  std::vector<hwsim::Tensor> hs;
+  State last;
+};
+
+DirectionResult runDirection(LoweringContext &ctx, const Recurrence &r, const NodeProto &node, const hwsim::Tensor &x,
+                             std::size_t d, const std::vector<hwsim::Tensor> &masks, const std::string &name) {
+  DirectionWeights w;
+  const hwsim::Tensor projection = inputProjection(ctx, r, node, x, d, w, name);
+  w.rT = transposedWeights(ctx, node.input(2), d, {r.batch, r.hidden});
+  if (r.kind == CellKind::Lstm && !inputName(node, 7).empty()) w.peepholes = ctx.device(node.input(7))[d];
+  State state{initialState(ctx, r, node, 5, d, name + "/H0"),
+              r.kind == CellKind::Lstm ? initialState(ctx, r, node, 6, d, name + "/C0") : hwsim::Tensor{}};
+  const bool reverse = r.reverse || d == 1;
+  const Activation *act = &r.activations[d * defaultActivations(r.kind).size()];
+  DirectionResult result{std::vector<hwsim::Tensor>(r.seq), {}};
+  for (std::size_t s = 0; s < r.seq; ++s) {
+    const std::size_t t = reverse ? r.seq - 1 - s : s;
+    const std::string sname = name + "/t" + std::to_string(t);
+    const State next = step(ctx, r, act, w, state, along(projection, r.batchwise ? 1 : 0, t), sname);
+    if (masks.empty()) {
+      state = next;
+      result.hs[t] = state.h;
+      continue;
+    }
+    // Past its length a sequence keeps its state and outputs zeros.
+    auto masked = [&](const hwsim::Tensor &prev, const hwsim::Tensor &now, const std::string &what) {
+      const hwsim::Tensor change = broadcastBinary(ctx, "Sub", now, prev, sname + "/" + what + "_change");
+      return add(ctx, prev, mul(ctx, masks[t], change, sname + "/" + what + "_masked"), sname + "/" + what);
+    };
+    result.hs[t] = mul(ctx, masks[t], next.h, sname + "/Y");
+    state = {masked(state.h, next.h, "H"), next.c.valid() ? masked(state.c, next.c, "C") : hwsim::Tensor{}};
+  }
+  result.last = state;
+  return result;
+}
+
+// Y: [seq, directions, batch, hidden]; Y_h and Y_c: [directions, batch,
+// hidden]. Batchwise, batch comes first: [batch, seq, directions, hidden] and
+// [batch, directions, hidden].
+void setOutputs(LoweringContext &ctx, const Recurrence &r, const NodeProto &node,
+                const std::vector<DirectionResult> &results) {
   auto output = [&](int i) { return i < node.output_size() ? node.output(i) : std::string(); };
   const std::size_t b = r.batch, n = r.hidden;
   if (!output(0).empty()) {
     std::vector<hwsim::Tensor> steps;
     for (std::size_t t = 0; t < r.seq; ++t) {
       std::vector<hwsim::Tensor> perDirection;
-      for (std::size_t d = 0; d < directions; ++d) {
-        perDirection.push_back(r.batchwise ? hs[d][t].reshape({b, 1, 1, n}) : hs[d][t].reshape({1, 1, b, n}));
+      for (const DirectionResult &result : results) {
+        perDirection.push_back(result.hs[t].reshape(r.batchwise ? hwsim::Shape{b, 1, 1, n} : hwsim::Shape{1, 1, b, n}));
       }
       steps.push_back(hwsim::concat(perDirection, r.batchwise ? 2 : 1));
     }
-    ctx.setDevice(output(0), hwsim::concat(steps, timeAxis), r.type);
+    ctx.setDevice(output(0), hwsim::concat(steps, r.batchwise ? 1 : 0), r.type);
   }
-  // Y_h and Y_c: [directions, batch, hidden], or [batch, directions, hidden] batchwise.
   auto lastOf = [&](hwsim::Tensor State::*member) {
+    const hwsim::Shape shape = r.batchwise ? hwsim::Shape{b, 1, n} : hwsim::Shape{1, b, n};
     std::vector<hwsim::Tensor> perDirection;
-    for (const State &s : last) {
-      perDirection.push_back(r.batchwise ? (s.*member).reshape({b, 1, n}) : (s.*member).reshape({1, b, n}));
-    }
+    for (const DirectionResult &result : results) perDirection.push_back((result.last.*member).reshape(shape));
     return hwsim::concat(perDirection, r.batchwise ? 1 : 0);
   };
   if (!output(1).empty()) ctx.setDevice(output(1), lastOf(&State::h), r.type);
-  if (kind == CellKind::Lstm && !output(2).empty()) ctx.setDevice(output(2), lastOf(&State::c), r.type);
+  if (r.kind == CellKind::Lstm && !output(2).empty()) ctx.setDevice(output(2), lastOf(&State::c), r.type);
+}
+
+void lowerRecurrent(LoweringContext &ctx, const NodeProto &node, CellKind kind) {
+  const hwsim::Tensor x = ctx.device(node.input(0));
+  const Recurrence r = readRecurrence(ctx, node, kind, x);
+  // Device names derive from the first output the node has.
+  const std::string out = *std::find_if(node.output().begin(), node.output().end(),
+                                        [](const std::string &o) { return !o.empty(); });
+  const std::vector<hwsim::Tensor> masks = stepMasks(ctx, r, node, out);
+  std::vector<DirectionResult> results;
+  for (std::size_t d = 0; d < r.directions; ++d) {
+    results.push_back(runDirection(ctx, r, node, x, d, masks, out + "/dir" + std::to_string(d)));
+  }
+  setOutputs(ctx, r, node, results);
 }
 
 }  // namespace
