@@ -163,9 +163,53 @@ def unsupported(out):
     ], [("x", x)], [("y", np.floor(x))])
 
 
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def lstm_gru(out):
+    """An LSTM (with bias) whose sequence feeds a GRU (linear_before_reset),
+    whose last state feeds a Gemm: seq 5, input 4, hidden 8. The same seeded
+    weights at batch 1 and at batch 8 (cases lstm_gru_b1, lstm_gru_b8)."""
+    seq, inp, hid, classes = 5, 4, 8, 3
+    lw, lr, lb = rand(1, 4 * hid, inp), rand(1, 4 * hid, hid), rand(1, 8 * hid)
+    gw, gr, gb = rand(1, 3 * hid, hid), rand(1, 3 * hid, hid), rand(1, 6 * hid)
+    fw, fb = rand(hid, classes), rand(classes)
+    for batch in (1, 8):
+        x = rand(seq, batch, inp)
+        # LSTM, gates i, o, f, c; biases Wb + Rb.
+        h, c, ys = np.zeros((batch, hid)), np.zeros((batch, hid)), []
+        for t in range(seq):
+            g = x[t] @ lw[0].T + h @ lr[0].T + lb[0, :4 * hid] + lb[0, 4 * hid:]
+            i, o, f, cand = (g[:, k * hid:(k + 1) * hid] for k in range(4))
+            c = sigmoid(f) * c + sigmoid(i) * np.tanh(cand)
+            h = sigmoid(o) * np.tanh(c)
+            ys.append(h)
+        lstm_c = c
+        # GRU, gates z, r, h; the reset gate scales H R_h^T + Rb_h.
+        h = np.zeros((batch, hid))
+        for y in ys:
+            xw = y @ gw[0].T + gb[0, :3 * hid]
+            hr = h @ gr[0].T + gb[0, 3 * hid:]
+            z = sigmoid(xw[:, :hid] + hr[:, :hid])
+            r = sigmoid(xw[:, hid:2 * hid] + hr[:, hid:2 * hid])
+            cand = np.tanh(xw[:, 2 * hid:] + r * hr[:, 2 * hid:])
+            h = (1 - z) * cand + z * h
+        logits = h @ fw + fb
+        write(out, f"lstm_gru_b{batch}", [
+            helper.make_node("LSTM", ["x", "lw", "lr", "lb"], ["lstm_y", "", "lstm_c"], hidden_size=hid),
+            helper.make_node("Squeeze", ["lstm_y", "axis1"], ["seq"]),
+            helper.make_node("GRU", ["seq", "gw", "gr", "gb"], ["", "gru_h"], hidden_size=hid, linear_before_reset=1),
+            helper.make_node("Squeeze", ["gru_h", "axis0"], ["last"]),
+            helper.make_node("Gemm", ["last", "fw", "fb"], ["y"]),
+        ], [("x", x)], [("y", logits.astype(np.float32)), ("lstm_c", lstm_c[None].astype(np.float32))],
+            [("lw", lw), ("lr", lr), ("lb", lb), ("gw", gw), ("gr", gr), ("gb", gb), ("fw", fw), ("fb", fb),
+             ("axis0", np.array([0], np.int64)), ("axis1", np.array([1], np.int64))])
+
+
 def main():
     out = sys.argv[1]
-    for make in (mlp, broadcast, views, shape_fold, lenet, unsupported):
+    for make in (mlp, broadcast, views, shape_fold, lenet, unsupported, lstm_gru):
         make(out)
 
 

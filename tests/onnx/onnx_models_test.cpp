@@ -53,9 +53,29 @@ struct Runner {
   }
 };
 
+enum class Execution { Sync, Async };
+
+// One request through mrt_model_runner_execute, or execute_async and a wait.
+void execute(mrt_model_runner *runner, const std::vector<mrt_tensor_view> &in,
+             const std::vector<mrt_tensor_view> &out, Execution how) {
+  if (how == Execution::Sync) {
+    ASSERT_EQ(mrt_model_runner_execute(runner, in.data(), in.size(), out.data(), out.size(), 0), MRT_OK)
+        << mrt_last_error_message();
+    return;
+  }
+  mrt_future *future = nullptr;
+  ASSERT_EQ(mrt_model_runner_execute_async(runner, in.data(), in.size(), out.data(), out.size(), 0, &future), MRT_OK)
+      << mrt_last_error_message();
+  const mrt_status status = mrt_future_wait(future, -1);
+  const char *error = mrt_future_error_message(future);
+  const std::string message = error != nullptr ? error : "";
+  mrt_future_destroy(future);
+  ASSERT_EQ(status, MRT_OK) << message;
+}
+
 // Compiles dir/model.onnx, runs every test_data_set_* and compares each output
 // within atol + rtol * |expected|.
-void checkModel(const fs::path &dir, double rtol, double atol) {
+void checkModel(const fs::path &dir, double rtol, double atol, Execution how = Execution::Sync) {
   Runner r;
   mrt_onnx_options options;
   mrt_onnx_options_init(&options);
@@ -86,8 +106,7 @@ void checkModel(const fs::path &dir, double rtol, double atol) {
       outputs[i].resize(expected[i].size());
       outViews.push_back({outNames[i].c_str(), outputs[i].data(), outputs[i].size() * sizeof(float)});
     }
-    ASSERT_EQ(mrt_model_runner_execute(r.runner, inViews.data(), numIn, outViews.data(), numOut, 0), MRT_OK)
-        << mrt_last_error_message();
+    ASSERT_NO_FATAL_FAILURE(execute(r.runner, inViews, outViews, how));
     for (size_t i = 0; i < numOut; ++i) {
       for (size_t j = 0; j < expected[i].size(); ++j) {
         ASSERT_NEAR(outputs[i][j], expected[i][j], atol + rtol * std::fabs(expected[i][j]))
@@ -137,6 +156,17 @@ TEST(OnnxErrors, MissingFileAndBadOptions) {
   mrt_onnx_options_init(&options);
   options.target = "gc300";
   EXPECT_EQ(mrt_onnx_compile_file((generated("mlp") / "model.onnx").c_str(), &options, &model), MRT_NOT_FOUND);
+}
+
+// Issue 13: a sequence model (LSTM -> GRU -> Gemm, make_models.py's
+// lstm_gru) at batch 1 and 8, served synchronously and asynchronously.
+TEST(OnnxModels, LstmGruSyncAndAsync) {
+  for (const char *model : {"lstm_gru_b1", "lstm_gru_b8"}) {
+    for (const Execution how : {Execution::Sync, Execution::Async}) {
+      SCOPED_TRACE(std::string(model) + (how == Execution::Sync ? " sync" : " async"));
+      checkModel(generated(model), 1e-4, 1e-5, how);
+    }
+  }
 }
 
 }  // namespace
