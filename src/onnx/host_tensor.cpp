@@ -211,6 +211,16 @@ void convertValues(std::vector<double> &values, std::int32_t onnxType) {
   }
 }
 
+HostTensor transposedMatrix(const HostTensor &t, std::size_t offset, std::int64_t rows, std::int64_t cols) {
+  HostTensor out{t.type, {cols, rows}, std::vector<double>(static_cast<std::size_t>(rows * cols))};
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < cols; ++c) {
+      out.values[static_cast<std::size_t>(c * rows + r)] = t.values[offset + static_cast<std::size_t>(r * cols + c)];
+    }
+  }
+  return out;
+}
+
 std::optional<Dims> broadcastDims(const Dims &a, const Dims &b) {
   const std::size_t rank = std::max(a.size(), b.size());
   Dims out(rank);

@@ -49,6 +49,11 @@ std::vector<std::uint8_t> toDeviceBytes(const HostTensor &t, hwsim::Type type, c
 // truncate toward zero, BOOL is x != 0, FLOAT rounds to single precision).
 void convertValues(std::vector<double> &values, std::int32_t onnxType);
 
+// The transpose of the rows x cols matrix stored in t's values from element
+// `offset` on: a [cols, rows] tensor of t's type (weights laid out for a
+// multiply by the lhs, e.g. Gemm's transB and the recurrent ops' W and R).
+HostTensor transposedMatrix(const HostTensor &t, std::size_t offset, std::int64_t rows, std::int64_t cols);
+
 // NumPy broadcasting of two shapes; nullopt if they do not broadcast.
 std::optional<Dims> broadcastDims(const Dims &a, const Dims &b);
 // t's values broadcast to `to` (which broadcastDims(t.dims, to) == to).

@@ -95,9 +95,7 @@ void lowerGemm(LoweringContext &ctx, const NodeProto &node) {
   // A transposed constant B (PyTorch's Linear) is transposed once on the host.
   if (transB && ctx.isHost(bName)) {
     const HostTensor &b = ctx.host(bName);
-    HostTensor t{b.type, {b.dims[1], b.dims[0]}, std::vector<double>(b.values.size())};
-    for (std::int64_t r = 0; r < b.dims[0]; ++r)
-      for (std::int64_t c = 0; c < b.dims[1]; ++c) t.values[static_cast<std::size_t>(c * b.dims[0] + r)] = b.values[static_cast<std::size_t>(r * b.dims[1] + c)];
+    HostTensor t = transposedMatrix(b, 0, b.dims[0], b.dims[1]);
     bName = ctx.uniqueName(bName + "_T");
     ctx.setHost(bName, std::move(t));
     ctx.markInitializer(bName);

@@ -181,13 +181,7 @@ hwsim::Tensor transposedWeights(LoweringContext &ctx, const std::string &name, s
   if (!ctx.isHost(name)) return ctx.device(name)[direction].transpose();
   const HostTensor &w = ctx.host(name);
   const std::int64_t rows = w.dims[1], cols = w.dims[2];
-  HostTensor t{w.type, {cols, rows}, std::vector<double>(static_cast<std::size_t>(rows * cols))};
-  const std::size_t base = direction * static_cast<std::size_t>(rows * cols);
-  for (std::int64_t i = 0; i < rows; ++i) {
-    for (std::int64_t j = 0; j < cols; ++j) {
-      t.values[static_cast<std::size_t>(j * rows + i)] = w.values[base + static_cast<std::size_t>(i * cols + j)];
-    }
-  }
+  HostTensor t = transposedMatrix(w, direction * static_cast<std::size_t>(rows * cols), rows, cols);
   const std::string transposed = ctx.uniqueName(name + "/T" + std::to_string(direction));
   ctx.setHost(transposed, std::move(t));
   ctx.markInitializer(transposed);
@@ -444,9 +438,12 @@ void setOutputs(LoweringContext &ctx, const Recurrence &r, const NodeProto &node
 void lowerRecurrent(LoweringContext &ctx, const NodeProto &node, CellKind kind) {
   const hwsim::Tensor x = ctx.device(node.input(0));
   const Recurrence r = readRecurrence(ctx, node, kind, x);
-  // Device names derive from the first output the node has.
-  const std::string out = *std::find_if(node.output().begin(), node.output().end(),
-                                        [](const std::string &o) { return !o.empty(); });
+  // Device names derive from the first output the node has; with none
+  // there is nothing to compute.
+  const auto named = std::find_if(node.output().begin(), node.output().end(),
+                                   [](const std::string &o) { return !o.empty(); });
+  if (named == node.output().end()) return;
+  const std::string out = *named;
   const std::vector<hwsim::Tensor> masks = stepMasks(ctx, r, node, out);
   std::vector<DirectionResult> results;
   for (std::size_t d = 0; d < r.directions; ++d) {
