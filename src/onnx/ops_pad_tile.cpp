@@ -33,16 +33,6 @@ std::int64_t sourceIndex(std::int64_t i, std::int64_t n, PadMode mode) {
   return j < n ? j : period - j;
 }
 
-// A band of `size` elements along `axis`, shaped like x elsewhere, filled with `value`.
-hwsim::Tensor constantBand(LoweringContext &ctx, const hwsim::Tensor &x, unsigned axis, std::size_t size,
-                           double value, const std::string &name) {
-  hwsim::Shape shape = x.shape();
-  shape[axis] = size;
-  hwsim::Tensor band = ctx.graph().addConstant(x.elementType(), shape, value, ctx.uniqueName(name));
-  ctx.graph().setTileMapping(band, 0);
-  return band;
-}
-
 // x padded along one axis (a negative pad crops).
 hwsim::Tensor padAxis(LoweringContext &ctx, const hwsim::Tensor &x, unsigned axis, std::int64_t before,
                       std::int64_t after, PadMode mode, double value, const std::string &name) {

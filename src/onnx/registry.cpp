@@ -24,6 +24,7 @@ const OpRegistry &opRegistry() {
     registerShapeOps(r);
     registerReduceOps(r);
     registerConvOps(r);
+    registerConvTransposeOps(r);
     registerNormOps(r);
     registerPadTileOps(r);
     return r;

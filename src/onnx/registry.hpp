@@ -37,6 +37,7 @@ void registerMatMulOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
 void registerReduceOps(OpRegistry &registry);
 void registerConvOps(OpRegistry &registry);
+void registerConvTransposeOps(OpRegistry &registry);
 void registerNormOps(OpRegistry &registry);
 void registerPadTileOps(OpRegistry &registry);
 
