@@ -27,6 +27,7 @@ const OpRegistry &opRegistry() {
     registerConvTransposeOps(r);
     registerNormOps(r);
     registerPadTileOps(r);
+    registerResizeOps(r);
     return r;
   }();
   return registry;

@@ -40,5 +40,6 @@ void registerConvOps(OpRegistry &registry);
 void registerConvTransposeOps(OpRegistry &registry);
 void registerNormOps(OpRegistry &registry);
 void registerPadTileOps(OpRegistry &registry);
+void registerResizeOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx
