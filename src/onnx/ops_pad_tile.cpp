@@ -33,24 +33,28 @@ std::int64_t sourceIndex(std::int64_t i, std::int64_t n, PadMode mode) {
   return j < n ? j : period - j;
 }
 
-// x padded along one axis (a negative pad crops).
+// x padded along one axis. Negative pads crop first (as ONNX Runtime does:
+// the reference implementation has no negative pads), the rest pads what is left.
 hwsim::Tensor padAxis(LoweringContext &ctx, const hwsim::Tensor &x, unsigned axis, std::int64_t before,
                       std::int64_t after, PadMode mode, double value, const std::string &name) {
   const auto n = static_cast<std::int64_t>(x.dim(axis));
-  std::vector<std::int64_t> indices;
+  const std::int64_t cropBefore = std::max<std::int64_t>(0, -before), cropAfter = std::max<std::int64_t>(0, -after);
+  if (cropBefore + cropAfter >= n) throw UnsupportedNode("a Pad cropping a dimension to nothing");
+  const hwsim::Tensor kept = x.slice(static_cast<std::size_t>(cropBefore), static_cast<std::size_t>(n - cropAfter), axis);
+  before = std::max<std::int64_t>(0, before);
+  after = std::max<std::int64_t>(0, after);
+  if (before == 0 && after == 0) return kept;
   if (mode == PadMode::Constant) {
-    // Crop first; the constant bands are added around what is left.
-    for (std::int64_t i = std::max<std::int64_t>(0, -before); i < n + std::min<std::int64_t>(0, after); ++i) indices.push_back(i);
-  } else {
-    for (std::int64_t i = -before; i < n + after; ++i) indices.push_back(sourceIndex(i, n, mode));
+    std::vector<hwsim::Tensor> parts;
+    if (before > 0) parts.push_back(constantBand(ctx, kept, axis, static_cast<std::size_t>(before), value, name + "/before"));
+    parts.push_back(kept);
+    if (after > 0) parts.push_back(constantBand(ctx, kept, axis, static_cast<std::size_t>(after), value, name + "/after"));
+    return hwsim::concat(parts, axis);
   }
-  hwsim::Tensor body = takeView(x, axis, indices);
-  if (mode != PadMode::Constant || (before <= 0 && after <= 0)) return body;
-  std::vector<hwsim::Tensor> parts;
-  if (before > 0) parts.push_back(constantBand(ctx, body, axis, static_cast<std::size_t>(before), value, name + "/before"));
-  parts.push_back(body);
-  if (after > 0) parts.push_back(constantBand(ctx, body, axis, static_cast<std::size_t>(after), value, name + "/after"));
-  return hwsim::concat(parts, axis);
+  const auto m = static_cast<std::int64_t>(kept.dim(axis));
+  std::vector<std::int64_t> indices;
+  for (std::int64_t i = -before; i < m + after; ++i) indices.push_back(sourceIndex(i, m, mode));
+  return takeView(kept, axis, indices);
 }
 
 // The padding value: the constant_value input (opset 11+) or the value attribute.

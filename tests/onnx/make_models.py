@@ -154,6 +154,23 @@ def lenet(out):
          ("w2", w2), ("b2", b2), ("wf", wf), ("bf", bf)])
 
 
+def pad_tile(out):
+    """Pad's three modes with negative pads (cropping first, as ONNX Runtime
+    does), reflect folding past the border, and Tile."""
+    x = rand(2, 3, 5)
+    pads = np.array([1, -1, 2, -1, 3, 0], np.int64)    # axis 0: +1/-1, axis 1: -1/+3, axis 2: +2/0
+    cropped, widths = x[0:1, 1:, :], ((1, 0), (0, 3), (2, 0))
+    write(out, "pad_tile", [
+        helper.make_node("Pad", ["x", "pads", "value"], ["constant"], mode="constant"),
+        helper.make_node("Pad", ["x", "pads"], ["edge"], mode="edge"),
+        helper.make_node("Pad", ["x", "pads"], ["reflect"], mode="reflect"),
+        helper.make_node("Tile", ["x", "repeats"], ["tiled"]),
+    ], [("x", x)],
+        [("constant", np.pad(cropped, widths, constant_values=2.5)), ("edge", np.pad(cropped, widths, mode="edge")),
+         ("reflect", np.pad(cropped, widths, mode="reflect")), ("tiled", np.tile(x, (2, 1, 3)))],
+        [("pads", pads), ("value", np.array(2.5, np.float32)), ("repeats", np.array([2, 1, 3], np.int64))])
+
+
 def conv_transpose(x, w, b, strides, pads, output_padding, group, dilations):
     """ONNX ConvTranspose by scattering each input element times the kernel."""
     n, c, h, wd = x.shape
@@ -197,7 +214,7 @@ def unsupported(out):
 
 def main():
     out = sys.argv[1]
-    for make in (mlp, broadcast, views, shape_fold, lenet, conv_transpose_grouped, unsupported):
+    for make in (mlp, broadcast, views, shape_fold, lenet, pad_tile, conv_transpose_grouped, unsupported):
         make(out)
 
 
