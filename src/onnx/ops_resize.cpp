@@ -100,9 +100,10 @@ hwsim::Tensor gathered(LoweringContext &ctx, const hwsim::Tensor &x, std::size_t
 
 hwsim::Tensor resizeAxis(LoweringContext &ctx, const hwsim::Tensor &x, std::int32_t type, std::size_t axis,
                          const AxisSamples &a, const std::string &name) {
+  const bool nearest = std::all_of(a.weight.begin(), a.weight.end(), [](double w) { return w == 0; });
+  if (!nearest && !hwsim::isFloatingPoint(x.elementType())) throw UnsupportedNode("linear Resize of " + typeName(type));
   const hwsim::Tensor lo = gathered(ctx, x, axis, a.lo, name + "/lo");
-  if (std::all_of(a.weight.begin(), a.weight.end(), [](double w) { return w == 0; })) return lo;
-  if (!hwsim::isFloatingPoint(x.elementType())) throw UnsupportedNode("linear Resize of " + typeName(type));
+  if (nearest) return lo;
   const hwsim::Tensor hi = gathered(ctx, x, axis, a.hi, name + "/hi");
   const std::string diff = ctx.uniqueName(name + "/diff"), weight = ctx.uniqueName(name + "/weight");
   ctx.setDevice(diff, broadcastBinary(ctx, "Sub", hi, lo, diff), type);
@@ -133,35 +134,40 @@ void rejectUnsupportedAttributes(const NodeProto &node) {
   }
 }
 
-// Output dimensions and per-axis scales: from sizes (scale = out / in) or scales (out = floor(in * scale)).
-void outputOf(const std::vector<double> &scalesIn, const std::vector<std::int64_t> &sizes, const Dims &in,
-              const NodeProto &node, Dims &out, std::vector<double> &scales) {
+struct ResizeShape {
+  Dims out;
+  std::vector<double> scales;  // per axis, what the coordinate transforms divide by
+};
+
+// From sizes (scale = out / in) or scales (out = floor(in * scale)).
+ResizeShape resizeShape(const Dims &in, const std::vector<double> &scales, const std::vector<std::int64_t> &sizes,
+                        const NodeProto &node) {
+  ResizeShape r;
   if (!sizes.empty()) {
     if (sizes.size() != in.size()) throw Error(ErrorCode::CorruptModel, "{}: {} sizes for rank {}", nodeLabel(node), sizes.size(), in.size());
-    out = sizes;
-    for (std::size_t d = 0; d < in.size(); ++d) scales.push_back(static_cast<double>(sizes[d]) / static_cast<double>(in[d]));
-    return;
+    r.out = sizes;
+    for (std::size_t d = 0; d < in.size(); ++d) r.scales.push_back(static_cast<double>(sizes[d]) / static_cast<double>(in[d]));
+    return r;
   }
-  if (scalesIn.size() != in.size()) throw Error(ErrorCode::CorruptModel, "{}: {} scales for rank {}", nodeLabel(node), scalesIn.size(), in.size());
-  scales = scalesIn;
+  if (scales.size() != in.size()) throw Error(ErrorCode::CorruptModel, "{}: {} scales for rank {}", nodeLabel(node), scales.size(), in.size());
+  r.scales = scales;
   for (std::size_t d = 0; d < in.size(); ++d) {
     if (scales[d] <= 0) throw Error(ErrorCode::CorruptModel, "{}: scale {} is not positive", nodeLabel(node), scales[d]);
-    out.push_back(static_cast<std::int64_t>(std::floor(static_cast<double>(in[d]) * scales[d])));
+    r.out.push_back(static_cast<std::int64_t>(std::floor(static_cast<double>(in[d]) * scales[d])));
   }
+  return r;
 }
 
-void resize(LoweringContext &ctx, const NodeProto &node, const Sampling &sampling, const std::vector<double> &scalesIn,
+void resize(LoweringContext &ctx, const NodeProto &node, const Sampling &sampling, const std::vector<double> &scales,
             const std::vector<std::int64_t> &sizes) {
   const hwsim::Tensor x = ctx.device(node.input(0));
   const std::int32_t type = ctx.value(node.input(0)).type;
   const Dims in = toDims(x.shape());
-  Dims out;
-  std::vector<double> scales;
-  outputOf(scalesIn, sizes, in, node, out, scales);
+  const ResizeShape shape = resizeShape(in, scales, sizes, node);
   hwsim::Tensor y = x;
   for (std::size_t d = 0; d < in.size(); ++d) {
-    if (out[d] <= 0) throw UnsupportedNode("a Resize to an empty tensor");
-    const AxisSamples a = axisSamples(sampling, in[d], out[d], scales[d]);
+    if (shape.out[d] <= 0) throw UnsupportedNode("a Resize to an empty tensor");
+    const AxisSamples a = axisSamples(sampling, in[d], shape.out[d], shape.scales[d]);
     if (!isIdentity(a, in[d])) y = resizeAxis(ctx, y, type, d, a, node.output(0) + "/axis" + std::to_string(d));
   }
   ctx.setDevice(node.output(0), y, type);
