@@ -14,12 +14,11 @@ namespace {
 
 using ::onnx::NodeProto;
 
-// An attribute with one value per spatial dimension (`fallback` each when absent).
-std::vector<std::size_t> perSpatial(const NodeProto &node, const char *attr, std::size_t spatial, std::int64_t fallback) {
-  auto values = nonNegative(attrInts(node, attr).value_or(std::vector<std::int64_t>(spatial, fallback)), node, attr);
-  if (values.size() != spatial) {
-    throw Error(ErrorCode::CorruptModel, "{}: {} has {} values for {} spatial dimensions", nodeLabel(node), attr,
-                values.size(), spatial);
+// An attribute of `count` values (one or two per spatial dimension; `fallback` each when absent).
+std::vector<std::size_t> perSpatial(const NodeProto &node, const char *attr, std::size_t count, std::int64_t fallback) {
+  auto values = nonNegative(attrInts(node, attr).value_or(std::vector<std::int64_t>(count, fallback)), node, attr);
+  if (values.size() != count) {
+    throw Error(ErrorCode::CorruptModel, "{}: {} has {} values, not {}", nodeLabel(node), attr, values.size(), count);
   }
   return values;
 }
