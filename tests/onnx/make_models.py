@@ -156,8 +156,8 @@ def lenet(out):
 
 def pad_tile(out):
     """Pad's three modes with negative pads (cropping first, as ONNX Runtime
-    does), reflect folding past the border, and Tile."""
-    x = rand(2, 3, 5)
+    does), reflect folding past the border, and Tile (of a constant: folded)."""
+    x, k = rand(2, 3, 5), rand(1, 3, 1)
     pads = np.array([1, -1, 2, -1, 3, 0], np.int64)    # axis 0: +1/-1, axis 1: -1/+3, axis 2: +2/0
     cropped, widths = x[0:1, 1:, :], ((1, 0), (0, 3), (2, 0))
     write(out, "pad_tile", [
@@ -165,10 +165,14 @@ def pad_tile(out):
         helper.make_node("Pad", ["x", "pads"], ["edge"], mode="edge"),
         helper.make_node("Pad", ["x", "pads"], ["reflect"], mode="reflect"),
         helper.make_node("Tile", ["x", "repeats"], ["tiled"]),
+        helper.make_node("Tile", ["k", "k_repeats"], ["k_tiled"]),
+        helper.make_node("Add", ["x", "k_tiled"], ["x_plus_k_tiled"]),
     ], [("x", x)],
         [("constant", np.pad(cropped, widths, constant_values=2.5)), ("edge", np.pad(cropped, widths, mode="edge")),
-         ("reflect", np.pad(cropped, widths, mode="reflect")), ("tiled", np.tile(x, (2, 1, 3)))],
-        [("pads", pads), ("value", np.array(2.5, np.float32)), ("repeats", np.array([2, 1, 3], np.int64))])
+         ("reflect", np.pad(cropped, widths, mode="reflect")), ("tiled", np.tile(x, (2, 1, 3))),
+         ("x_plus_k_tiled", x + np.tile(k, (2, 1, 5)))],
+        [("pads", pads), ("value", np.array(2.5, np.float32)), ("repeats", np.array([2, 1, 3], np.int64)),
+         ("k", k), ("k_repeats", np.array([2, 1, 5], np.int64))])
 
 
 def conv_transpose(x, w, b, strides, pads, output_padding, group, dilations):
