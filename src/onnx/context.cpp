@@ -163,14 +163,19 @@ std::string nodeLabel(const ::onnx::NodeProto &node) {
   return node.op_type() + (node.output_size() > 0 ? " -> " + node.output(0) : std::string());
 }
 
-std::vector<std::int64_t> constantInts(const LoweringContext &ctx, const ::onnx::NodeProto &node, int i,
-                                       const std::string &what) {
+std::vector<double> constantValues(const LoweringContext &ctx, const ::onnx::NodeProto &node, int i,
+                                   const std::string &what) {
   const std::string &name = inputName(node, i);
   if (name.empty() || !ctx.isHost(name)) {
     throw UnsupportedNode(what + " must be a constant (after folding) but '" + name + "' is computed at run time");
   }
+  return ctx.host(name).values;
+}
+
+std::vector<std::int64_t> constantInts(const LoweringContext &ctx, const ::onnx::NodeProto &node, int i,
+                                       const std::string &what) {
   std::vector<std::int64_t> out;
-  for (const double v : ctx.host(name).values) out.push_back(static_cast<std::int64_t>(v));
+  for (const double v : constantValues(ctx, node, i, what)) out.push_back(static_cast<std::int64_t>(v));
   return out;
 }
 

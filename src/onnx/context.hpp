@@ -103,8 +103,11 @@ const std::string &inputName(const ::onnx::NodeProto &node, int i);
 // A node's name for messages: its name, or "<op type> #index" when unnamed.
 std::string nodeLabel(const ::onnx::NodeProto &node);
 
-// The integer values of input i, which must be a constant (shapes, axes,
-// pads); throws UnsupportedNode naming `what` when it is computed at run time.
+// The values of input i, which must be a constant (shapes, axes, pads,
+// scales); throws UnsupportedNode naming `what` when it is computed at run
+// time. constantInts truncates them to integers.
+std::vector<double> constantValues(const LoweringContext &ctx, const ::onnx::NodeProto &node, int i,
+                                   const std::string &what);
 std::vector<std::int64_t> constantInts(const LoweringContext &ctx, const ::onnx::NodeProto &node, int i,
                                        const std::string &what);
 

@@ -81,6 +81,15 @@ hwsim::Tensor takeView(const hwsim::Tensor &t, std::size_t axis, const std::vect
   return parts.size() == 1 ? parts[0] : hwsim::concat(parts, d);
 }
 
+hwsim::Tensor constantBand(LoweringContext &ctx, const hwsim::Tensor &t, unsigned axis, std::size_t size,
+                           double value, const std::string &name) {
+  hwsim::Shape shape = t.shape();
+  shape[axis] = size;
+  hwsim::Tensor band = ctx.graph().addConstant(t.elementType(), shape, value, ctx.uniqueName(name));
+  ctx.graph().setTileMapping(band, 0);
+  return band;
+}
+
 hwsim::Tensor materialize(LoweringContext &ctx, const hwsim::Tensor &view, const std::string &name) {
   hwsim::Tensor out = ctx.newTensor(view.elementType(), view.shape(), name);
   ctx.main().add(hwsim::program::Copy(view, out, name));

@@ -21,6 +21,10 @@ hwsim::Tensor broadcastView(const hwsim::Tensor &t, const hwsim::Shape &to);
 hwsim::Tensor permuteView(const hwsim::Tensor &t, const std::vector<std::size_t> &perm);
 // The elements of t at `indices` along `axis`, in order, as a view.
 hwsim::Tensor takeView(const hwsim::Tensor &t, std::size_t axis, const std::vector<std::int64_t> &indices);
+// A graph constant (on tile 0) shaped like t but `size` long along `axis`,
+// every element `value`: padding to concatenate with views of t.
+hwsim::Tensor constantBand(LoweringContext &ctx, const hwsim::Tensor &t, unsigned axis, std::size_t size,
+                           double value, const std::string &name);
 // A new variable over all tiles holding a copy of `view`.
 hwsim::Tensor materialize(LoweringContext &ctx, const hwsim::Tensor &view, const std::string &name);
 

@@ -182,6 +182,20 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
     if (!dims) throw Error(ErrorCode::CorruptModel, "{}: cannot expand {}", what, toString(in[0]->dims));
     return broadcastTo(*in[0], *dims);
   }
+  if (op == "Tile") {
+    const std::vector<std::int64_t> repeats = ints(in[1]);
+    if (repeats.size() != in[0]->dims.size()) throw Error(ErrorCode::CorruptModel, "{}: {} repeats for rank {}", what, repeats.size(), in[0]->dims.size());
+    HostTensor out = *in[0];
+    for (std::size_t axis = 0; axis < repeats.size(); ++axis) {
+      if (repeats[axis] < 0) throw Error(ErrorCode::CorruptModel, "{}: negative repeat {}", what, repeats[axis]);
+      std::vector<std::int64_t> idx;  // the axis's indices, `repeats` times over
+      for (std::int64_t r = 0; r < repeats[axis]; ++r) {
+        for (std::int64_t i = 0; i < out.dims[axis]; ++i) idx.push_back(i);
+      }
+      out = takeAlong(out, axis, idx);
+    }
+    return out;
+  }
   if (op == "Where") {
     const auto d1 = broadcastDims(in[0]->dims, in[1]->dims);
     const auto dims = d1 ? broadcastDims(*d1, in[2]->dims) : std::nullopt;
@@ -204,7 +218,7 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
 const std::set<std::string> &foldableOps() {
   static const std::set<std::string> ops = [] {
     std::set<std::string> s = {"Constant", "Shape", "Size", "ConstantOfShape", "Identity", "Dropout", "Cast", "Reshape",
-                               "Flatten", "Squeeze", "Unsqueeze", "Concat", "Gather", "Slice", "Range", "Expand", "Where"};
+                               "Flatten", "Squeeze", "Unsqueeze", "Concat", "Gather", "Slice", "Range", "Expand", "Tile", "Where"};
     for (const auto &[name, f] : binaryFunctions()) s.insert(name);
     for (const auto &[name, f] : unaryFunctions()) s.insert(name);
     return s;

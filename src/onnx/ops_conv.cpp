@@ -6,6 +6,7 @@
 
 #include <hwsim/ops.hpp>
 
+#include "onnx/conv.hpp"
 #include "onnx/device_ops.hpp"
 #include "onnx/registry.hpp"
 
@@ -13,15 +14,6 @@ namespace mrt::onnx {
 namespace {
 
 using ::onnx::NodeProto;
-
-std::vector<std::size_t> sizes(const std::vector<std::int64_t> &values, const NodeProto &node, const char *attr) {
-  std::vector<std::size_t> out;
-  for (const auto v : values) {
-    if (v < 0) throw Error(ErrorCode::CorruptModel, "{}: {} has the negative value {}", nodeLabel(node), attr, v);
-    out.push_back(static_cast<std::size_t>(v));
-  }
-  return out;
-}
 
 // Window geometry common to Conv and the pools.
 struct Window {
@@ -33,9 +25,9 @@ struct Window {
 Window windowOf(const NodeProto &node, const hwsim::Shape &spatial, const std::vector<std::size_t> &kernel) {
   const std::size_t s = spatial.size();
   Window w;
-  w.strides = sizes(attrInts(node, "strides").value_or(std::vector<std::int64_t>(s, 1)), node, "strides");
-  w.dilations = sizes(attrInts(node, "dilations").value_or(std::vector<std::int64_t>(s, 1)), node, "dilations");
-  const auto pads = sizes(attrInts(node, "pads").value_or(std::vector<std::int64_t>(2 * s, 0)), node, "pads");
+  w.strides = nonNegative(attrInts(node, "strides").value_or(std::vector<std::int64_t>(s, 1)), node, "strides");
+  w.dilations = nonNegative(attrInts(node, "dilations").value_or(std::vector<std::int64_t>(s, 1)), node, "dilations");
+  const auto pads = nonNegative(attrInts(node, "pads").value_or(std::vector<std::int64_t>(2 * s, 0)), node, "pads");
   if (w.strides.size() != s || w.dilations.size() != s || pads.size() != 2 * s || kernel.size() != s) {
     throw Error(ErrorCode::CorruptModel, "{}: strides, dilations, pads or kernel do not match {} spatial dimensions",
                 nodeLabel(node), s);
@@ -59,13 +51,6 @@ Window windowOf(const NodeProto &node, const hwsim::Shape &spatial, const std::v
     throw Error(ErrorCode::CorruptModel, "{}: unknown auto_pad '{}'", nodeLabel(node), autoPad);
   }
   return w;
-}
-
-hwsim::Shape spatialOf(const hwsim::Tensor &x, const NodeProto &node) {
-  if (x.rank() != 3 && x.rank() != 4) {
-    throw UnsupportedNode(node.op_type() + " of rank " + std::to_string(x.rank()) + " (1-D and 2-D only)");
-  }
-  return hwsim::Shape(x.shape().begin() + 2, x.shape().end());
 }
 
 // Adds a per-channel vector (constant or not) of shape [C] to/into y [N, C, *spatial].
@@ -97,21 +82,14 @@ void lowerConv(LoweringContext &ctx, const NodeProto &node) {
   if (wDims.size() != x.rank()) throw Error(ErrorCode::CorruptModel, "{}: weights {} for input of rank {}", nodeLabel(node), toString(wDims), x.rank());
   const hwsim::Shape wShape = toShape(wDims);
   const std::vector<std::size_t> kernel(wShape.begin() + 2, wShape.end());
-  if (auto k = attrInts(node, "kernel_shape"); k && sizes(*k, node, "kernel_shape") != kernel) {
+  if (auto k = attrInts(node, "kernel_shape"); k && nonNegative(*k, node, "kernel_shape") != kernel) {
     throw Error(ErrorCode::CorruptModel, "{}: kernel_shape {} differs from the weights {}", nodeLabel(node), toString(*k), toString(wDims));
   }
   const Window w = windowOf(node, spatial, kernel);
-  hwsim::ops::ConvParams params{w.strides, w.padsBegin, w.padsEnd, w.dilations,
-                                static_cast<std::size_t>(attrInt(node, "group", 1))};
-  const hwsim::Tensor weights = ctx.device(node.input(1), [&](hwsim::Type type, const hwsim::Shape &shape, const std::string &name) {
-    return hwsim::ops::createConvWeights(ctx.graph(), type, x.shape(), shape, params, name);
-  });
-  if (weights.elementType() != x.elementType()) throw UnsupportedNode("Conv of two element types");
-  if (!hwsim::isFloatingPoint(x.elementType())) throw UnsupportedNode("Conv of " + typeName(ctx.value(node.input(0)).type));
-  hwsim::Tensor y = hwsim::ops::conv(ctx.graph(), ctx.main(), x, weights, params, out, {}, x.elementType());
+  const hwsim::ops::ConvParams params{w.strides, w.padsBegin, w.padsEnd, w.dilations,
+                                      static_cast<std::size_t>(attrInt(node, "group", 1))};
   const std::int32_t type = ctx.value(node.input(0)).type;
-  if (!inputName(node, 2).empty()) y = perChannel(ctx, "Add", y, type, node.input(2), out + "/bias");
-  ctx.setDevice(out, y, type);
+  ctx.setDevice(out, convolve(ctx, x, type, node.input(1), params, inputName(node, 2), out), type);
 }
 
 LowerFn poolOp(std::string codelet) {
@@ -119,7 +97,7 @@ LowerFn poolOp(std::string codelet) {
     if (node.output_size() > 1 && !node.output(1).empty()) throw UnsupportedNode("MaxPool's Indices output");
     const hwsim::Tensor x = ctx.device(node.input(0));
     const hwsim::Shape spatial = spatialOf(x, node);
-    const auto kernel = sizes(attrInts(node, "kernel_shape").value_or(std::vector<std::int64_t>{}), node, "kernel_shape");
+    const auto kernel = nonNegative(attrInts(node, "kernel_shape").value_or(std::vector<std::int64_t>{}), node, "kernel_shape");
     const Window w = windowOf(node, spatial, kernel);
     hwsim::ops::PoolParams params{kernel, w.strides, w.padsBegin, w.padsEnd, w.dilations,
                                   attrInt(node, "count_include_pad", 0) != 0, attrInt(node, "ceil_mode", 0) != 0};
@@ -177,6 +155,33 @@ void lowerBatchNorm(LoweringContext &ctx, const NodeProto &node) {
 }
 
 }  // namespace
+
+std::vector<std::size_t> nonNegative(const std::vector<std::int64_t> &values, const NodeProto &node, const char *attr) {
+  std::vector<std::size_t> out;
+  for (const auto v : values) {
+    if (v < 0) throw Error(ErrorCode::CorruptModel, "{}: {} has the negative value {}", nodeLabel(node), attr, v);
+    out.push_back(static_cast<std::size_t>(v));
+  }
+  return out;
+}
+
+hwsim::Shape spatialOf(const hwsim::Tensor &x, const NodeProto &node) {
+  if (x.rank() != 3 && x.rank() != 4) {
+    throw UnsupportedNode(node.op_type() + " of rank " + std::to_string(x.rank()) + " (1-D and 2-D only)");
+  }
+  return hwsim::Shape(x.shape().begin() + 2, x.shape().end());
+}
+
+hwsim::Tensor convolve(LoweringContext &ctx, const hwsim::Tensor &x, std::int32_t type, const std::string &weights,
+                       const hwsim::ops::ConvParams &params, const std::string &bias, const std::string &name) {
+  const hwsim::Tensor w = ctx.device(weights, [&](hwsim::Type t, const hwsim::Shape &shape, const std::string &n) {
+    return hwsim::ops::createConvWeights(ctx.graph(), t, x.shape(), shape, params, n);
+  });
+  if (w.elementType() != x.elementType()) throw UnsupportedNode("a convolution of two element types");
+  if (!hwsim::isFloatingPoint(x.elementType())) throw UnsupportedNode("a convolution of " + typeName(type));
+  const hwsim::Tensor y = hwsim::ops::conv(ctx.graph(), ctx.main(), x, w, params, name, {}, x.elementType());
+  return bias.empty() ? y : perChannel(ctx, "Add", y, type, bias, name + "/bias");
+}
 
 void registerConvOps(OpRegistry &registry) {
   registry.add("Conv", lowerConv);

@@ -24,8 +24,11 @@ const OpRegistry &opRegistry() {
     registerShapeOps(r);
     registerReduceOps(r);
     registerConvOps(r);
+    registerConvTransposeOps(r);
     registerNormOps(r);
     registerRnnOps(r);
+    registerPadTileOps(r);
+    registerResizeOps(r);
     return r;
   }();
   return registry;

@@ -37,7 +37,10 @@ void registerMatMulOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
 void registerReduceOps(OpRegistry &registry);
 void registerConvOps(OpRegistry &registry);
+void registerConvTransposeOps(OpRegistry &registry);
 void registerNormOps(OpRegistry &registry);
 void registerRnnOps(OpRegistry &registry);
+void registerPadTileOps(OpRegistry &registry);
+void registerResizeOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx

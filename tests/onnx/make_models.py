@@ -154,6 +154,59 @@ def lenet(out):
          ("w2", w2), ("b2", b2), ("wf", wf), ("bf", bf)])
 
 
+def pad_tile(out):
+    """Pad's three modes with negative pads (cropping first, as ONNX Runtime
+    does), reflect folding past the border, and Tile (of a constant: folded)."""
+    x, k = rand(2, 3, 5), rand(1, 3, 1)
+    pads = np.array([1, -1, 2, -1, 3, 0], np.int64)    # axis 0: +1/-1, axis 1: -1/+3, axis 2: +2/0
+    cropped, widths = x[0:1, 1:, :], ((1, 0), (0, 3), (2, 0))
+    write(out, "pad_tile", [
+        helper.make_node("Pad", ["x", "pads", "value"], ["constant"], mode="constant"),
+        helper.make_node("Pad", ["x", "pads"], ["edge"], mode="edge"),
+        helper.make_node("Pad", ["x", "pads"], ["reflect"], mode="reflect"),
+        helper.make_node("Tile", ["x", "repeats"], ["tiled"]),
+        helper.make_node("Tile", ["k", "k_repeats"], ["k_tiled"]),
+        helper.make_node("Add", ["x", "k_tiled"], ["x_plus_k_tiled"]),
+    ], [("x", x)],
+        [("constant", np.pad(cropped, widths, constant_values=2.5)), ("edge", np.pad(cropped, widths, mode="edge")),
+         ("reflect", np.pad(cropped, widths, mode="reflect")), ("tiled", np.tile(x, (2, 1, 3))),
+         ("x_plus_k_tiled", x + np.tile(k, (2, 1, 5)))],
+        [("pads", pads), ("value", np.array(2.5, np.float32)), ("repeats", np.array([2, 1, 3], np.int64)),
+         ("k", k), ("k_repeats", np.array([2, 1, 5], np.int64))])
+
+
+def conv_transpose(x, w, b, strides, pads, output_padding, group, dilations):
+    """ONNX ConvTranspose by scattering each input element times the kernel."""
+    n, c, h, wd = x.shape
+    _, mg, kh, kw = w.shape
+    cg = c // group
+    full = [strides[0] * (h - 1) + output_padding[0] + (kh - 1) * dilations[0] + 1,
+            strides[1] * (wd - 1) + output_padding[1] + (kw - 1) * dilations[1] + 1]
+    y = np.zeros((n, mg * group, *full), np.float64)
+    for ci in range(c):
+        g = ci // cg
+        for i in range(h):
+            for j in range(wd):
+                for a in range(kh):
+                    for e in range(kw):
+                        y[:, g * mg:(g + 1) * mg, i * strides[0] + a * dilations[0], j * strides[1] + e * dilations[1]] += \
+                            x[:, ci, i, j, None] * w[ci, :, a, e]
+    y = y[:, :, pads[0]:full[0] - pads[2], pads[1]:full[1] - pads[3]]
+    return (y + b.reshape(1, -1, 1, 1)).astype(np.float32)
+
+
+def conv_transpose_grouped(out):
+    """Two groups, strides, pads, output_padding, dilations and bias; constant
+    weights (rearranged on the host) and run-time ones (rearranged by views)."""
+    x, w, b = rand(2, 4, 3, 4), rand(4, 3, 2, 3), rand(6)
+    attrs = dict(strides=[2, 3], pads=[1, 0, 0, 2], output_padding=[1, 1], group=2, dilations=[1, 2])
+    y = conv_transpose(x, w, b, **attrs)
+    write(out, "conv_transpose_grouped", [
+        helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], **attrs),
+        helper.make_node("ConvTranspose", ["x", "w_run_time", "b"], ["y_run_time"], **attrs),
+    ], [("x", x), ("w_run_time", w)], [("y", y), ("y_run_time", y)], [("w", w), ("b", b)])
+
+
 def unsupported(out):
     """Two nodes this frontend cannot lower: the error must name both."""
     x = rand(2, 3)
@@ -209,7 +262,7 @@ def lstm_gru(out):
 
 def main():
     out = sys.argv[1]
-    for make in (mlp, broadcast, views, shape_fold, lenet, unsupported, lstm_gru):
+    for make in (mlp, broadcast, views, shape_fold, lenet, pad_tile, conv_transpose_grouped, unsupported, lstm_gru):
         make(out)
 
 

@@ -124,6 +124,8 @@ TEST(OnnxModels, Broadcasting) { checkModel(generated("broadcast"), 1e-4, 1e-6);
 TEST(OnnxModels, ReshapeTransposeConcat) { checkModel(generated("views"), 1e-4, 1e-6); }
 TEST(OnnxModels, ShapeSubgraphFolds) { checkModel(generated("shape_fold"), 1e-4, 1e-6); }
 TEST(OnnxModels, LeNet) { checkModel(generated("lenet"), 1e-4, 1e-5); }
+TEST(OnnxModels, PadModesAndTile) { checkModel(generated("pad_tile"), 0.0, 0.0); }
+TEST(OnnxModels, ConvTransposeGrouped) { checkModel(generated("conv_transpose_grouped"), 1e-4, 1e-5); }
 TEST(OnnxModels, Mnist8) { checkModel(envDir("MRT_TEST_ONNX_DATA", MRT_TEST_ONNX_DATA) / "mnist-8", 0.0, 1e-4); }
 
 TEST(OnnxErrors, TruncatedModelIsCorrupt) {

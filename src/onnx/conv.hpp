@@ -1,0 +1,22 @@
+// Convolution pieces Conv (ops_conv.cpp) and ConvTranspose
+// (ops_conv_transpose.cpp) share.
+#pragma once
+
+#include <hwsim/ops.hpp>
+
+#include "onnx/context.hpp"
+
+namespace mrt::onnx {
+
+// `values` of the attribute `attr` as sizes; throws CorruptModel for a negative one.
+std::vector<std::size_t> nonNegative(const std::vector<std::int64_t> &values, const ::onnx::NodeProto &node,
+                                     const char *attr);
+// The spatial dimensions of x [N, C, *spatial]; UnsupportedNode unless 1-D or 2-D.
+hwsim::Shape spatialOf(const hwsim::Tensor &x, const ::onnx::NodeProto &node);
+// x [N, C, *spatial] (of ONNX type `type`) convolved with the weights named
+// `weights` (a constant is loaded laid out for this convolution), plus the
+// per-channel vector named `bias` unless it is "". F16/F32 only.
+hwsim::Tensor convolve(LoweringContext &ctx, const hwsim::Tensor &x, std::int32_t type, const std::string &weights,
+                       const hwsim::ops::ConvParams &params, const std::string &bias, const std::string &name);
+
+}  // namespace mrt::onnx
