@@ -4,7 +4,8 @@
 //     synchronous execute on an idle replica is served on the caller's
 //     thread, so it needs none);
 //   * mlp batch 1 execute vs the same math with Eigen on this thread
-//     (target: at most 1.3x);
+//     (target: at most 1.3x), and the same mlp written as ONNX and compiled
+//     by the ONNX frontend (what an imported model costs against native);
 //   * async throughput with 1 and 2 client threads, and with 1 vs 2 replicas;
 //   * add_one with 1 MiB and 16 MiB tensors vs one plain memcpy of that size
 //     (target: at most 4 memcpys; copy in, add, copy out is a floor of 3).
@@ -23,8 +24,10 @@
 
 #include <Eigen/Dense>
 #include <benchmark/benchmark.h>
+#include <onnx/onnx_pb.h>
 
 #include "internal_example_models.hpp"
+#include "onnx/frontend.hpp"
 #include "queue/spsc_ring_buffer.hpp"
 #include "runner/model_runner.hpp"
 
@@ -106,6 +109,61 @@ void BM_MlpEigenBaseline(benchmark::State &state) {
   }
 }
 BENCHMARK(BM_MlpEigenBaseline)->UseRealTime()->MinTime(0.1);
+
+// The example mlp as an ONNX model with the same weights: MatMul, Add, Relu,
+// MatMul, Add, Softmax, compiled by the ONNX frontend.
+std::shared_ptr<popef::Model> onnxMlp() {
+  auto m = model("mlp");
+  ::onnx::ModelProto proto;
+  proto.set_ir_version(8);
+  proto.add_opset_import()->set_version(13);
+  ::onnx::GraphProto &g = *proto.mutable_graph();
+  g.set_name("mlp");
+  auto addInitializer = [&](const char *name, std::vector<std::int64_t> dims) {
+    ::onnx::TensorProto &t = *g.add_initializer();
+    t.set_name(name);
+    t.set_data_type(::onnx::TensorProto::FLOAT);
+    for (const auto d : dims) t.add_dims(d);
+    const popef::TensorData &data = m->tensorData(name);
+    t.set_raw_data(data.data(), data.size());
+  };
+  addInitializer("w1", {784, 128});
+  addInitializer("b1", {1, 128});
+  addInitializer("w2", {128, 10});
+  addInitializer("b2", {1, 10});
+  auto addValue = [](::onnx::ValueInfoProto &v, const char *name, std::int64_t width) {
+    v.set_name(name);
+    auto &tensor = *v.mutable_type()->mutable_tensor_type();
+    tensor.set_elem_type(::onnx::TensorProto::FLOAT);
+    tensor.mutable_shape()->add_dim()->set_dim_value(1);
+    tensor.mutable_shape()->add_dim()->set_dim_value(width);
+  };
+  addValue(*g.add_input(), "image", 784);
+  addValue(*g.add_output(), "probs", 10);
+  auto addNode = [&](const char *op, std::vector<const char *> inputs, const char *output) {
+    ::onnx::NodeProto &n = *g.add_node();
+    n.set_op_type(op);
+    for (const char *input : inputs) n.add_input(input);
+    n.add_output(output);
+  };
+  addNode("MatMul", {"image", "w1"}, "h0");
+  addNode("Add", {"h0", "b1"}, "h1");
+  addNode("Relu", {"h1"}, "h");
+  addNode("MatMul", {"h", "w2"}, "l0");
+  addNode("Add", {"l0", "b2"}, "logits");
+  addNode("Softmax", {"logits"}, "probs");
+  const std::string bytes = proto.SerializeAsString();
+  return mrt::onnx::compileOnnxMemory(bytes.data(), bytes.size(), {});
+}
+
+void BM_OnnxMlpExecute(benchmark::State &state) {
+  ModelRunner runner(onnxMlp());
+  std::vector<float> image(784, 0.5f), probs(10);
+  const InputMemoryView in{{"image", {image.data(), image.size() * 4}}};
+  const OutputMemoryView out{{"probs", {probs.data(), 40}}};
+  for (auto _ : state) runner.execute(in, out);
+}
+BENCHMARK(BM_OnnxMlpExecute)->UseRealTime()->MinTime(0.1);
 
 // ---- async throughput -------------------------------------------------------
 
