@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tool_cli.hpp"
 #include "bench_report.hpp"
 #include "common/error.hpp"
 #include "device/device_manager.hpp"
@@ -118,7 +119,9 @@ int main(int argc, char **argv) {
   CLI::App app{
       "Benchmarks the Model Runtime's callbacks and queues paths on the simulated IPU (docs/tools.md).\n"
       "  callbacks: a Session whose anchors are served by callbacks; this thread runs Main.\n"
-      "  queues:    a Session with a QueueManager fed from a host thread; a device thread runs Main."};
+      "  queues:    a Session with a QueueManager fed from a host thread; a device thread runs Main.",
+      "mrt-bench"};
+  mrt::tools::setUpCommandLine(app);
   Options options;
   app.add_option("mode", options.mode, "callbacks or queues")->required();
   app.add_option("files", options.files, "PopEF file(s) of the model")->required()->check(CLI::ExistingFile);
@@ -135,10 +138,10 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
   app.add_option("--seed", options.seed, "seed of the --real-data inputs");
   app.add_flag("--json", options.json, "print the report as JSON");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exitCode = mrt::tools::parseCommandLine(app, argc, argv)) return *exitCode;
   if (options.mode != "callbacks" && options.mode != "queues") {
     std::cerr << "mrt-bench: unknown mode '" << options.mode << "': expected 'callbacks' or 'queues'\n";
-    return 2;
+    return mrt::tools::kExitUsage;
   }
   if (options.seconds > 0 && iterations->count() == 0) options.iterations = 0;
   try {

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
+#include "tool_cli.hpp"
 #include "mrt_c.h"
 
 namespace {
@@ -133,6 +134,7 @@ std::optional<std::pair<std::string, std::vector<int64_t>>> parseInputShape(cons
 
 int main(int argc, char **argv) {
   CLI::App app{"Compiles an ONNX model into a PopEF file for libmrt (docs/onnx.md).", "mrt-compile"};
+  mrt::tools::setUpCommandLine(app);
   std::string input, output, target = "gc200";
   int64_t batch = 1;
   uint32_t replicas = 1, ipus = 1;
@@ -150,14 +152,14 @@ int main(int argc, char **argv) {
   app.add_option("--precision", precision, "f32, or f16: compute FLOAT as FLOAT16, inputs and outputs kept (default f32)")
       ->check(CLI::IsMember({"f32", "f16"}));
   app.add_flag("-q,--quiet", quiet, "No progress and no report");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exitCode = mrt::tools::parseCommandLine(app, argc, argv)) return *exitCode;
 
   std::map<std::string, std::vector<int64_t>> shapes;
   for (const auto &spec : shapeSpecs) {
     auto parsed = parseInputShape(spec);
     if (!parsed) {
       fmt::print(stderr, "mrt-compile: --input-shape '{}' is not NAME=D0,D1,... (positive integers)\n", spec);
-      return 2;
+      return mrt::tools::kExitUsage;
     }
     shapes[parsed->first] = std::move(parsed->second);
   }

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "tool_cli.hpp"
 #include "example_models.hpp"
 
 namespace {
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
   const std::vector<std::string> names = exampleModelNames();
   CLI::App app{fmt::format("Writes an example PopEF model. Models: {}.", fmt::join(names, ", ")),
                "mrt-gen"};
+  mrt::tools::setUpCommandLine(app);
   std::string model;
   std::string output;
   ExampleOptions options;
@@ -54,23 +56,17 @@ int main(int argc, char **argv) {
   app.add_option("--ipu-version", options.ipuVersion, "IPU version: 2 (GC200) or 21 (C600)")
       ->check(CLI::IsMember({2u, 21u}));
   app.add_flag("--list", list, "Print the example model names and exit");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp &help) {
-    return app.exit(help);
-  } catch (const CLI::ParseError &error) {
-    return fail(error.what(), 2);
-  }
+  if (const auto exitCode = mrt::tools::parseCommandLine(app, argc, argv)) return *exitCode;
   if (list) {
     for (const std::string &name : names) std::printf("%s\n", name.c_str());
     return 0;
   }
   if (bytes != 0) {
-    if (bytes % sizeof(float) != 0) return fail(fmt::format("--bytes {} is not a whole number of F32 elements", bytes), 2);
+    if (bytes % sizeof(float) != 0) return fail(fmt::format("--bytes {} is not a whole number of F32 elements", bytes), mrt::tools::kExitUsage);
     options.size = bytes / sizeof(float);
   }
-  if (model.empty()) return fail("no MODEL given (one of " + fmt::format("{}", fmt::join(names, ", ")) + ")", 2);
-  if (output.empty()) return fail("no output file given (-o FILE)", 2);
+  if (model.empty()) return fail("no MODEL given (one of " + fmt::format("{}", fmt::join(names, ", ")) + ")", mrt::tools::kExitUsage);
+  if (output.empty()) return fail("no output file given (-o FILE)", mrt::tools::kExitUsage);
   try {
     const mrt::Model built = buildExampleModel(model, options);
     mrt::writeModel(built, output);

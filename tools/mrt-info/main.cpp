@@ -11,24 +11,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tool_cli.hpp"
 #include "inspect.hpp"
 
 int main(int argc, char **argv) {
   CLI::App app{"Shows the blobs, metadata, anchors and program flow of PopEF files.", "mrt-info"};
+  mrt::tools::setUpCommandLine(app);
   std::vector<std::string> paths;
   bool json = false;
   std::optional<std::string> model;
   app.add_option("FILE", paths, "PopEF files (one model may span several)")->required();
   app.add_flag("--json", json, "Print JSON instead of tables");
   app.add_option("--model", model, "Only the model with this executable name");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp &help) {
-    return app.exit(help);
-  } catch (const CLI::ParseError &error) {
-    std::fprintf(stderr, "mrt-info: %s\n", error.what());
-    return 2;
-  }
+  if (const auto exitCode = mrt::tools::parseCommandLine(app, argc, argv)) return *exitCode;
   try {
     const mrt::info::Report report = mrt::info::inspect(paths, model);
     const std::string out = json ? mrt::info::renderJson(report) : mrt::info::renderText(report);

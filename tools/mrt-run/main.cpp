@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "tool_cli.hpp"
 #include "latency_report.hpp"
 #include "request_inputs.hpp"
 #include "popef/reader.hpp"
@@ -212,7 +213,8 @@ int runModel(const Options &options) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  CLI::App app{"Runs a PopEF model through libmrt's ModelRunner on the simulated IPU and reports latency"};
+  CLI::App app{"Runs a PopEF model through libmrt's ModelRunner on the simulated IPU and reports latency", "mrt-run"};
+  mrt::tools::setUpCommandLine(app);
   Options options;
   std::vector<std::string> inputs;
   app.add_option("files", options.files, "PopEF file(s) of the model")->required()->check(CLI::ExistingFile);
@@ -229,12 +231,12 @@ int main(int argc, char **argv) {
                  "write execution profiles (trace, intervals, summary) to DIR; DIR/replica<N> per replica");
   app.add_option("--seed", options.seed, "seed of the random inputs");
   app.add_flag("--json", options.json, "print the report as JSON");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto exitCode = mrt::tools::parseCommandLine(app, argc, argv)) return *exitCode;
   for (const auto &spec : inputs) {
     const auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0) {
       std::cerr << "mrt-run: --input '" << spec << "' is not NAME=PATH\n";
-      return 2;
+      return mrt::tools::kExitUsage;
     }
     options.inputFiles[spec.substr(0, eq)] = spec.substr(eq + 1);
   }
