@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tool_conventions_test.sh TOOL...: every mrt-* tool prints its version with
 # --version and exits 0 (as after --help, whose options show their defaults),
-# and exits 2 with a one-line reason and a pointer to --help on a usage error.
+# and exits 2 with a one-line reason pointing to --help on a usage error.
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 version=$(sed -n 's/^#define MRT_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' "$(dirname "$0")/../../include/mrt_c.h" | paste -sd.)
@@ -14,7 +14,7 @@ for tool in "$@"; do
   "$tool" --no-such-option 2>"${TMPDIR:-/tmp}/err.$$" >/dev/null || status=$?
   [ "$status" = 2 ] || fail "$name --no-such-option exited $status, expected 2"
   grep -q "^$name: ." "${TMPDIR:-/tmp}/err.$$" || fail "$name: usage error lacks the reason: $(cat "${TMPDIR:-/tmp}/err.$$")"
-  grep -q "Run with --help" "${TMPDIR:-/tmp}/err.$$" || fail "$name: usage error does not point to --help"
+  grep -q "(see --help)$" "${TMPDIR:-/tmp}/err.$$" || fail "$name: usage error does not point to --help"
   rm -f "${TMPDIR:-/tmp}/err.$$"
 done
 # Defaults are shown: mrt-run's iterations and mrt-compile's batch.

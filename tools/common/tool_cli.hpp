@@ -28,7 +28,7 @@ inline void setUpCommandLine(CLI::App &app) {
 
 // Parses argv: nullopt when the tool should go on, else the code to exit
 // with (0 after --help or --version, kExitUsage after a usage error, its
-// message on stderr).
+// one-line message on stderr).
 inline std::optional<int> parseCommandLine(CLI::App &app, int argc, char **argv) {
   try {
     app.parse(argc, argv);
@@ -40,7 +40,7 @@ inline std::optional<int> parseCommandLine(CLI::App &app, int argc, char **argv)
   } catch (const CLI::CallForVersion &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
-    std::fprintf(stderr, "%s: %s\nRun with --help for more information.\n", app.get_name().c_str(), e.what());
+    std::fprintf(stderr, "%s: %s (see --help)\n", app.get_name().c_str(), e.what());
     return kExitUsage;
   }
 }
