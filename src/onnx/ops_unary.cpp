@@ -90,7 +90,9 @@ void castTo(LoweringContext &ctx, const NodeProto &node, std::int32_t to) {
 }  // namespace
 
 void registerUnaryOps(OpRegistry &registry) {
-  for (const char *op : {"Relu", "Neg", "Abs", "Exp", "Log", "Sqrt", "Sigmoid", "Tanh", "Not"}) {
+  for (const char *op : {"Relu", "Neg", "Abs", "Exp", "Log", "Sqrt", "Sigmoid", "Tanh", "Not", "Erf", "Floor", "Ceil",
+                         "Round", "Sign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+                         "Atanh"}) {
     registry.add(op, codeletOp(op));
   }
   registry.add("Cast", [](LoweringContext &ctx, const NodeProto &node) {

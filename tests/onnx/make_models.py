@@ -156,11 +156,11 @@ def lenet(out):
 
 def unsupported(out):
     """Two nodes this frontend cannot lower: the error must name both."""
-    x = rand(2, 3)
+    x = rand(2, 3, 3)
     write(out, "unsupported", [
-        helper.make_node("Erf", ["x"], ["e"], name="my_erf"),
-        helper.make_node("Floor", ["e"], ["y"], name="my_floor"),
-    ], [("x", x)], [("y", np.floor(x))])
+        helper.make_node("Hardmax", ["x"], ["h"], name="my_hardmax"),
+        helper.make_node("Det", ["h"], ["y"], name="my_det"),
+    ], [("x", x)], [("y", np.zeros(2, dtype=np.float32))])
 
 
 def main():
