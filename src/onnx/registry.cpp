@@ -25,6 +25,7 @@ const OpRegistry &opRegistry() {
     registerReduceOps(r);
     registerConvOps(r);
     registerNormOps(r);
+    registerGatherOps(r);
     return r;
   }();
   return registry;

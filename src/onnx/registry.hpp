@@ -38,5 +38,6 @@ void registerShapeOps(OpRegistry &registry);
 void registerReduceOps(OpRegistry &registry);
 void registerConvOps(OpRegistry &registry);
 void registerNormOps(OpRegistry &registry);
+void registerGatherOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx

@@ -154,6 +154,23 @@ def lenet(out):
          ("w2", w2), ("b2", b2), ("wf", wf), ("bf", bf)])
 
 
+def runtime_indices(out):
+    """Gather with indices computed at run time (Floor, Cast; negative ones
+    count from the end) and ReduceLogSumExp of values whose exp overflows F32."""
+    data, sel = rand(4, 5), rand(2, 3, low=-4.0, high=4.0)
+    big = data * 200.0
+    lse = big.max(axis=1) + np.log(np.exp(big - big.max(axis=1, keepdims=True)).sum(axis=1))
+    write(out, "runtime_indices", [
+        helper.make_node("Floor", ["sel"], ["sel_floor"]),
+        helper.make_node("Cast", ["sel_floor"], ["indices"], to=TensorProto.INT64),
+        helper.make_node("Gather", ["data", "indices"], ["picked"], axis=0),
+        helper.make_node("Mul", ["data", "scale"], ["big"]),
+        helper.make_node("ReduceLogSumExp", ["big"], ["lse"], axes=[1], keepdims=0),
+    ], [("data", data), ("sel", sel)],
+        [("picked", data[np.floor(sel).astype(np.int64)]), ("lse", lse.astype(np.float32))],
+        [("scale", np.array(200.0, dtype=np.float32))])
+
+
 def unsupported(out):
     """Two nodes this frontend cannot lower: the error must name both."""
     x = rand(2, 3, 3)
@@ -165,7 +182,7 @@ def unsupported(out):
 
 def main():
     out = sys.argv[1]
-    for make in (mlp, broadcast, views, shape_fold, lenet, unsupported):
+    for make in (mlp, broadcast, views, shape_fold, lenet, runtime_indices, unsupported):
         make(out)
 
 

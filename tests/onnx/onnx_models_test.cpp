@@ -104,6 +104,7 @@ TEST(OnnxModels, Mlp) { checkModel(generated("mlp"), 1e-4, 1e-6); }
 TEST(OnnxModels, Broadcasting) { checkModel(generated("broadcast"), 1e-4, 1e-6); }
 TEST(OnnxModels, ReshapeTransposeConcat) { checkModel(generated("views"), 1e-4, 1e-6); }
 TEST(OnnxModels, ShapeSubgraphFolds) { checkModel(generated("shape_fold"), 1e-4, 1e-6); }
+TEST(OnnxModels, RunTimeGatherIndicesAndLogSumExp) { checkModel(generated("runtime_indices"), 1e-4, 1e-5); }
 TEST(OnnxModels, LeNet) { checkModel(generated("lenet"), 1e-4, 1e-5); }
 TEST(OnnxModels, Mnist8) { checkModel(envDir("MRT_TEST_ONNX_DATA", MRT_TEST_ONNX_DATA) / "mnist-8", 0.0, 1e-4); }
 
