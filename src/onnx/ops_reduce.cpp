@@ -40,10 +40,7 @@ LowerFn softmaxOp(bool logarithm) {
       const std::size_t rows = hwsim::numElementsOf(hwsim::Shape(xr.shape().begin(), xr.shape().begin() + static_cast<std::ptrdiff_t>(axis)));
       y = hwsim::ops::softmax(ctx.graph(), ctx.main(), xr.reshape({rows, xr.numElements() / rows}), out).reshape(xr.shape());
     } else {
-      const std::size_t axis = normalizeAxis(attrInt(node, "axis", -1), rank, nodeLabel(node));
-      const auto [perm, inverse] = axisLast(axis, rank);
-      const hwsim::Tensor moved = permuteView(xr, perm);
-      y = permuteView(hwsim::ops::softmax(ctx.graph(), ctx.main(), moved, out), inverse);
+      y = softmaxAlong(ctx, xr, normalizeAxis(attrInt(node, "axis", -1), rank, nodeLabel(node)), out);
     }
     if (logarithm) y = hwsim::ops::unary(ctx.graph(), ctx.main(), "Log", y, out + "/log");
     ctx.setDevice(out, y.reshape(x.shape()), ctx.value(node.input(0)).type);

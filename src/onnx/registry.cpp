@@ -26,6 +26,7 @@ const OpRegistry &opRegistry() {
     registerConvOps(r);
     registerNormOps(r);
     registerGatherOps(r);
+    registerLossOps(r);
     return r;
   }();
   return registry;

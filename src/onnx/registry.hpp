@@ -39,5 +39,6 @@ void registerReduceOps(OpRegistry &registry);
 void registerConvOps(OpRegistry &registry);
 void registerNormOps(OpRegistry &registry);
 void registerGatherOps(OpRegistry &registry);
+void registerLossOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx
