@@ -286,12 +286,15 @@ Tensor reduce(Graph &g, program::Sequence &prog, std::string_view codelet, const
 }
 
 namespace {
+void checkGatherAxis(std::string_view codelet, const Tensor &in, std::size_t axis, std::string_view name) {
+  if (axis >= in.rank()) fail(ErrorKind::InvalidArgument, "{} '{}': axis {} of a rank-{} tensor", codelet, name, axis, in.rank());
+}
+
 // One vertex of a Gather-family codelet on the range's first tile, with
 // copies of in and indices brought there.
 Tensor gatherOnOneTile(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &in,
                        const Tensor &indices, std::size_t axis, Shape outShape, std::string_view name,
                        TileRange tiles) {
-  if (axis >= in.rank()) fail(ErrorKind::InvalidArgument, "{} '{}': axis {} of a rank-{} tensor", codelet, name, axis, in.rank());
   const unsigned first = detail::resolveTileRange(g, tiles).first;
   auto onTile = [&](const Tensor &t, const char *field) {
     auto local = g.addVariable(t.elementType(), t.rank() == 0 ? Shape{1} : t.shape(), std::string(name) + "/" + field);
@@ -312,14 +315,17 @@ Tensor gatherOnOneTile(Graph &g, program::Sequence &prog, std::string_view codel
 
 Tensor gather(Graph &g, program::Sequence &prog, const Tensor &in, const Tensor &indices, std::size_t axis,
               std::string_view name, TileRange tiles) {
-  Shape shape(in.shape().begin(), in.shape().begin() + static_cast<std::ptrdiff_t>(std::min(axis, in.rank())));
+  checkGatherAxis("Gather", in, axis, name);
+  const auto at = in.shape().begin() + static_cast<std::ptrdiff_t>(axis);
+  Shape shape(in.shape().begin(), at);
   shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
-  if (axis < in.rank()) shape.insert(shape.end(), in.shape().begin() + static_cast<std::ptrdiff_t>(axis) + 1, in.shape().end());
+  shape.insert(shape.end(), at + 1, in.shape().end());
   return gatherOnOneTile(g, prog, "Gather", in, indices, axis, shape, name, tiles);
 }
 
 Tensor gatherElements(Graph &g, program::Sequence &prog, const Tensor &in, const Tensor &indices, std::size_t axis,
                       std::string_view name, TileRange tiles) {
+  checkGatherAxis("GatherElements", in, axis, name);
   return gatherOnOneTile(g, prog, "GatherElements", in, indices, axis, indices.shape(), name, tiles);
 }
 

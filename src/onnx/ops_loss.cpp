@@ -16,13 +16,13 @@ namespace {
 using ::onnx::NodeProto;
 using TP = ::onnx::TensorProto;
 
-enum class Reduction { None, Sum, Mean };
+enum class LossReduction { None, Sum, Mean };
 
-Reduction reductionOf(const NodeProto &node) {
+LossReduction lossReductionOf(const NodeProto &node) {
   const std::string r = attrString(node, "reduction", "mean");
-  if (r == "none") return Reduction::None;
-  if (r == "sum") return Reduction::Sum;
-  if (r == "mean") return Reduction::Mean;
+  if (r == "none") return LossReduction::None;
+  if (r == "sum") return LossReduction::Sum;
+  if (r == "mean") return LossReduction::Mean;
   throw UnsupportedNode(node.op_type() + " with reduction '" + r + "'");
 }
 
@@ -68,18 +68,18 @@ std::vector<std::size_t> allAxes(std::size_t rank) {
 
 // The loss of log-probabilities `logProb` [N, C, d..] against node's targets.
 hwsim::Tensor nllLoss(LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &logProb, const std::string &out) {
-  const Reduction reduction = reductionOf(node);
+  const LossReduction reduction = lossReductionOf(node);
   const hwsim::Tensor w = targetWeights(ctx, node, logProb, out);
   const hwsim::Tensor picked = broadcastBinary(ctx, "Mul", logProb, w, out + "/picked");
   const hwsim::Tensor negated = hwsim::ops::unary(ctx.graph(), ctx.main(), "Neg", picked, out + "/neg");
-  if (reduction == Reduction::None) {
+  if (reduction == LossReduction::None) {
     hwsim::Shape shape = negated.shape();
     shape.erase(shape.begin() + 1);
     return hwsim::ops::reduce(ctx.graph(), ctx.main(), "ReduceSum", negated, {1}, out).reshape(shape);
   }
   const std::vector<std::size_t> all = allAxes(negated.rank());
   const hwsim::Tensor sum = hwsim::ops::reduce(ctx.graph(), ctx.main(), "ReduceSum", negated, all, out + "/sum");
-  if (reduction == Reduction::Sum) return sum.reshape({});
+  if (reduction == LossReduction::Sum) return sum.reshape({});
   const hwsim::Tensor weightSum = hwsim::ops::reduce(ctx.graph(), ctx.main(), "ReduceSum", w, all, out + "/weight_sum");
   return broadcastBinary(ctx, "Div", sum, weightSum, out).reshape({});
 }

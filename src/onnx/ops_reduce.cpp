@@ -1,7 +1,7 @@
 // Softmax/LogSoftmax on any axis, reductions over any axes (ReduceLogSumExp
-// shifted by the maximum), ArgMax and ArgMin. hwsim's
-// Softmax and ArgMax work on the last dimension: other axes are moved there
-// by a permuting view and back.
+// shifted by the maximum), ArgMax and ArgMin. hwsim's Softmax and ArgMax
+// work on the last dimension: other axes are moved there by a permuting view
+// and back.
 #include <algorithm>
 #include <numeric>
 #include <optional>
@@ -48,14 +48,14 @@ LowerFn softmaxOp(bool logarithm) {
 }
 
 // The axes a reduction node reduces (sorted, unique; all when none are
-// given) and the shape of its result, or nullopt when noop_with_empty_axes
-// makes it the identity.
+// given) and the shape of its result.
 struct Reduction {
   std::vector<std::size_t> axes;
   hwsim::Shape shape;      // the result's shape, honouring keepdims
   hwsim::Shape keptShape;  // the result's shape with keepdims (for broadcasting back)
 };
 
+// nullopt when noop_with_empty_axes makes the node the identity.
 std::optional<Reduction> reductionOf(LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x) {
   std::vector<std::int64_t> given;
   if (auto a = attrInts(node, "axes")) given = *a;
@@ -79,7 +79,7 @@ std::optional<Reduction> reductionOf(LoweringContext &ctx, const NodeProto &node
 }
 
 hwsim::Tensor reduceOver(LoweringContext &ctx, const char *codelet, const hwsim::Tensor &x, const Reduction &r,
-                     const std::string &name) {
+                         const std::string &name) {
   return hwsim::ops::reduce(ctx.graph(), ctx.main(), codelet, x, r.axes, name);
 }
 
@@ -116,11 +116,11 @@ void lowerReduceLogSumExp(LoweringContext &ctx, const NodeProto &node) {
     ctx.setDevice(out, x, ctx.value(node.input(0)).type);
     return;
   }
-  const hwsim::Tensor max = reduceOver(ctx, "ReduceMax", x, *r, out + "/max").reshape(r->keptShape);
-  const hwsim::Tensor shifted = broadcastBinary(ctx, "Sub", x, max, out + "/shifted");
+  const hwsim::Tensor maximum = reduceOver(ctx, "ReduceMax", x, *r, out + "/max").reshape(r->keptShape);
+  const hwsim::Tensor shifted = broadcastBinary(ctx, "Sub", x, maximum, out + "/shifted");
   const hwsim::Tensor sum = reduceOver(ctx, "ReduceSum", unary(ctx, "Exp", shifted, out + "/exp"), *r, out + "/sum");
   const hwsim::Tensor y = broadcastBinary(ctx, "Add", unary(ctx, "Log", sum, out + "/log").reshape(r->keptShape),
-                                          max, out);
+                                          maximum, out);
   ctx.setDevice(out, y.reshape(r->shape), ctx.value(node.input(0)).type);
 }
 
