@@ -286,6 +286,50 @@ Tensor reduce(Graph &g, program::Sequence &prog, std::string_view codelet, const
 }
 
 namespace {
+void checkGatherAxis(std::string_view codelet, const Tensor &in, std::size_t axis, std::string_view name) {
+  if (axis >= in.rank()) fail(ErrorKind::InvalidArgument, "{} '{}': axis {} of a rank-{} tensor", codelet, name, axis, in.rank());
+}
+
+// One vertex of a Gather-family codelet on the range's first tile, with
+// copies of in and indices brought there.
+Tensor gatherOnOneTile(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &in,
+                       const Tensor &indices, std::size_t axis, Shape outShape, std::string_view name,
+                       TileRange tiles) {
+  const unsigned first = detail::resolveTileRange(g, tiles).first;
+  auto onTile = [&](const Tensor &t, const char *field) {
+    auto local = g.addVariable(t.elementType(), t.rank() == 0 ? Shape{1} : t.shape(), std::string(name) + "/" + field);
+    g.setTileMapping(local, first);
+    prog.add(program::Copy(t.rank() == 0 ? t.reshape({1}) : t, local));
+    return local;
+  };
+  const Tensor localIn = onTile(in, "in"), localIndices = onTile(indices, "indices");
+  auto out = g.addVariable(in.elementType(), outShape.empty() ? Shape{1} : outShape, name);
+  g.setTileMapping(out, first);
+  auto cs = g.addComputeSet(std::string(name));
+  auto v = g.addVertex(cs, codelet, {{"in", localIn}, {"indices", localIndices}, {"out", out}}, first);
+  g.setInitialValue(v, "axis", std::vector<double>{static_cast<double>(axis)});
+  prog.add(program::Execute(cs));
+  return out;
+}
+}  // namespace
+
+Tensor gather(Graph &g, program::Sequence &prog, const Tensor &in, const Tensor &indices, std::size_t axis,
+              std::string_view name, TileRange tiles) {
+  checkGatherAxis("Gather", in, axis, name);
+  const auto at = in.shape().begin() + static_cast<std::ptrdiff_t>(axis);
+  Shape shape(in.shape().begin(), at);
+  shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
+  shape.insert(shape.end(), at + 1, in.shape().end());
+  return gatherOnOneTile(g, prog, "Gather", in, indices, axis, shape, name, tiles);
+}
+
+Tensor gatherElements(Graph &g, program::Sequence &prog, const Tensor &in, const Tensor &indices, std::size_t axis,
+                      std::string_view name, TileRange tiles) {
+  checkGatherAxis("GatherElements", in, axis, name);
+  return gatherOnOneTile(g, prog, "GatherElements", in, indices, axis, indices.shape(), name, tiles);
+}
+
+namespace {
 Tensor rowwise(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &in, Type outType,
                std::string_view name, TileRange tiles) {
   if (in.rank() < 1) fail(ErrorKind::InvalidArgument, "{} '{}': needs rank >= 1", codelet, name);

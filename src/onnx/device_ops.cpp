@@ -154,4 +154,17 @@ hwsim::Tensor mask(LoweringContext &ctx, const char *codelet, const hwsim::Tenso
   return hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", holds, name, type.value_or(t.elementType()));
 }
 
+hwsim::Tensor softmaxAlong(LoweringContext &ctx, const hwsim::Tensor &t, std::size_t axis, const std::string &name) {
+  // The dimensions before and after the axis are merged first, so moving the
+  // axis last is a rank-3 view (transposes of [n, inner] blocks) at any rank.
+  const hwsim::Shape &shape = t.shape();
+  const std::size_t outer = hwsim::numElementsOf(hwsim::Shape(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(axis)));
+  const std::size_t n = shape[axis];
+  const std::size_t inner = hwsim::numElementsOf(hwsim::Shape(shape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, shape.end()));
+  if (inner == 1) return hwsim::ops::softmax(ctx.graph(), ctx.main(), t.reshape({outer, n}), name).reshape(shape);
+  const hwsim::Tensor moved = permuteView(t.reshape({outer, n, inner}), {0, 2, 1});
+  const hwsim::Tensor y = hwsim::ops::softmax(ctx.graph(), ctx.main(), moved, name);
+  return materialize(ctx, permuteView(y, {0, 2, 1}), name + "/moved_back").reshape(shape);
+}
+
 }  // namespace mrt::onnx

@@ -1,6 +1,6 @@
 // Device building blocks the operator families share: views that broadcast
-// or permute, materializing a view into a variable, and NumPy-broadcasting
-// binary operations.
+// or permute, materializing a view into a variable, NumPy-broadcasting
+// binary operations and softmax along any axis.
 #pragma once
 
 #include <optional>
@@ -40,6 +40,8 @@ hwsim::Tensor broadcastBinary(LoweringContext &ctx, const std::string &codelet, 
 // t <codelet> scalar, the scalar a graph constant of t's type.
 hwsim::Tensor scalarBinary(LoweringContext &ctx, const std::string &codelet, const hwsim::Tensor &t, double scalar,
                            const std::string &name);
+// Softmax of t along `axis`: moved last by a view for hwsim's row-wise Softmax, and back.
+hwsim::Tensor softmaxAlong(LoweringContext &ctx, const hwsim::Tensor &t, std::size_t axis, const std::string &name);
 // 1 where `t <codelet> scalar` holds, else 0, as `type` (t's type when
 // absent): comparisons give BOOL, arithmetic wants numbers.
 hwsim::Tensor mask(LoweringContext &ctx, const char *codelet, const hwsim::Tensor &t, double scalar,

@@ -1,5 +1,5 @@
 // Elementwise binary operators with NumPy broadcasting (device_ops.hpp),
-// the variadic Sum/Mean/Max/Min and Xor built from them, and Trilu (x times
+// Mod, the variadic Sum/Mean/Max/Min and Xor built from them, and Trilu (x times
 // a triangular mask).
 #include <hwsim/ops.hpp>
 
@@ -41,6 +41,14 @@ LowerFn binaryOp(std::string codelet) {
     const hwsim::Tensor r = broadcastBinary(ctx, codelet, node.input(0), b, node.output(0));
     ctx.setDevice(node.output(0), r, resultType(r, type));
   };
+}
+
+// Mod: fmod 0 takes the divisor's sign (Python's %), fmod 1 the dividend's
+// (C's fmod, which ONNX requires for floats).
+void lowerMod(LoweringContext &ctx, const NodeProto &node) {
+  const std::int64_t fmod = attrInt(node, "fmod", 0);
+  if (fmod != 0 && fmod != 1) throw UnsupportedNode("Mod with fmod " + std::to_string(fmod));
+  binaryOp(fmod == 1 ? "Fmod" : "Mod")(ctx, node);
 }
 
 // Sum/Mean/Max/Min over any number of inputs, folded left to right.
@@ -116,6 +124,7 @@ void registerBinaryOps(OpRegistry &registry) {
   registry.add("Mean", variadicOp("Add", true));
   registry.add("Max", variadicOp("Max", false));
   registry.add("Min", variadicOp("Min", false));
+  registry.add("Mod", lowerMod);
   registry.add("PRelu", lowerPRelu);
   registry.add("Trilu", lowerTrilu);
   registry.add("Xor", lowerXor);

@@ -1,8 +1,10 @@
-// Softmax/LogSoftmax on any axis, reductions over any axes, ArgMax and ArgMin. hwsim's
-// Softmax and ArgMax work on the last dimension: other axes are moved there
-// by a permuting view and back.
+// Softmax/LogSoftmax on any axis, reductions over any axes (ReduceLogSumExp
+// shifted by the maximum), ArgMax and ArgMin. hwsim's Softmax and ArgMax
+// work on the last dimension: other axes are moved there by a permuting view
+// and back.
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include <hwsim/ops.hpp>
 
@@ -38,14 +40,51 @@ LowerFn softmaxOp(bool logarithm) {
       const std::size_t rows = hwsim::numElementsOf(hwsim::Shape(xr.shape().begin(), xr.shape().begin() + static_cast<std::ptrdiff_t>(axis)));
       y = hwsim::ops::softmax(ctx.graph(), ctx.main(), xr.reshape({rows, xr.numElements() / rows}), out).reshape(xr.shape());
     } else {
-      const std::size_t axis = normalizeAxis(attrInt(node, "axis", -1), rank, nodeLabel(node));
-      const auto [perm, inverse] = axisLast(axis, rank);
-      const hwsim::Tensor moved = permuteView(xr, perm);
-      y = permuteView(hwsim::ops::softmax(ctx.graph(), ctx.main(), moved, out), inverse);
+      y = softmaxAlong(ctx, xr, normalizeAxis(attrInt(node, "axis", -1), rank, nodeLabel(node)), out);
     }
     if (logarithm) y = hwsim::ops::unary(ctx.graph(), ctx.main(), "Log", y, out + "/log");
     ctx.setDevice(out, y.reshape(x.shape()), ctx.value(node.input(0)).type);
   };
+}
+
+// The axes a reduction node reduces (sorted, unique; all when none are
+// given) and the shape of its result.
+struct Reduction {
+  std::vector<std::size_t> axes;
+  hwsim::Shape shape;      // the result's shape, honouring keepdims
+  hwsim::Shape keptShape;  // the result's shape with keepdims (for broadcasting back)
+};
+
+// nullopt when noop_with_empty_axes makes the node the identity.
+std::optional<Reduction> reductionOf(LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x) {
+  std::vector<std::int64_t> given;
+  if (auto a = attrInts(node, "axes")) given = *a;
+  else if (!inputName(node, 1).empty()) given = constantInts(ctx, node, 1, "the reduction's axes");
+  if (given.empty() && attrInt(node, "noop_with_empty_axes", 0) != 0) return std::nullopt;
+  Reduction r;
+  for (const auto a : given) r.axes.push_back(normalizeAxis(a, x.rank(), nodeLabel(node)));
+  if (r.axes.empty()) {
+    r.axes.resize(x.rank());
+    std::iota(r.axes.begin(), r.axes.end(), 0);
+  }
+  std::sort(r.axes.begin(), r.axes.end());
+  r.axes.erase(std::unique(r.axes.begin(), r.axes.end()), r.axes.end());
+  const bool keep = attrInt(node, "keepdims", 1) != 0;
+  for (std::size_t d = 0; d < x.rank(); ++d) {
+    const bool reduced = std::binary_search(r.axes.begin(), r.axes.end(), d);
+    if (!reduced || keep) r.shape.push_back(reduced ? 1 : x.dim(static_cast<unsigned>(d)));
+    r.keptShape.push_back(reduced ? 1 : x.dim(static_cast<unsigned>(d)));
+  }
+  return r;
+}
+
+hwsim::Tensor reduceOver(LoweringContext &ctx, const char *codelet, const hwsim::Tensor &x, const Reduction &r,
+                         const std::string &name) {
+  return hwsim::ops::reduce(ctx.graph(), ctx.main(), codelet, x, r.axes, name);
+}
+
+hwsim::Tensor unary(LoweringContext &ctx, const std::string &codelet, const hwsim::Tensor &x, const std::string &name) {
+  return hwsim::ops::unary(ctx.graph(), ctx.main(), codelet, x, name);
 }
 
 // A reduction: `pre` (optional) maps x elementwise first, `codelet` reduces,
@@ -54,34 +93,35 @@ LowerFn reduceOp(std::string pre, std::string codelet, std::string post) {
   return [=](LoweringContext &ctx, const NodeProto &node) {
     const std::string &out = node.output(0);
     hwsim::Tensor x = ctx.device(node.input(0));
-    std::vector<std::int64_t> given;
-    if (auto a = attrInts(node, "axes")) given = *a;
-    else if (!inputName(node, 1).empty()) given = constantInts(ctx, node, 1, "the reduction's axes");
-    if (given.empty() && attrInt(node, "noop_with_empty_axes", 0) != 0) {
+    const std::optional<Reduction> r = reductionOf(ctx, node, x);
+    if (!r) {
       ctx.setDevice(out, x, ctx.value(node.input(0)).type);
       return;
     }
-    std::vector<std::size_t> axes;
-    for (const auto a : given) axes.push_back(normalizeAxis(a, x.rank(), nodeLabel(node)));
-    if (axes.empty()) {
-      axes.resize(x.rank());
-      std::iota(axes.begin(), axes.end(), 0);
-    }
-    std::sort(axes.begin(), axes.end());
-    axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
     if (pre == "Square") x = broadcastBinary(ctx, "Mul", x, x, out + "/square");
-    else if (!pre.empty()) x = hwsim::ops::unary(ctx.graph(), ctx.main(), pre, x, out + "/" + pre);
-    hwsim::Tensor y = hwsim::ops::reduce(ctx.graph(), ctx.main(), codelet, x, axes, out);
-    if (!post.empty()) y = hwsim::ops::unary(ctx.graph(), ctx.main(), post, y, out + "/" + post);
-    hwsim::Shape shape;
-    const bool keep = attrInt(node, "keepdims", 1) != 0;
-    for (std::size_t d = 0; d < x.rank(); ++d) {
-      const bool reduced = std::binary_search(axes.begin(), axes.end(), d);
-      if (!reduced) shape.push_back(x.dim(static_cast<unsigned>(d)));
-      else if (keep) shape.push_back(1);
-    }
-    ctx.setDevice(out, y.reshape(shape), ctx.value(node.input(0)).type);
+    else if (!pre.empty()) x = unary(ctx, pre, x, out + "/" + pre);
+    hwsim::Tensor y = reduceOver(ctx, codelet.c_str(), x, *r, out);
+    if (!post.empty()) y = unary(ctx, post, y, out + "/" + post);
+    ctx.setDevice(out, y.reshape(r->shape), ctx.value(node.input(0)).type);
   };
+}
+
+// ReduceLogSumExp = log(sum(exp(x - m))) + m with m the maximum, so large
+// inputs do not overflow exp.
+void lowerReduceLogSumExp(LoweringContext &ctx, const NodeProto &node) {
+  const std::string &out = node.output(0);
+  const hwsim::Tensor x = ctx.device(node.input(0));
+  const std::optional<Reduction> r = reductionOf(ctx, node, x);
+  if (!r) {
+    ctx.setDevice(out, x, ctx.value(node.input(0)).type);
+    return;
+  }
+  const hwsim::Tensor maximum = reduceOver(ctx, "ReduceMax", x, *r, out + "/max").reshape(r->keptShape);
+  const hwsim::Tensor shifted = broadcastBinary(ctx, "Sub", x, maximum, out + "/shifted");
+  const hwsim::Tensor sum = reduceOver(ctx, "ReduceSum", unary(ctx, "Exp", shifted, out + "/exp"), *r, out + "/sum");
+  const hwsim::Tensor y = broadcastBinary(ctx, "Add", unary(ctx, "Log", sum, out + "/log").reshape(r->keptShape),
+                                          maximum, out);
+  ctx.setDevice(out, y.reshape(r->shape), ctx.value(node.input(0)).type);
 }
 
 // ArgMax, and ArgMin as the ArgMax of -x (the first minimum is the first
@@ -119,7 +159,11 @@ LowerFn argExtremumOp(bool smallest) {
 void registerReduceOps(OpRegistry &registry) {
   registry.add("Softmax", softmaxOp(false));
   registry.add("LogSoftmax", softmaxOp(true));
-  for (const char *op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"}) registry.add(op, reduceOp("", op, ""));
+  for (const char *op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"}) {
+    registry.add(op, reduceOp("", op, ""));
+  }
+  registry.add("ReduceLogSum", reduceOp("", "ReduceSum", "Log"));
+  registry.add("ReduceLogSumExp", lowerReduceLogSumExp);
   registry.add("ReduceL1", reduceOp("Abs", "ReduceSum", ""));
   registry.add("ReduceL2", reduceOp("Square", "ReduceSum", "Sqrt"));
   registry.add("ReduceSumSquare", reduceOp("Square", "ReduceSum", ""));

@@ -1,6 +1,6 @@
 // Operators that only rearrange elements, lowered to hwsim views (no device
 // work): Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, Transpose,
-// Concat, Split, Slice, Gather with constant indices. Expand materializes its
+// Concat, Split, Slice (Gather is in ops_gather.cpp). Expand materializes its
 // broadcast (a Copy) because vertices must not read repeated regions.
 #include <numeric>
 
@@ -131,22 +131,6 @@ void lowerSlice(LoweringContext &ctx, const NodeProto &node) {
   setView(ctx, node, x);
 }
 
-void lowerGather(LoweringContext &ctx, const NodeProto &node) {
-  const hwsim::Tensor x = ctx.device(node.input(0));
-  const std::size_t axis = normalizeAxis(attrInt(node, "axis", 0), x.rank(), nodeLabel(node));
-  const Dims indexDims = ctx.value(node.input(1)).dims();
-  std::vector<std::int64_t> indices = constantInts(ctx, node, 1, "Gather's indices (run-time indices are not supported yet)");
-  const auto dim = static_cast<std::int64_t>(x.dim(static_cast<unsigned>(axis)));
-  for (auto &i : indices) {
-    if (i < -dim || i >= dim) throw Error(ErrorCode::CorruptModel, "{}: index {} is out of range for dimension {}", nodeLabel(node), i, dim);
-    if (i < 0) i += dim;
-  }
-  Dims out = toDims(x.shape());
-  out.erase(out.begin() + static_cast<std::ptrdiff_t>(axis));
-  out.insert(out.begin() + static_cast<std::ptrdiff_t>(axis), indexDims.begin(), indexDims.end());
-  setView(ctx, node, takeView(x, axis, indices).reshape(toShape(out)));
-}
-
 void lowerExpand(LoweringContext &ctx, const NodeProto &node) {
   const hwsim::Tensor x = ctx.device(node.input(0));
   const auto to = broadcastDims(toDims(x.shape()), constantInts(ctx, node, 1, "Expand's shape"));
@@ -167,7 +151,6 @@ void registerShapeOps(OpRegistry &registry) {
   registry.add("Concat", lowerConcat);
   registry.add("Split", lowerSplit);
   registry.add("Slice", lowerSlice);
-  registry.add("Gather", lowerGather);
   registry.add("Expand", lowerExpand);
 }
 

@@ -1,6 +1,7 @@
-// Elementwise unary operators: the codelets hwsim has, and the activations
+// Elementwise unary operators: the codelets hwsim has, the activations
 // composed from them (LeakyRelu, Elu, Selu, Celu, Clip, Softplus, Softsign,
-// HardSigmoid, HardSwish, ThresholdedRelu, Shrink, Reciprocal).
+// HardSigmoid, HardSwish, ThresholdedRelu, Shrink, Reciprocal), and the
+// IsNaN/IsInf tests as comparisons.
 #include <limits>
 
 #include <hwsim/ops.hpp>
@@ -87,12 +88,37 @@ void castTo(LoweringContext &ctx, const NodeProto &node, std::int32_t to) {
   ctx.setDevice(node.output(0), r, to);
 }
 
+// IsNaN: NaN is the one value not equal to itself.
+void lowerIsNaN(LoweringContext &ctx, const NodeProto &node) {
+  const hwsim::Tensor x = ctx.device(node.input(0));
+  ctx.setDevice(node.output(0), broadcastBinary(ctx, "NotEqual", x, x, node.output(0)), ::onnx::TensorProto::BOOL);
+}
+
+// IsInf: x == +inf, x == -inf, or |x| == inf for both; nothing detected
+// compares with NaN, which nothing equals.
+void lowerIsInf(LoweringContext &ctx, const NodeProto &node) {
+  const bool positive = attrInt(node, "detect_positive", 1) != 0, negative = attrInt(node, "detect_negative", 1) != 0;
+  const std::string &out = node.output(0);
+  const hwsim::Tensor x = ctx.device(node.input(0));
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const hwsim::Tensor r =
+      positive && negative ? scalarBinary(ctx, "Equal", unary(ctx, "Abs", x, out + "/abs"), kInf, out)
+      : positive           ? scalarBinary(ctx, "Equal", x, kInf, out)
+      : negative           ? scalarBinary(ctx, "Equal", x, -kInf, out)
+                           : scalarBinary(ctx, "Equal", x, std::numeric_limits<double>::quiet_NaN(), out);
+  ctx.setDevice(out, r, ::onnx::TensorProto::BOOL);
+}
+
 }  // namespace
 
 void registerUnaryOps(OpRegistry &registry) {
-  for (const char *op : {"Relu", "Neg", "Abs", "Exp", "Log", "Sqrt", "Sigmoid", "Tanh", "Not"}) {
+  for (const char *op : {"Relu", "Neg", "Abs", "Exp", "Log", "Sqrt", "Sigmoid", "Tanh", "Not", "Erf", "Floor", "Ceil",
+                         "Round", "Sign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+                         "Atanh"}) {
     registry.add(op, codeletOp(op));
   }
+  registry.add("IsNaN", lowerIsNaN);
+  registry.add("IsInf", lowerIsInf);
   registry.add("Cast", [](LoweringContext &ctx, const NodeProto &node) {
     castTo(ctx, node, static_cast<std::int32_t>(attrInt(node, "to", ::onnx::TensorProto::FLOAT)));
   });

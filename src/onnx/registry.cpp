@@ -29,6 +29,8 @@ const OpRegistry &opRegistry() {
     registerRnnOps(r);
     registerPadTileOps(r);
     registerResizeOps(r);
+    registerGatherOps(r);
+    registerLossOps(r);
     return r;
   }();
   return registry;

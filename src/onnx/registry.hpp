@@ -42,5 +42,7 @@ void registerNormOps(OpRegistry &registry);
 void registerRnnOps(OpRegistry &registry);
 void registerPadTileOps(OpRegistry &registry);
 void registerResizeOps(OpRegistry &registry);
+void registerGatherOps(OpRegistry &registry);
+void registerLossOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx

@@ -207,13 +207,30 @@ def conv_transpose_grouped(out):
     ], [("x", x), ("w_run_time", w)], [("y", y), ("y_run_time", y)], [("w", w), ("b", b)])
 
 
+def runtime_indices(out):
+    """Gather with indices computed at run time (Floor, Cast; negative ones
+    count from the end) and ReduceLogSumExp of values whose exp overflows F32."""
+    data, sel = rand(4, 5), rand(2, 3, low=-4.0, high=4.0)
+    big = data * 200.0
+    lse = big.max(axis=1) + np.log(np.exp(big - big.max(axis=1, keepdims=True)).sum(axis=1))
+    write(out, "runtime_indices", [
+        helper.make_node("Floor", ["sel"], ["sel_floor"]),
+        helper.make_node("Cast", ["sel_floor"], ["indices"], to=TensorProto.INT64),
+        helper.make_node("Gather", ["data", "indices"], ["picked"], axis=0),
+        helper.make_node("Mul", ["data", "scale"], ["big"]),
+        helper.make_node("ReduceLogSumExp", ["big"], ["lse"], axes=[1], keepdims=0),
+    ], [("data", data), ("sel", sel)],
+        [("picked", data[np.floor(sel).astype(np.int64)]), ("lse", lse.astype(np.float32))],
+        [("scale", np.array(200.0, dtype=np.float32))])
+
+
 def unsupported(out):
     """Two nodes this frontend cannot lower: the error must name both."""
-    x = rand(2, 3)
+    x = rand(2, 3, 3)
     write(out, "unsupported", [
-        helper.make_node("Erf", ["x"], ["e"], name="my_erf"),
-        helper.make_node("Floor", ["e"], ["y"], name="my_floor"),
-    ], [("x", x)], [("y", np.floor(x))])
+        helper.make_node("Hardmax", ["x"], ["h"], name="my_hardmax"),
+        helper.make_node("Det", ["h"], ["y"], name="my_det"),
+    ], [("x", x)], [("y", np.zeros(2, dtype=np.float32))])
 
 
 def sigmoid(x):
@@ -262,7 +279,8 @@ def lstm_gru(out):
 
 def main():
     out = sys.argv[1]
-    for make in (mlp, broadcast, views, shape_fold, lenet, pad_tile, conv_transpose_grouped, unsupported, lstm_gru):
+    for make in (mlp, broadcast, views, shape_fold, lenet, pad_tile, conv_transpose_grouped, runtime_indices,
+                 unsupported, lstm_gru):
         make(out)
 
 

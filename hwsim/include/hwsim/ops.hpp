@@ -55,9 +55,16 @@ Tensor createMatMulInputLhs(Graph &graph, Type type, const Shape &aShape, const 
 Tensor createMatMulInputRhs(Graph &graph, Type type, const Shape &aShape, const Shape &bShape, std::string_view name,
                             TileRange tiles = {});
 
-// Reduce (ReduceSum/Max/Min/Mean) over `axes` on the first tile of the range.
+// Reduce (ReduceSum/Max/Min/Mean/Prod) over `axes` on the first tile of the range.
 Tensor reduce(Graph &graph, program::Sequence &prog, std::string_view codelet, const Tensor &in,
               const std::vector<std::size_t> &axes, std::string_view name, TileRange tiles = {});
+// ONNX Gather with run-time integer indices, on the first tile of the range:
+// in.shape[:axis] + indices.shape + in.shape[axis+1:] (a rank-0 result as [1]).
+Tensor gather(Graph &graph, program::Sequence &prog, const Tensor &in, const Tensor &indices, std::size_t axis,
+              std::string_view name, TileRange tiles = {});
+// ONNX GatherElements: indices of in's rank, the result of indices' shape.
+Tensor gatherElements(Graph &graph, program::Sequence &prog, const Tensor &in, const Tensor &indices, std::size_t axis,
+                      std::string_view name, TileRange tiles = {});
 // Softmax / ArgMax over the last dimension, rows spread over tiles.
 Tensor softmax(Graph &graph, program::Sequence &prog, const Tensor &in, std::string_view name, TileRange tiles = {});
 Tensor argMax(Graph &graph, program::Sequence &prog, const Tensor &in, std::string_view name, TileRange tiles = {});

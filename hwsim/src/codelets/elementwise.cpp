@@ -1,5 +1,6 @@
-// Elementwise codelets: unary ops and casts, binary ops with scalar/row
-// broadcasting, comparisons, logical ops, Fill and Increment.
+// Elementwise codelets: unary ops and casts, binary ops (arithmetic and
+// remainders) with scalar/row broadcasting, comparisons, logical ops, Fill
+// and Increment.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,8 +15,21 @@ namespace hwsim::detail {
 namespace {
 
 bool isTranscendental(UnaryOp op) {
-  return op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Sqrt ||
-         op == UnaryOp::Sigmoid || op == UnaryOp::Tanh;
+  switch (op) {
+    case UnaryOp::Exp: case UnaryOp::Log: case UnaryOp::Sqrt: case UnaryOp::Sigmoid: case UnaryOp::Tanh:
+    case UnaryOp::Erf: case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Tan: case UnaryOp::Asin:
+    case UnaryOp::Acos: case UnaryOp::Atan: case UnaryOp::Sinh: case UnaryOp::Cosh: case UnaryOp::Asinh:
+    case UnaryOp::Acosh: case UnaryOp::Atanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Rounding to an integral value is one vector operation, but means nothing
+// for integers.
+bool isFloatOnly(UnaryOp op) {
+  return isTranscendental(op) || op == UnaryOp::Floor || op == UnaryOp::Ceil || op == UnaryOp::Round;
 }
 
 template <Type T> Storage<T> *ptr(const Operand &o) { return reinterpret_cast<Storage<T> *>(o.data); }
@@ -31,6 +45,7 @@ template <Type T> void unaryInt(UnaryOp op, const Storage<T> *in, Storage<T> *ou
       case UnaryOp::Abs: r = x < 0 ? -x : x; break;
       case UnaryOp::Relu: r = x < 0 ? 0 : x; break;
       case UnaryOp::Not: r = x == 0 ? 1 : 0; break;
+      case UnaryOp::Sign: r = (x > 0) - (x < 0); break;
       default: break;
     }
     out[i] = wrapInt<T>(r);
@@ -49,6 +64,22 @@ void unaryF32(UnaryOp op, const float *in, float *out, std::size_t n) {
     case UnaryOp::Sqrt: y = x.sqrt(); break;
     case UnaryOp::Sigmoid: y = x.logistic(); break;
     case UnaryOp::Tanh: y = x.tanh(); break;
+    case UnaryOp::Erf: y = x.unaryExpr([](float v) { return std::erf(v); }); break;
+    case UnaryOp::Floor: y = x.floor(); break;
+    case UnaryOp::Ceil: y = x.ceil(); break;
+    case UnaryOp::Round: y = x.rint(); break;  // halves to even, as ONNX Round
+    case UnaryOp::Sign: y = x.sign(); break;
+    case UnaryOp::Sin: y = x.sin(); break;
+    case UnaryOp::Cos: y = x.cos(); break;
+    case UnaryOp::Tan: y = x.tan(); break;
+    case UnaryOp::Asin: y = x.asin(); break;
+    case UnaryOp::Acos: y = x.acos(); break;
+    case UnaryOp::Atan: y = x.atan(); break;
+    case UnaryOp::Sinh: y = x.sinh(); break;
+    case UnaryOp::Cosh: y = x.cosh(); break;
+    case UnaryOp::Asinh: y = x.asinh(); break;
+    case UnaryOp::Acosh: y = x.acosh(); break;
+    case UnaryOp::Atanh: y = x.atanh(); break;
     default: break;
   }
 }
@@ -92,7 +123,7 @@ std::string validateUnary(const CodeletSpec &spec, const Operand *ops, const Att
   if (op == UnaryOp::Not) {
     return in.type == Type::BOOL ? std::string() : fmt::format("needs BOOL, got {}", toString(in.type));
   }
-  if (isTranscendental(op) && !isFloatingPoint(in.type)) {
+  if (isFloatOnly(op) && !isFloatingPoint(in.type)) {
     return fmt::format("needs F16 or F32, got {}", toString(in.type));
   }
   if (in.type == Type::BOOL) return "does not take BOOL";
@@ -140,6 +171,12 @@ namespace {
 bool isComparison(BinaryOp op) { return op >= BinaryOp::Equal && op <= BinaryOp::GreaterEqual; }
 bool isLogical(BinaryOp op) { return op == BinaryOp::And || op == BinaryOp::Or; }
 
+// The remainder of x / y with the divisor's sign (Python's %), from the
+// truncated remainder (C's fmod and %, with the dividend's sign).
+template <typename V> V flooredRemainder(V truncated, V y) {
+  return truncated != V(0) && ((truncated < V(0)) != (y < V(0))) ? truncated + y : truncated;
+}
+
 template <Type T> struct Arith {
   using S = Storage<T>;
   static S apply(BinaryOp op, S a, S b) {
@@ -153,6 +190,9 @@ template <Type T> struct Arith {
         case BinaryOp::Min: return b < a ? b : a;
         case BinaryOp::Pow:
           return S(static_cast<float>(std::pow(static_cast<float>(a), static_cast<float>(b))));
+        case BinaryOp::Fmod: return S(std::fmod(static_cast<float>(a), static_cast<float>(b)));
+        case BinaryOp::Mod:
+          return S(flooredRemainder(std::fmod(static_cast<float>(a), static_cast<float>(b)), static_cast<float>(b)));
         default: return a;
       }
     } else {
@@ -167,6 +207,9 @@ template <Type T> struct Arith {
         case BinaryOp::Max: return x < y ? b : a;
         case BinaryOp::Min: return y < x ? b : a;
         case BinaryOp::Pow: return fromDouble<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+        // Like Div, a zero divisor gives 0.
+        case BinaryOp::Fmod: return y == 0 ? S(0) : wrapInt<T>(x % y);
+        case BinaryOp::Mod: return y == 0 ? S(0) : wrapInt<T>(flooredRemainder(x % y, y));
         default: return a;
       }
     }
@@ -283,8 +326,10 @@ std::string validateBinary(const CodeletSpec &spec, const Operand *ops, const At
 double cyclesBinary(const CodeletSpec &spec, const Target &t, const Operand *ops, const Attrs &) {
   const auto op = static_cast<BinaryOp>(spec.op);
   const double n = static_cast<double>(ops[0].numElements);
-  const double perElement = op == BinaryOp::Pow ? 2 * t.transcendentalCyclesPerElement
-                                                : 1.0 / vectorWidth(t, ops[0].type);
+  // A remainder is a division and a multiply-subtract: two vector operations.
+  const double perElement = op == BinaryOp::Pow                             ? 2 * t.transcendentalCyclesPerElement
+                            : op == BinaryOp::Mod || op == BinaryOp::Fmod ? 2.0 / vectorWidth(t, ops[0].type)
+                                                                            : 1.0 / vectorWidth(t, ops[0].type);
   return t.vertexOverheadCycles + std::ceil(n * perElement);
 }
 

@@ -139,6 +139,10 @@ void reduceImpl(ReduceOp op, const Operand &in, const Operand &out, const std::v
           break;
         case ReduceOp::Max: acc[o] = std::max(acc[o], v); break;
         case ReduceOp::Min: acc[o] = std::min(acc[o], v); break;
+        case ReduceOp::Prod:
+          if constexpr (kIsFloat<T>) acc[o] *= v;
+          else acc[o] = static_cast<A>(static_cast<std::uint64_t>(acc[o]) * static_cast<std::uint64_t>(v));
+          break;
       }
     }
     // Advance the multi-index (row-major) and the output offset with it.
@@ -152,7 +156,8 @@ void reduceImpl(ReduceOp op, const Operand &in, const Operand &out, const std::v
     }
   }
   for (std::size_t k = 0; k < outN; ++k) {
-    A v = seen[k] ? acc[k] : A(0);
+    // An empty reduction gives the operator's identity (0 for the others).
+    A v = seen[k] ? acc[k] : A(op == ReduceOp::Prod ? 1 : 0);
     if (op == ReduceOp::Mean && reducedCount > 0) {
       if constexpr (kIsFloat<T>) v /= static_cast<double>(reducedCount);
       else v /= static_cast<std::int64_t>(reducedCount);
@@ -176,6 +181,7 @@ bool reduceF32Eigen(ReduceOp op, const Operand &in, const Operand &out,
       case ReduceOp::Mean: y = m.rowwise().mean(); break;
       case ReduceOp::Max: y = m.rowwise().maxCoeff(); break;
       case ReduceOp::Min: y = m.rowwise().minCoeff(); break;
+      case ReduceOp::Prod: y = m.rowwise().prod(); break;
     }
     return true;
   }
@@ -185,6 +191,7 @@ bool reduceF32Eigen(ReduceOp op, const Operand &in, const Operand &out,
     case ReduceOp::Mean: y = m.colwise().mean(); break;
     case ReduceOp::Max: y = m.colwise().maxCoeff(); break;
     case ReduceOp::Min: y = m.colwise().minCoeff(); break;
+    case ReduceOp::Prod: y = m.colwise().prod(); break;
   }
   return true;
 }

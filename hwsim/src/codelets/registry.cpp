@@ -16,6 +16,10 @@ CodeletSpec binary(std::string_view name, BinaryOp op) {
   return {name, {{"in0", FieldDir::In}, {"in1", FieldDir::In}, {"out", FieldDir::Out}}, {},
           validateBinary, cyclesBinary, executeBinary, static_cast<int>(op)};
 }
+CodeletSpec gather(std::string_view name, GatherOp op) {
+  return {name, {{"in", FieldDir::In}, {"indices", FieldDir::In}, {"out", FieldDir::Out}}, {{"axis", {0.0}}},
+          validateGather, cyclesGather, executeGather, static_cast<int>(op)};
+}
 CodeletSpec reduce(std::string_view name, ReduceOp op) {
   return {name, {{"in", FieldDir::In}, {"out", FieldDir::Out}}, {{"axes", {}}},
           validateReduce, cyclesReduce, executeReduce, static_cast<int>(op)};
@@ -71,6 +75,27 @@ std::vector<CodeletSpec> buildLibrary() {
       {"AveragePool", {{"in", FieldDir::In}, {"out", FieldDir::Out}},
        {{"kernel_shape", {}}, {"strides", {}}, {"pads", {}}, {"dilations", {}}, {"count_include_pad", {0.0}}},
        validatePool, cyclesPool, executePool, 1},
+      unary("Erf", UnaryOp::Erf),
+      unary("Floor", UnaryOp::Floor),
+      unary("Ceil", UnaryOp::Ceil),
+      unary("Round", UnaryOp::Round),
+      unary("Sign", UnaryOp::Sign),
+      unary("Sin", UnaryOp::Sin),
+      unary("Cos", UnaryOp::Cos),
+      unary("Tan", UnaryOp::Tan),
+      unary("Asin", UnaryOp::Asin),
+      unary("Acos", UnaryOp::Acos),
+      unary("Atan", UnaryOp::Atan),
+      unary("Sinh", UnaryOp::Sinh),
+      unary("Cosh", UnaryOp::Cosh),
+      unary("Asinh", UnaryOp::Asinh),
+      unary("Acosh", UnaryOp::Acosh),
+      unary("Atanh", UnaryOp::Atanh),
+      binary("Mod", BinaryOp::Mod),
+      binary("Fmod", BinaryOp::Fmod),
+      reduce("ReduceProd", ReduceOp::Prod),
+      gather("Gather", GatherOp::Gather),
+      gather("GatherElements", GatherOp::GatherElements),
   };
 }
 
@@ -149,6 +174,31 @@ const char *descriptionOf(std::string_view name) {
       {"MaxPool", "out [N,C,*o] = max of each kernel_shape window of in [N,C,*s] (padding is -inf); F16, F32"},
       {"AveragePool", "out [N,C,*o] = mean of each kernel_shape window of in [N,C,*s] "
                       "(padding counted if count_include_pad); F16, F32"},
+      {"Erf", "out = erf(in); F16, F32"},
+      {"Floor", "out = floor(in); F16, F32"},
+      {"Ceil", "out = ceil(in); F16, F32"},
+      {"Round", "out = in rounded to the nearest integer, halves to even; F16, F32"},
+      {"Sign", "out = -1, 0 or 1 as in is negative, zero or positive; numeric types, out type = in type"},
+      {"Sin", "out = sin(in); F16, F32"},
+      {"Cos", "out = cos(in); F16, F32"},
+      {"Tan", "out = tan(in); F16, F32"},
+      {"Asin", "out = asin(in); F16, F32"},
+      {"Acos", "out = acos(in); F16, F32"},
+      {"Atan", "out = atan(in); F16, F32"},
+      {"Sinh", "out = sinh(in); F16, F32"},
+      {"Cosh", "out = cosh(in); F16, F32"},
+      {"Asinh", "out = asinh(in); F16, F32"},
+      {"Acosh", "out = acosh(in); F16, F32"},
+      {"Atanh", "out = atanh(in); F16, F32"},
+      {"Mod", "out = in0 mod in1 with in1's sign (floored, Python's %); numeric (integer mod 0 gives 0), "
+              "in1 broadcast as Add"},
+      {"Fmod", "out = in0 mod in1 with in0's sign (truncated, C's fmod); numeric (integer mod 0 gives 0), "
+               "in1 broadcast as Add"},
+      {"ReduceProd", "out = product of in over attribute axes (all if empty); numeric, out type = in type"},
+      {"Gather", "out [outer, K, inner] = in [outer, indices[k], inner] along attribute axis; any type, "
+                 "integer indices (negative from the end, out of range gives 0)"},
+      {"GatherElements", "out[p] = in[p with its axis coordinate indices[p]]; indices of in's rank; any type, "
+                         "integer indices (negative from the end, out of range gives 0)"},
   };
   for (const auto &[n, d] : kDescriptions) {
     if (n == name) return d;

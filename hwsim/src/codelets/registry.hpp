@@ -56,13 +56,19 @@ const std::vector<CodeletSpec> &codeletLibrary();
 std::optional<std::uint16_t> findCodelet(std::string_view name);
 
 // Family op ids.
-enum class UnaryOp : int { Neg, Abs, Relu, Exp, Log, Sqrt, Sigmoid, Tanh, Not, Cast };
+enum class UnaryOp : int {
+  Neg, Abs, Relu, Exp, Log, Sqrt, Sigmoid, Tanh, Not, Cast,
+  Erf, Floor, Ceil, Round, Sign,
+  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh
+};
 enum class BinaryOp : int {
   Add, Sub, Mul, Div, Max, Min, Pow,
   Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual,
-  And, Or
+  And, Or,
+  Mod, Fmod
 };
-enum class ReduceOp : int { Sum, Max, Min, Mean };
+enum class ReduceOp : int { Sum, Max, Min, Mean, Prod };
+enum class GatherOp : int { Gather, GatherElements };
 
 // Family implementations (codelets/*.cpp).
 std::string validateUnary(const CodeletSpec &, const Operand *, const Attrs &);
@@ -92,6 +98,9 @@ void executeArgMax(const CodeletSpec &, const Operand *, const Attrs &);
 std::string validateConv(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesConv(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
 void executeConv(const CodeletSpec &, const Operand *, const Attrs &);
+std::string validateGather(const CodeletSpec &, const Operand *, const Attrs &);
+double cyclesGather(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+void executeGather(const CodeletSpec &, const Operand *, const Attrs &);
 // Pooling family: op 0 = MaxPool, 1 = AveragePool.
 std::string validatePool(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesPool(const CodeletSpec &, const Target &, const Operand *, const Attrs &);

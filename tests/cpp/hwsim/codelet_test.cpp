@@ -56,7 +56,23 @@ INSTANTIATE_TEST_SUITE_P(
                       UnaryCase{"Log", [](double x) { return std::log(x); }, 0.01f, 100},
                       UnaryCase{"Sqrt", [](double x) { return std::sqrt(x); }, 0, 100},
                       UnaryCase{"Sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, -10, 10},
-                      UnaryCase{"Tanh", [](double x) { return std::tanh(x); }, -5, 5}),
+                      UnaryCase{"Tanh", [](double x) { return std::tanh(x); }, -5, 5},
+                      UnaryCase{"Erf", [](double x) { return std::erf(x); }, -3, 3},
+                      UnaryCase{"Floor", [](double x) { return std::floor(x); }, -5, 5},
+                      UnaryCase{"Ceil", [](double x) { return std::ceil(x); }, -5, 5},
+                      UnaryCase{"Round", [](double x) { return std::nearbyint(x); }, -5, 5},
+                      UnaryCase{"Sign", [](double x) { return double((x > 0) - (x < 0)); }, -5, 5},
+                      UnaryCase{"Sin", [](double x) { return std::sin(x); }, -5, 5},
+                      UnaryCase{"Cos", [](double x) { return std::cos(x); }, -5, 5},
+                      UnaryCase{"Tan", [](double x) { return std::tan(x); }, -1.4f, 1.4f},
+                      UnaryCase{"Asin", [](double x) { return std::asin(x); }, -1, 1},
+                      UnaryCase{"Acos", [](double x) { return std::acos(x); }, -1, 1},
+                      UnaryCase{"Atan", [](double x) { return std::atan(x); }, -5, 5},
+                      UnaryCase{"Sinh", [](double x) { return std::sinh(x); }, -5, 5},
+                      UnaryCase{"Cosh", [](double x) { return std::cosh(x); }, -5, 5},
+                      UnaryCase{"Asinh", [](double x) { return std::asinh(x); }, -5, 5},
+                      UnaryCase{"Acosh", [](double x) { return std::acosh(x); }, 1, 10},
+                      UnaryCase{"Atanh", [](double x) { return std::atanh(x); }, -0.99f, 0.99f}),
     [](const auto &p) { return std::string(p.param.codelet); });
 
 TEST(UnaryF16, ExpAndReluRoundOnceFromF32) {
@@ -93,6 +109,30 @@ TEST(Unary, IntegerNegAbsWrapAndNotIsLogical) {
   EXPECT_EQ(h.read<std::int32_t>("neg", 4), (std::vector<std::int32_t>{-5, 7, 0, INT32_MIN}));
   EXPECT_EQ(h.read<std::int32_t>("abs", 4), (std::vector<std::int32_t>{5, 7, 0, INT32_MIN}));
   EXPECT_EQ(h.read<std::uint8_t>("nb", 3), (std::vector<std::uint8_t>{0, 1, 0}));
+}
+
+TEST(Unary, RoundHalvesToEvenAndSignOfIntegers) {
+  Harness h;
+  auto x = h.input("x", Type::F32, {6});
+  auto rounded = h.output("rounded", Type::F32, {6});
+  auto ints = h.input("ints", Type::S8, {3});
+  auto sign = h.output("sign", Type::S8, {3});
+  h.build({hwsim::program::Sequence{h.vertex("Round", {{"in", x}, {"out", rounded}}),
+                                    h.vertex("Sign", {{"in", ints}, {"out", sign}})}});
+  h.write("x", std::vector<float>{0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.6f});
+  h.write("ints", std::vector<std::int8_t>{-128, 0, 7});
+  h.engine->run(0);
+  EXPECT_EQ(h.read<float>("rounded", 6), (std::vector<float>{0, 2, 2, -0.0f, -2, 3}));
+  EXPECT_EQ(h.read<std::int8_t>("sign", 3), (std::vector<std::int8_t>{-1, 0, 1}));
+}
+
+TEST(Unary, RoundingAndTrigonometryRefuseIntegers) {
+  for (const char *codelet : {"Floor", "Erf", "Sin"}) {
+    Harness h;
+    auto in = h.input("in", Type::S32, {2});
+    auto out = h.output("out", Type::S32, {2});
+    EXPECT_THROW(hwsim::compileGraph(h.graph, {h.vertex(codelet, {{"in", in}, {"out", out}})}), hwsim::Error) << codelet;
+  }
 }
 
 TEST(Cast, BetweenTypesTruncatesSaturatesAndRounds) {
@@ -199,6 +239,48 @@ TEST(Binary, IntegerArithmeticWrapsAndDivByZeroIsZero) {
   EXPECT_EQ(h.read<std::int32_t>("add", 4), (std::vector<std::int32_t>{INT32_MIN, 7, -7, INT32_MAX}));
   EXPECT_EQ(h.read<std::int32_t>("mul", 4), (std::vector<std::int32_t>{INT32_MAX, 0, -18, INT32_MIN}));
   EXPECT_EQ(h.read<std::int32_t>("div", 4), (std::vector<std::int32_t>{INT32_MAX, 0, -4, INT32_MIN}));
+}
+
+// Python's % (sign of the divisor) and C's fmod (sign of the dividend).
+double flooredMod(double a, double b) { return a - b * std::floor(a / b); }
+
+TEST(Binary, IntegerModFloorsFmodTruncatesAndModZeroIsZero) {
+  Harness h;
+  auto a = h.input("a", Type::S32, {6});
+  auto b = h.input("b", Type::S32, {6});
+  auto mod = h.output("mod", Type::S32, {6});
+  auto fmod = h.output("fmod", Type::S32, {6});
+  h.build({hwsim::program::Sequence{h.vertex("Mod", {{"in0", a}, {"in1", b}, {"out", mod}}),
+                                    h.vertex("Fmod", {{"in0", a}, {"in1", b}, {"out", fmod}})}});
+  const std::vector<std::int32_t> x = {7, -7, 7, -7, 5, INT32_MIN}, y = {3, 3, -3, -3, 0, -1};
+  h.write("a", x);
+  h.write("b", y);
+  h.engine->run(0);
+  EXPECT_EQ(h.read<std::int32_t>("mod", 6), (std::vector<std::int32_t>{1, 2, -2, -1, 0, 0}));
+  EXPECT_EQ(h.read<std::int32_t>("fmod", 6), (std::vector<std::int32_t>{1, -1, 1, -1, 0, 0}));
+}
+
+TEST(Binary, FloatModMatchesReferenceForEverySign) {
+  Harness h;
+  const std::size_t n = 64;
+  auto a = h.input("a", Type::F32, {n});
+  auto b = h.input("b", Type::F32, {n});
+  auto mod = h.output("mod", Type::F32, {n});
+  auto fmod = h.output("fmod", Type::F32, {n});
+  h.build({hwsim::program::Sequence{h.vertex("Mod", {{"in0", a}, {"in1", b}, {"out", mod}}),
+                                    h.vertex("Fmod", {{"in0", a}, {"in1", b}, {"out", fmod}})}});
+  auto x = randomFloats(n, -10, 10, 61), y = randomFloats(n, -3, 3, 62);
+  for (auto &v : y) v = std::abs(v) < 0.1f ? 0.5f : v;
+  h.write("a", x);
+  h.write("b", y);
+  h.engine->run(0);
+  std::vector<double> wantMod(n), wantFmod(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    wantMod[i] = flooredMod(x[i], y[i]);
+    wantFmod[i] = std::fmod(x[i], y[i]);
+  }
+  expectNear(h.read<float>("mod", n), wantMod, 1e-5, "mod");
+  expectNear(h.read<float>("fmod", n), wantFmod, 1e-6, "fmod");
 }
 
 TEST(Binary, LogicalAndOrOnBool) {
@@ -341,6 +423,65 @@ TEST(Reduce, IntegerRowsAndColumns) {
   EXPECT_EQ(h.read<std::int32_t>("cols", 4), (std::vector<std::int32_t>{9, 6, 11, 8}));
 }
 
+TEST(Reduce, ProdOverAxesAndIntegerProductsWrap) {
+  Harness h;
+  const std::size_t A = 3, B = 4;
+  auto in = h.input("in", Type::F32, {A, B});
+  auto rows = h.output("rows", Type::F32, {A});
+  auto all = h.output("all", Type::F32, {1});
+  auto ints = h.input("ints", Type::S32, {2, 2});
+  auto intProd = h.output("intProd", Type::S32, {2});
+  h.build({hwsim::program::Sequence{h.vertex("ReduceProd", {{"in", in}, {"out", rows}}, 0, {{"axes", {1}}}),
+                                    h.vertex("ReduceProd", {{"in", in}, {"out", all}}),
+                                    h.vertex("ReduceProd", {{"in", ints}, {"out", intProd}}, 0, {{"axes", {0}}})}});
+  const auto x = randomFloats(A * B, 0.5f, 2, 71);
+  h.write("in", x);
+  h.write("ints", std::vector<std::int32_t>{65536, -3, 65537, 5});
+  h.engine->run(0);
+  std::vector<double> wantRows(A, 1.0);
+  double wantAll = 1.0;
+  for (std::size_t i = 0; i < A * B; ++i) {
+    wantRows[i / B] *= x[i];
+    wantAll *= x[i];
+  }
+  expectNear(h.read<float>("rows", A), wantRows, 1e-5, "prod rows");
+  expectNear(h.read<float>("all", 1), {wantAll}, 1e-5, "prod all");
+  EXPECT_EQ(h.read<std::int32_t>("intProd", 2),
+            (std::vector<std::int32_t>{static_cast<std::int32_t>(65536LL * 65537LL), -15}));
+}
+
+TEST(Gather, SlicesAlongAxisWithNegativeAndOutOfRangeIndices) {
+  Harness h;
+  auto in = h.input("in", Type::F32, {2, 3, 2});
+  auto indices = h.input("indices", Type::S32, {2, 2});
+  auto out = h.output("out", Type::F32, {2, 2, 2, 2});
+  h.build({h.vertex("Gather", {{"in", in}, {"indices", indices}, {"out", out}}, 0, {{"axis", {1}}})});
+  std::vector<float> x(12);
+  std::iota(x.begin(), x.end(), 0.0f);
+  h.write("in", x);
+  h.write("indices", std::vector<std::int32_t>{2, -3, 3, -1});  // 3 is out of range: zeros
+  h.engine->run(0);
+  EXPECT_EQ(h.read<float>("out", 16),
+            (std::vector<float>{4, 5, 0, 1, 0, 0, 4, 5, 10, 11, 6, 7, 0, 0, 10, 11}));
+}
+
+TEST(Gather, ElementsPickAlongAxisPerPosition) {
+  Harness h;
+  auto in = h.input("in", Type::S32, {2, 3});
+  auto indices = h.input("indices", Type::S32, {2, 2});
+  auto out0 = h.output("out0", Type::S32, {2, 2});
+  auto out1 = h.output("out1", Type::S32, {2, 2});
+  h.build({hwsim::program::Sequence{
+      h.vertex("GatherElements", {{"in", in}, {"indices", indices}, {"out", out0}}, 0, {{"axis", {0}}}),
+      h.vertex("GatherElements", {{"in", in}, {"indices", indices}, {"out", out1}}, 0, {{"axis", {1}}})}});
+  h.write("in", std::vector<std::int32_t>{1, 2, 3, 4, 5, 6});
+  h.write("indices", std::vector<std::int32_t>{1, 0, -1, 1});
+  h.engine->run(0);
+  // axis 0: out[i][j] = in[idx[i][j]][j]; axis 1: out[i][j] = in[i][idx[i][j]].
+  EXPECT_EQ(h.read<std::int32_t>("out0", 4), (std::vector<std::int32_t>{4, 2, 4, 5}));
+  EXPECT_EQ(h.read<std::int32_t>("out1", 4), (std::vector<std::int32_t>{2, 1, 6, 5}));
+}
+
 TEST(Softmax, RowsSumToOneAndMatchReference) {
   Harness h;
   const std::size_t rows = 4, cols = 10;
@@ -378,7 +519,8 @@ TEST(Codelets, LibraryListsEveryName) {
   const auto names = hwsim::codeletNames();
   for (const char *n : {"Neg", "Abs", "Exp", "Log", "Sqrt", "Relu", "Sigmoid", "Tanh", "Cast", "Add", "Sub", "Mul", "Div",
                         "Max", "Min", "Pow", "Equal", "Less", "And", "Or", "Not", "Fill", "MatMul", "ReduceSum", "ReduceMax",
-                        "ReduceMin", "ReduceMean", "Softmax", "ArgMax", "Increment"}) {
+                        "ReduceMin", "ReduceMean", "Softmax", "ArgMax", "Increment", "Erf", "Floor", "Ceil", "Round",
+                        "Sign", "Sin", "Cos", "Mod", "Fmod", "ReduceProd", "Gather", "GatherElements"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
   }
 }

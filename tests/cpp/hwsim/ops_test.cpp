@@ -182,4 +182,56 @@ TEST(Ops, MatMulOfOneRowWithInPlaceWeightsExchangesOnlyTheRow) {
   }
 }
 
+// Gather and GatherElements of a tensor spread over many tiles, with indices
+// living elsewhere: both are brought to one tile and picked there.
+TEST(Ops, GatherAndGatherElementsOfASpreadTensor) {
+  const std::size_t rows = 64, cols = 48;
+  hwsim::Graph g(hwsim::Target::gc200());
+  auto data = hwsim::ops::createTensor(g, Type::F32, {rows, cols}, "data");
+  auto indices = hwsim::ops::createTensor(g, Type::S32, {3}, "indices", {5, 1});
+  auto elementIndices = hwsim::ops::createTensor(g, Type::S32, {2, cols}, "element_indices", {7, 1});
+  for (const auto &[name, t] : std::vector<std::pair<std::string, hwsim::Tensor>>{
+           {"data", data}, {"indices", indices}, {"element_indices", elementIndices}}) {
+    g.createHostWrite(name, t);
+  }
+  p::Sequence prog;
+  auto picked = hwsim::ops::gather(g, prog, data, indices, 0, "picked");
+  auto columns = hwsim::ops::gather(g, prog, data, indices, 1, "columns");
+  auto elements = hwsim::ops::gatherElements(g, prog, data, elementIndices, 0, "elements");
+  EXPECT_EQ(picked.shape(), (hwsim::Shape{3, cols}));
+  EXPECT_EQ(columns.shape(), (hwsim::Shape{rows, 3}));
+  g.createHostRead("picked", picked);
+  g.createHostRead("columns", columns);
+  g.createHostRead("elements", elements);
+  hwsim::Engine e(g, {prog});
+  auto dev = hwsim::DeviceManager::createIpuModelDevice(hwsim::Target::gc200());
+  ASSERT_TRUE(dev.attach());
+  e.load(dev);
+  const auto x = hwsim_test::randomFloats(rows * cols, -1, 1, 17);
+  const std::vector<std::int32_t> idx = {63, -1, 2};
+  std::vector<std::int32_t> elementIdx(2 * cols);
+  for (std::size_t i = 0; i < elementIdx.size(); ++i) elementIdx[i] = static_cast<std::int32_t>((i * 7) % rows);
+  e.writeTensor("data", x.data(), x.data() + x.size());
+  e.writeTensor("indices", idx.data(), idx.data() + idx.size());
+  e.writeTensor("element_indices", elementIdx.data(), elementIdx.data() + elementIdx.size());
+  e.run(0);
+  std::vector<float> gotPicked(3 * cols), gotColumns(rows * 3), gotElements(2 * cols);
+  e.readTensor("picked", gotPicked.data(), gotPicked.data() + gotPicked.size());
+  e.readTensor("columns", gotColumns.data(), gotColumns.data() + gotColumns.size());
+  e.readTensor("elements", gotElements.data(), gotElements.data() + gotElements.size());
+  const std::size_t resolvedRows[] = {63, 63, 2};
+  for (std::size_t k = 0; k < 3; ++k) {
+    for (std::size_t c = 0; c < cols; ++c) ASSERT_EQ(gotPicked[k * cols + c], x[resolvedRows[k] * cols + c]);
+  }
+  const std::size_t resolvedCols[] = {0, 47, 2};  // 63 is beyond the 48 columns: zeros
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t k = 0; k < 3; ++k) {
+      ASSERT_EQ(gotColumns[r * 3 + k], k == 0 ? 0.0f : x[r * cols + resolvedCols[k]]) << r << " " << k;
+    }
+  }
+  for (std::size_t i = 0; i < elementIdx.size(); ++i) {
+    ASSERT_EQ(gotElements[i], x[static_cast<std::size_t>(elementIdx[i]) * cols + i % cols]) << i;
+  }
+}
+
 }  // namespace
