@@ -1,5 +1,6 @@
 // Gather (constant indices as a view, run-time indices with hwsim's Gather
-// codelet) and GatherElements (run-time or constant indices, on the device).
+// codelet), GatherElements (run-time or constant indices, on the device) and
+// Where, a GatherElements between its two operands.
 #include <hwsim/ops.hpp>
 
 #include "onnx/device_ops.hpp"
@@ -47,11 +48,34 @@ void lowerGatherElements(LoweringContext &ctx, const NodeProto &node) {
                 ctx.value(node.input(0)).type);
 }
 
+// Where(c, x, y) of run-time values (all constants fold on the host): the
+// elements of [y, x], stacked on a new leading axis, that c (0 or 1) picks.
+// Selecting, not blending (c * x + (1 - c) * y), passes infinities and NaNs
+// of the operand not chosen untouched.
+void lowerWhere(LoweringContext &ctx, const NodeProto &node) {
+  const std::string &out = node.output(0);
+  const auto dims = broadcastDims(ctx.value(node.input(0)).dims(), ctx.value(node.input(1)).dims());
+  const auto outDims = dims ? broadcastDims(*dims, ctx.value(node.input(2)).dims()) : std::nullopt;
+  if (!outDims) throw Error(ErrorCode::CorruptModel, "{}: Where's inputs do not broadcast", nodeLabel(node));
+  const hwsim::Shape shape = toShape(*outDims);
+  hwsim::Shape stacked = shape;
+  stacked.insert(stacked.begin(), 1);
+  auto operand = [&](int input) { return broadcastView(ctx.device(node.input(input)), shape).reshape(stacked); };
+  const hwsim::Tensor choices =
+      materialize(ctx, hwsim::concat({operand(2), operand(1)}, 0), out + "/choices");
+  const hwsim::Tensor picks =
+      hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", ctx.device(node.input(0)), out + "/picks", hwsim::Type::S32);
+  const hwsim::Tensor index = materialize(ctx, broadcastView(picks, shape).reshape(stacked), out + "/index");
+  const hwsim::Tensor y = hwsim::ops::gatherElements(ctx.graph(), ctx.main(), choices, index, 0, out);
+  ctx.setDevice(out, y.reshape(shape), ctx.value(node.input(1)).type);
+}
+
 }  // namespace
 
 void registerGatherOps(OpRegistry &registry) {
   registry.add("Gather", lowerGather);
   registry.add("GatherElements", lowerGatherElements);
+  registry.add("Where", lowerWhere);
 }
 
 }  // namespace mrt::onnx

@@ -224,6 +224,22 @@ def runtime_indices(out):
         [("scale", np.array(200.0, dtype=np.float32))])
 
 
+def where_select(out):
+    """Where on run-time values picks, never blends: Log gives -inf and NaN
+    where x <= 0, and those must not leak into the elements Where does not
+    take from it. The other operand is a broadcast constant row."""
+    x = rand(3, 4)
+    x[0, 0], x[1, 2] = 0.0, -0.5
+    row = rand(4)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.where(x > 0, np.log(x), row).astype(np.float32)
+    write(out, "where_select", [
+        helper.make_node("Greater", ["x", "zero"], ["positive"]),
+        helper.make_node("Log", ["x"], ["log_x"]),
+        helper.make_node("Where", ["positive", "log_x", "row"], ["y"]),
+    ], [("x", x)], [("y", y)], [("zero", np.array(0.0, np.float32)), ("row", row)])
+
+
 def unsupported(out):
     """Two nodes this frontend cannot lower: the error must name both."""
     x = rand(2, 3, 3)
@@ -280,7 +296,7 @@ def lstm_gru(out):
 def main():
     out = sys.argv[1]
     for make in (mlp, broadcast, views, shape_fold, lenet, pad_tile, conv_transpose_grouped, runtime_indices,
-                 unsupported, lstm_gru):
+                 where_select, unsupported, lstm_gru):
         make(out)
 
 
