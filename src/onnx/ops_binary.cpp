@@ -43,6 +43,25 @@ LowerFn binaryOp(std::string codelet) {
   };
 }
 
+// Pow whose run-time exponent has another type than the base (ONNX allows
+// it; the result has the base's type): computed in the floating type of the
+// two, then cast to the base's type.
+void lowerPow(LoweringContext &ctx, const NodeProto &node) {
+  const std::int32_t type = ctx.value(node.input(0)).type;
+  if (ctx.value(node.input(1)).type == type || ctx.isHost(node.input(1))) return binaryOp("Pow")(ctx, node);
+  const std::string &out = node.output(0);
+  const hwsim::Tensor base = ctx.device(node.input(0)), exponent = ctx.device(node.input(1));
+  const hwsim::Type work = hwsim::isFloatingPoint(base.elementType()) || !hwsim::isFloatingPoint(exponent.elementType())
+                               ? base.elementType()
+                               : exponent.elementType();
+  auto as = [&](const hwsim::Tensor &t, hwsim::Type to, const std::string &name) {
+    return t.elementType() == to ? t : hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", t, name, to);
+  };
+  const hwsim::Tensor power =
+      broadcastBinary(ctx, "Pow", as(base, work, out + "/base"), as(exponent, work, out + "/exponent"), out + "/pow");
+  ctx.setDevice(out, as(power, base.elementType(), out), type);
+}
+
 // Mod: fmod 0 takes the divisor's sign (Python's %), fmod 1 the dividend's
 // (C's fmod, which ONNX requires for floats).
 void lowerMod(LoweringContext &ctx, const NodeProto &node) {
@@ -115,7 +134,7 @@ void lowerTrilu(LoweringContext &ctx, const NodeProto &node) {
 }  // namespace
 
 void registerBinaryOps(OpRegistry &registry) {
-  for (const char *op : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "And", "Or"}) {
+  for (const char *op : {"Add", "Sub", "Mul", "Div", "Equal", "Less", "Greater", "And", "Or"}) {
     registry.add(op, binaryOp(op));
   }
   registry.add("LessOrEqual", binaryOp("LessEqual"));
@@ -124,6 +143,7 @@ void registerBinaryOps(OpRegistry &registry) {
   registry.add("Mean", variadicOp("Add", true));
   registry.add("Max", variadicOp("Max", false));
   registry.add("Min", variadicOp("Min", false));
+  registry.add("Pow", lowerPow);
   registry.add("Mod", lowerMod);
   registry.add("PRelu", lowerPRelu);
   registry.add("Trilu", lowerTrilu);

@@ -46,9 +46,8 @@ void lowerUnsqueeze(LoweringContext &ctx, const NodeProto &node) {
 }
 
 // Identity and Dropout in inference: the input itself (Dropout's optional
-// mask output would be all true; it is not supported).
+// mask output is all true: nothing is dropped).
 void lowerIdentity(LoweringContext &ctx, const NodeProto &node) {
-  if (node.output_size() > 1 && !node.output(1).empty()) throw UnsupportedNode("Dropout's mask output");
   // Dropout in training mode drops at random: not inference, refused unless
   // training_mode is a constant false.
   if (const std::string &training = inputName(node, 2); !training.empty()) {
@@ -56,6 +55,10 @@ void lowerIdentity(LoweringContext &ctx, const NodeProto &node) {
     if (mode.empty() || mode[0] != 0) throw UnsupportedNode("Dropout with training_mode true (inference only)");
   }
   setView(ctx, node, ctx.device(node.input(0)));
+  if (node.output_size() > 1 && !node.output(1).empty()) {
+    const Dims dims = ctx.value(node.input(0)).dims();
+    ctx.setHost(node.output(1), HostTensor{::onnx::TensorProto::BOOL, dims, std::vector<double>(numElements(dims), 1.0)});
+  }
 }
 
 std::vector<std::size_t> permutation(const NodeProto &node, std::size_t rank) {

@@ -67,14 +67,18 @@ hwsim::Tensor exponentialLinear(LoweringContext &ctx, const hwsim::Tensor &x, do
   return affine(ctx, sum, gamma, 0.0, name);
 }
 
-// Clip's bounds: attributes before opset 11, optional constant inputs after.
-double clipBound(LoweringContext &ctx, const NodeProto &node, int input, const char *attr, double fallback) {
-  if (findAttribute(node, attr)) return attrFloat(node, attr, static_cast<float>(fallback));
-  const std::string &name = inputName(node, input);
-  if (name.empty()) return fallback;
-  const HostTensor &t = ctx.host(name);
-  if (t.numElements() != 1) throw UnsupportedNode(std::string("Clip ") + attr + " must be one element");
-  return t.values[0];
+// x bounded by one of Clip's bounds (codelet Max for min, Min for max): an
+// attribute before opset 11, an optional input after, constant or computed
+// at run time; x itself when the bound is absent.
+hwsim::Tensor clipBound(LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x, int input,
+                        const char *attr, const char *codelet, const std::string &out) {
+  const std::string name = out + "/" + attr;
+  if (findAttribute(node, attr)) return scalarBinary(ctx, codelet, x, attrFloat(node, attr, 0.0f), name);
+  const std::string &bound = inputName(node, input);
+  if (bound.empty()) return x;
+  if (numElements(ctx.value(bound).dims()) != 1) throw UnsupportedNode(std::string("Clip ") + attr + " must be one element");
+  if (ctx.isHost(bound)) return scalarBinary(ctx, codelet, x, ctx.host(bound).values[0], name);
+  return broadcastBinary(ctx, codelet, x, ctx.device(bound).reshape({}), name);
 }
 
 // Cast (to the attribute's type) and CastLike (to the type of input 1).
@@ -136,14 +140,9 @@ void registerUnaryOps(OpRegistry &registry) {
   }));
   registry.add("Clip", composedOp([](LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x,
                                      const std::string &out) {
-    const double lo = clipBound(ctx, node, 1, "min", -std::numeric_limits<double>::infinity());
-    const double hi = clipBound(ctx, node, 2, "max", std::numeric_limits<double>::infinity());
-    hwsim::Tensor r = x;
-    if (lo > -std::numeric_limits<double>::infinity()) r = scalarBinary(ctx, "Max", r, lo, out + "/min");
-    if (hi < std::numeric_limits<double>::infinity()) r = scalarBinary(ctx, "Min", r, hi, out + "/max");
-    return r.valid() && (lo > -std::numeric_limits<double>::infinity() || hi < std::numeric_limits<double>::infinity())
-               ? r
-               : materialize(ctx, x, out);
+    const hwsim::Tensor r = clipBound(ctx, node, clipBound(ctx, node, x, 1, "min", "Max", out), 2, "max", "Min", out);
+    // Without bounds Clip is a copy of x.
+    return r.regions() == x.regions() ? materialize(ctx, x, out) : r;
   }));
   // Softplus = log(exp(x) + 1).
   registry.add("Softplus", composedOp([](LoweringContext &ctx, const NodeProto &, const hwsim::Tensor &x,
