@@ -17,9 +17,15 @@
  *   their parent and valid for the parent's lifetime unless said otherwise.
  *   A child keeps what it needs of its parent alive, so handles may be
  *   destroyed in any order.
- * - Config structs start with `size_t struct_size` and are filled with
- *   defaults by their mrt_X_config_init() function; set fields after calling
- *   it. Fields are only ever appended; older struct sizes keep working.
+ * - Sized structs (config structs the caller fills, info structs the
+ *   library fills) start with `size_t struct_size`. Fields are only ever
+ *   appended, and each struct's first published size is frozen as
+ *   MRT_<STRUCT>_V1_SIZE: a caller built against an older header sends its
+ *   smaller struct_size (at least V1) and the library reads or writes no byte
+ *   beyond it, taking defaults for the config fields it lacks; a caller built
+ *   against a newer header sends a larger one, read or written as far as this
+ *   library knows the struct. Config structs are filled with defaults by their
+ *   mrt_X_init() function; set fields after calling it.
  * - Callbacks come as (fn, user_data, user_data_free). user_data is passed as
  *   the last argument of fn. user_data_free (may be NULL) is called exactly
  *   once when the library no longer needs user_data, also when registration
@@ -44,6 +50,11 @@
 #else
 #define MRT_API
 #endif
+
+/* The size of a sized struct version ending at last_field: what a caller
+ * built against that version sends as struct_size, whatever fields (and
+ * padding) later versions append. */
+#define MRT_STRUCT_SIZE(type, last_field) (offsetof(type, last_field) + sizeof(((type *)0)->last_field))
 
 /* MRT_NOEXCEPT documents, and lets C++ callers rely on, the no-throw promise. */
 #ifdef __cplusplus
@@ -299,6 +310,7 @@ typedef struct mrt_model_info {
   size_t num_tensor_data;       /* TensorData blobs */
   size_t num_feed_data;         /* FeedData blobs */
 } mrt_model_info;
+#define MRT_MODEL_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_model_info, num_feed_data)
 
 /* Fills *out_info (see mrt_model_info). Any thread. */
 MRT_API mrt_status mrt_model_get_info(const mrt_model *model,
@@ -329,6 +341,7 @@ typedef struct mrt_anchor_info {
   const char *remote_buffer;     /* remote buffer name, NULL if none */
   int64_t remote_buffer_repeats; /* its number of slots, 0 if none */
 } mrt_anchor_info;
+#define MRT_ANCHOR_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_anchor_info, remote_buffer_repeats)
 
 /* Anchor `index`, 0 <= index < num_anchors (MRT_INVALID_ARGUMENT otherwise). */
 MRT_API mrt_status mrt_model_anchor(const mrt_model *model, size_t index,
@@ -407,6 +420,7 @@ typedef struct mrt_device_wait_config {
   int64_t sleep_time_ns; /* pause between attempts; default 15 s; pauses below 1 ms are
                             lengthened to 1 ms so that waiting never spins */
 } mrt_device_wait_config;
+#define MRT_DEVICE_WAIT_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_device_wait_config, sleep_time_ns)
 
 /* Sets struct_size = sizeof(mrt_device_wait_config) and every field to its
  * default. NULL is ignored. */
@@ -424,6 +438,7 @@ typedef struct mrt_device_info {
   bool is_free;            /* nobody, in any process, holds any of its IPUs right now */
   const char *target_name; /* "GC200", "C600", ...: static storage */
 } mrt_device_info;
+#define MRT_DEVICE_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_device_info, target_name)
 
 /* Creates a manager of the system described by the environment (above).
  * MRT_INVALID_ARGUMENT, naming the variable, if MRT_HWSIM_IPUS is malformed.
@@ -716,6 +731,7 @@ typedef struct mrt_session_config {
   /* "unlimited" or an unsigned integer; NULL (default): "unlimited". Copied. */
   const char *max_look_ahead;
 } mrt_session_config;
+#define MRT_SESSION_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_session_config, max_look_ahead)
 
 /* Sets struct_size = sizeof(mrt_session_config) and the defaults. NULL is ignored. */
 MRT_API void mrt_session_config_init(mrt_session_config *config) MRT_NOEXCEPT;
@@ -898,6 +914,7 @@ typedef struct mrt_queue_manager_config {
   void *timeout_user_data;
   void (*timeout_user_data_free)(void *user_data);  /* called once, when the manager goes */
 } mrt_queue_manager_config;
+#define MRT_QUEUE_MANAGER_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_queue_manager_config, timeout_user_data_free)
 
 /* Sets struct_size = sizeof(mrt_queue_manager_config) and the defaults.
  * NULL is ignored. */
@@ -1045,6 +1062,7 @@ typedef struct mrt_queue_info {
   int64_t num_buffers;       /* ring entries */
   bool connected;            /* false after disconnect, until reset */
 } mrt_queue_info;
+#define MRT_QUEUE_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_queue_info, connected)
 
 /* Zeroes *info and sets struct_size = sizeof(mrt_queue_info). NULL is ignored. */
 MRT_API void mrt_queue_info_init(mrt_queue_info *info) MRT_NOEXCEPT;
@@ -1204,6 +1222,7 @@ typedef struct mrt_model_runner_config {
   void (*flush_user_data_free)(void *user_data); /* runs once when the runner no longer needs
                                         it: at destroy, or when create fails */
 } mrt_model_runner_config;
+#define MRT_MODEL_RUNNER_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_model_runner_config, flush_user_data_free)
 
 /* Fills every field with its default (struct_size = sizeof(*config)). */
 MRT_API void mrt_model_runner_config_init(mrt_model_runner_config *config) MRT_NOEXCEPT;
@@ -1306,6 +1325,7 @@ typedef struct mrt_request_times {
   double read_queue_us;        /* waiting in the queue */
   double computation_us;       /* on the device */
 } mrt_request_times;
+#define MRT_REQUEST_TIMES_V1_SIZE MRT_STRUCT_SIZE(mrt_request_times, computation_us)
 
 /* The phases of a recent request of replica_id: cur -1 the last one,
  * otherwise the index among the kept traces (0 = oldest). MRT_INVALID_ARGUMENT
@@ -1409,6 +1429,7 @@ typedef struct mrt_target {
   double external_sync_cycles;
   double host_sync_cycles;
 } mrt_target;
+#define MRT_TARGET_V1_SIZE MRT_STRUCT_SIZE(mrt_target, host_sync_cycles)
 
 /* Fills *out_target with the system `system` ("gc200", "bow", "c600" or
  * "ipu-model-small", case-insensitive; MRT_NOT_FOUND listing them otherwise)
@@ -1472,6 +1493,7 @@ typedef struct mrt_tensor_info {
   bool is_contiguous;        /* one run of one variable's elements */
   bool is_constant;          /* every element is a constant's */
 } mrt_tensor_info;
+#define MRT_TENSOR_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_tensor_info, is_constant)
 MRT_API mrt_status mrt_graph_tensor_info(const mrt_graph *graph, mrt_tensor tensor,
                                          mrt_tensor_info *out_info) MRT_NOEXCEPT;
 
@@ -1551,6 +1573,7 @@ typedef struct mrt_codelet_info {
   size_t num_fields;
   size_t num_attributes;
 } mrt_codelet_info;
+#define MRT_CODELET_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_codelet_info, num_attributes)
 MRT_API size_t mrt_codelet_count(void) MRT_NOEXCEPT;
 /* Codelet `index` < mrt_codelet_count(). Set struct_size first. */
 MRT_API mrt_status mrt_codelet_get_info(size_t index, mrt_codelet_info *out_info) MRT_NOEXCEPT;
@@ -1763,6 +1786,7 @@ typedef struct mrt_executable_info {
   uint32_t max_memory_tile;      /* the fullest tile */
   uint64_t bytes_per_tile;       /* the tile memory size */
 } mrt_executable_info;
+#define MRT_EXECUTABLE_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_executable_info, bytes_per_tile)
 MRT_API mrt_status mrt_executable_get_info(const mrt_executable *executable,
                                            mrt_executable_info *out_info) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_executable_get_target(const mrt_executable *executable,
@@ -1780,6 +1804,7 @@ typedef struct mrt_step_info {
   const char *name;
   uint64_t modelled_cycles;
 } mrt_step_info;
+#define MRT_STEP_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_step_info, modelled_cycles)
 MRT_API mrt_status mrt_executable_step(const mrt_executable *executable, size_t index,
                                        mrt_step_info *out_info) MRT_NOEXCEPT;
 /* The name of program `program` < num_programs (borrowed). */
@@ -1802,6 +1827,7 @@ typedef struct mrt_handle_info {
   uint64_t num_elements;  /* per transfer / per slot / of the tensor */
   uint64_t repeats;       /* remote buffer slots; 1 otherwise */
 } mrt_handle_info;
+#define MRT_HANDLE_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_handle_info, repeats)
 /* Handle `index` of kind `kind` (index < the matching num_* of the info).
  * Streams are counted together (num_streams): either stream kind takes
  * index < num_streams, and out_info->kind tells the stream's direction. */
@@ -1970,6 +1996,7 @@ typedef struct mrt_anchor_config {
   bool is_per_replica;        /* default false */
   int32_t data_source;        /* an mrt_data_source; default NONE */
 } mrt_anchor_config;
+#define MRT_ANCHOR_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_anchor_config, data_source)
 MRT_API void mrt_anchor_config_init(mrt_anchor_config *config) MRT_NOEXCEPT;
 /* MRT_INVALID_ARGUMENT naming the anchor for an unknown handle, a shape of
  * the wrong size or a duplicate name or handle. */
@@ -2061,9 +2088,8 @@ typedef struct mrt_onnx_options {
   int32_t precision;              /* an mrt_onnx_precision; default MRT_ONNX_PRECISION_F32 */
 } mrt_onnx_options;
 
-/* The size of the first published mrt_onnx_options (up to user_data_free). */
-#define MRT_ONNX_OPTIONS_V1_SIZE \
-  (offsetof(mrt_onnx_options, user_data_free) + sizeof(void (*)(void *)))
+/* The first published mrt_onnx_options ended at user_data_free. */
+#define MRT_ONNX_OPTIONS_V1_SIZE MRT_STRUCT_SIZE(mrt_onnx_options, user_data_free)
 
 /* Sets struct_size and every default. NULL is ignored. */
 MRT_API void mrt_onnx_options_init(mrt_onnx_options *options) MRT_NOEXCEPT;

@@ -86,7 +86,7 @@ MRT_API mrt_status mrt_codelet_get_info(size_t index, mrt_codelet_info *out_info
     info.description = c.description;
     info.num_fields = c.fields.size();
     info.num_attributes = c.attributes.size();
-    fillSized(out_info, info, sizeof(mrt_codelet_info), "out_info");
+    fillSized(out_info, info, MRT_CODELET_INFO_V1_SIZE, "out_info");
   });
 }
 

@@ -33,8 +33,6 @@ static_assert(static_cast<int>(mrt::DeviceWaitStrategy::WAIT_WITH_TIMEOUT) == MR
 static_assert(static_cast<int>(mrt::DeviceWaitStrategy::WAIT_FOREVER) == MRT_DEVICE_WAIT_FOREVER);
 
 // The first published layouts: callers may pass these sizes or larger.
-constexpr std::size_t kWaitConfigV1Size = sizeof(mrt_device_wait_config);
-constexpr std::size_t kDeviceInfoV1Size = sizeof(mrt_device_info);
 
 const mrt::DeviceManager &managerOf(const mrt_device_manager *handle) {
   requireNotNull(handle, "manager");
@@ -100,26 +98,25 @@ namespace mrt::capi {
 mrt::DeviceWaitConfig waitConfigOf(const mrt_device_wait_config *config, const char *argument) {
   mrt::DeviceWaitConfig result;
   if (config == nullptr) return result;
-  if (config->struct_size < kWaitConfigV1Size) {
-    throw mrt::Error(mrt::ErrorCode::InvalidArgument, "{}->struct_size is {}, expected at least {}",
-                argument, config->struct_size, kWaitConfigV1Size);
-  }
-  if (config->strategy < MRT_DEVICE_NO_WAIT || config->strategy > MRT_DEVICE_WAIT_FOREVER) {
+  mrt_device_wait_config defaults;
+  mrt_device_wait_config_init(&defaults);
+  const mrt_device_wait_config c = readSized(config, defaults, MRT_DEVICE_WAIT_CONFIG_V1_SIZE, argument);
+  if (c.strategy < MRT_DEVICE_NO_WAIT || c.strategy > MRT_DEVICE_WAIT_FOREVER) {
     throw mrt::Error(mrt::ErrorCode::InvalidArgument,
                 "{}->strategy {} is not an mrt_device_wait_strategy value", argument,
-                config->strategy);
+                c.strategy);
   }
-  if (config->timeout_ns < 0) {
+  if (c.timeout_ns < 0) {
     throw mrt::Error(mrt::ErrorCode::InvalidArgument, "{}->timeout_ns must not be negative (got {})", argument,
-                config->timeout_ns);
+                c.timeout_ns);
   }
-  if (config->sleep_time_ns < 0) {
+  if (c.sleep_time_ns < 0) {
     throw mrt::Error(mrt::ErrorCode::InvalidArgument, "{}->sleep_time_ns must not be negative (got {})", argument,
-                config->sleep_time_ns);
+                c.sleep_time_ns);
   }
-  result.strategy = static_cast<mrt::DeviceWaitStrategy>(config->strategy);
-  result.timeout = std::chrono::nanoseconds(config->timeout_ns);
-  result.sleepTime = std::chrono::nanoseconds(config->sleep_time_ns);
+  result.strategy = static_cast<mrt::DeviceWaitStrategy>(c.strategy);
+  result.timeout = std::chrono::nanoseconds(c.timeout_ns);
+  result.sleepTime = std::chrono::nanoseconds(c.sleep_time_ns);
   return result;
 }
 
@@ -180,7 +177,7 @@ MRT_API mrt_status mrt_device_manager_device_info(const mrt_device_manager *mana
     info.tiles_per_ipu = device.target.tilesPerIpu;
     info.is_free = m.isFree(device.id);
     info.target_name = staticTargetName(device.target.name);
-    fillSized(out_info, info, kDeviceInfoV1Size, "out_info");
+    fillSized(out_info, info, MRT_DEVICE_INFO_V1_SIZE, "out_info");
   });
 }
 

@@ -43,9 +43,6 @@ const hwsim::Executable &executableOf(const mrt_executable *handle, const char *
 namespace {
 
 // The first published sizes of the out structs (they end at these fields).
-constexpr std::size_t kInfoSize = offsetof(mrt_executable_info, bytes_per_tile) + sizeof(std::uint64_t);
-constexpr std::size_t kStepSize = offsetof(mrt_step_info, modelled_cycles) + sizeof(std::uint64_t);
-constexpr std::size_t kHandleSize = offsetof(mrt_handle_info, repeats) + sizeof(std::uint64_t);
 
 mrt_executable_info executableInfo(const mrt_executable &handle) {
   const hwsim::Executable &exe = handle.executable;
@@ -166,7 +163,7 @@ MRT_API mrt_status mrt_executable_get_info(const mrt_executable *executable,
                                            mrt_executable_info *out_info) MRT_NOEXCEPT {
   return guard("mrt_executable_get_info", [&] {
     requireNotNull(executable, "executable");
-    fillSized(out_info, executableInfo(*executable), kInfoSize, "out_info");
+    fillSized(out_info, executableInfo(*executable), MRT_EXECUTABLE_INFO_V1_SIZE, "out_info");
   });
 }
 
@@ -197,7 +194,7 @@ MRT_API mrt_status mrt_executable_step(const mrt_executable *executable, size_t 
     const auto &step = entryOf(executable->steps, index, "step");
     const mrt_step_info info{sizeof(mrt_step_info), step.kind.c_str(), step.name.c_str(),
                              executable->stepCycles[index]};
-    fillSized(out_info, info, kStepSize, "out_info");
+    fillSized(out_info, info, MRT_STEP_INFO_V1_SIZE, "out_info");
   });
 }
 
@@ -214,7 +211,7 @@ MRT_API mrt_status mrt_executable_handle(const mrt_executable *executable, int32
                                          mrt_handle_info *out_info) MRT_NOEXCEPT {
   return guard("mrt_executable_handle", [&] {
     const hwsim::Executable &exe = executableOf(executable, "executable");
-    fillSized(out_info, handleInfo(exe, kind, index), kHandleSize, "out_info");
+    fillSized(out_info, handleInfo(exe, kind, index), MRT_HANDLE_INFO_V1_SIZE, "out_info");
   });
 }
 

@@ -82,7 +82,7 @@ MRT_API mrt_status mrt_graph_tensor_info(const mrt_graph *graph, mrt_tensor tens
     info.num_bytes = e.tensor.numBytes();
     info.is_contiguous = e.tensor.isContiguous();
     info.is_constant = e.isConstant;
-    fillSized(out_info, info, sizeof(mrt_tensor_info), "out_info");
+    fillSized(out_info, info, MRT_TENSOR_INFO_V1_SIZE, "out_info");
   });
 }
 

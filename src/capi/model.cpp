@@ -41,8 +41,6 @@ static_assert(static_cast<int>(popef::DataSource::TensorData) == MRT_DATA_SOURCE
 static_assert(static_cast<int>(popef::DataSource::FeedData) == MRT_DATA_SOURCE_FEED_DATA);
 
 // The first published layouts: callers may pass these sizes or larger.
-constexpr std::size_t kModelInfoV1Size = sizeof(mrt_model_info);
-constexpr std::size_t kAnchorInfoV1Size = sizeof(mrt_anchor_info);
 
 
 // `executable` empty: the only model of the files.
@@ -173,7 +171,7 @@ MRT_API mrt_status mrt_model_get_info(const mrt_model *model, mrt_model_info *ou
     info.num_device_options = meta.deviceOptions().size();
     info.num_tensor_data = m.tensorDataList().size();
     info.num_feed_data = m.feedDataList().size();
-    fillSized(out_info, info, kModelInfoV1Size, "out_info");
+    fillSized(out_info, info, MRT_MODEL_INFO_V1_SIZE, "out_info");
   });
 }
 
@@ -210,7 +208,7 @@ MRT_API mrt_status mrt_model_anchor(const mrt_model *model, size_t index,
       throw Error(ErrorCode::InvalidArgument, "anchor index {} is out of range (the model has {})",
                   index, anchors.size());
     }
-    fillSized(out_anchor, anchorInfo(anchors[index]), kAnchorInfoV1Size, "out_anchor");
+    fillSized(out_anchor, anchorInfo(anchors[index]), MRT_ANCHOR_INFO_V1_SIZE, "out_anchor");
   });
 }
 
@@ -224,7 +222,7 @@ MRT_API mrt_status mrt_model_anchor_by_name(const mrt_model *model, const char *
       throw Error(ErrorCode::NotFound, "model '{}' has no anchor named '{}'",
                   m.metadata.executable(), name);
     }
-    fillSized(out_anchor, anchorInfo(*anchor), kAnchorInfoV1Size, "out_anchor");
+    fillSized(out_anchor, anchorInfo(*anchor), MRT_ANCHOR_INFO_V1_SIZE, "out_anchor");
   });
 }
 
@@ -238,7 +236,7 @@ MRT_API mrt_status mrt_model_anchor_by_handle(const mrt_model *model, const char
       throw Error(ErrorCode::NotFound, "model '{}' has no anchor with handle '{}'",
                   m.metadata.executable(), handle);
     }
-    fillSized(out_anchor, anchorInfo(*anchor), kAnchorInfoV1Size, "out_anchor");
+    fillSized(out_anchor, anchorInfo(*anchor), MRT_ANCHOR_INFO_V1_SIZE, "out_anchor");
   });
 }
 

@@ -38,7 +38,6 @@ namespace popef = mrt::popef;
 using ProgramIndex = popef::ProgramFlow::ProgramIndexType;
 
 // The first published layout: callers may pass this size or larger.
-constexpr std::size_t kAnchorConfigV1Size = sizeof(mrt_anchor_config);
 
 mrt_anchor_config defaultAnchorConfig() noexcept {
   mrt_anchor_config config{};
@@ -238,7 +237,7 @@ MRT_API mrt_status mrt_model_builder_add_anchor(mrt_model_builder *builder,
   return mrt::capi::guard(__func__, [&] {
     mrt_model_builder &b = builderOf(builder);
     const mrt_anchor_config c =
-        mrt::capi::readSized(config, defaultAnchorConfig(), kAnchorConfigV1Size, "config");
+        mrt::capi::readSized(config, defaultAnchorConfig(), MRT_ANCHOR_CONFIG_V1_SIZE, "config");
     popef::GraphAnchor anchor = anchorOf(b, c);
     // Checked now against the executable, so the error comes from this call.
     popef::makeAnchor(anchor, b.executable, b.description.name);

@@ -6,6 +6,7 @@
 
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
+#include "capi/sized_struct.hpp"
 #include "capi/user_data.hpp"
 
 namespace {
@@ -18,8 +19,6 @@ static_assert(static_cast<int>(mrt::popef::TensorType::INPUT) == MRT_TENSOR_INPU
 static_assert(static_cast<int>(mrt::popef::TensorType::OUTPUT) == MRT_TENSOR_OUTPUT);
 
 // The first published layouts: callers may pass these sizes or larger.
-constexpr std::size_t kConfigV1Size = sizeof(mrt_queue_manager_config);
-constexpr std::size_t kInfoV1Size = sizeof(mrt_queue_info);
 
 // A session's manager fails calls once its session has let go of it.
 void requireAttached(const mrt_queue_manager &handle) {
@@ -59,20 +58,17 @@ std::function<void()> callbackOf(mrt_queue_data_fn fn,
 
 void fillInfo(const mrt::IQueue &queue, bool connected, std::int64_t sample_size,
               mrt_queue_info *out) {
-  requireNotNull(out, "out_info");
-  if (out->struct_size < kInfoV1Size) {
-    throw Error(ErrorCode::InvalidArgument, "out_info->struct_size is {}, expected at least {}",
-                out->struct_size, kInfoV1Size);
-  }
   const mrt::popef::TensorInfo &info = queue.tensorInfo();
-  out->name = queue.name().c_str();
-  out->data_type = static_cast<int32_t>(info.dataType());
-  out->shape = info.shape().data();
-  out->rank = info.shape().size();
-  out->size_in_bytes = info.sizeInBytes();
-  out->sample_size_bytes = sample_size;
-  out->num_buffers = queue.numBuffers();
-  out->connected = connected;
+  mrt_queue_info full{};
+  full.name = queue.name().c_str();
+  full.data_type = static_cast<int32_t>(info.dataType());
+  full.shape = info.shape().data();
+  full.rank = info.shape().size();
+  full.size_in_bytes = info.sizeInBytes();
+  full.sample_size_bytes = sample_size;
+  full.num_buffers = queue.numBuffers();
+  full.connected = connected;
+  mrt::capi::fillSized(out, full, MRT_QUEUE_INFO_V1_SIZE, "out_info");
 }
 
 }  // namespace
@@ -104,12 +100,9 @@ QueueManagerArgs queueManagerArgs(const popef::Model &model, const mrt_queue_man
   if (config != nullptr) {
     owner = ownUserData(config->timeout_user_data, config->timeout_user_data_free);
     args.keep_alive = owner;
-    if (config->struct_size < kConfigV1Size) {
-      throw Error(ErrorCode::InvalidArgument, "config->struct_size is {}, expected at least {}",
-                  config->struct_size, kConfigV1Size);
-    }
   }
-  const mrt_queue_manager_config &c = config != nullptr ? *config : defaults;
+  const mrt_queue_manager_config c =
+      config != nullptr ? readSized(config, defaults, MRT_QUEUE_MANAGER_CONFIG_V1_SIZE, "config") : defaults;
   if (c.ring_size_multiplier < 1) {
     throw Error(ErrorCode::InvalidArgument, "config->ring_size_multiplier must be at least 1, got {}",
                 c.ring_size_multiplier);

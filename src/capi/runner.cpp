@@ -38,8 +38,6 @@ static_assert(static_cast<int>(hwsim::DeviceErrorCode::ExchangeError) == MRT_SIM
 static_assert(static_cast<int>(hwsim::DeviceErrorCode::HostLinkError) == MRT_SIMULATED_HOST_LINK_ERROR);
 
 // The first published layouts: callers may pass these sizes or larger.
-constexpr std::size_t kRunnerConfigV1Size = sizeof(mrt_model_runner_config);
-constexpr std::size_t kRequestTimesV1Size = sizeof(mrt_request_times);
 
 // DataDescs and their C views, built once per runner: the C arrays point
 // into the C++ descriptions.
@@ -103,42 +101,42 @@ mrt::ModelRunnerConfig configOf(const mrt_model_runner_config *config,
                                 std::shared_ptr<mrt::capi::UserData> flushUserData) {
   mrt::ModelRunnerConfig result;
   if (config == nullptr) return result;
-  if (config->struct_size < kRunnerConfigV1Size) {
-    throw Error(ErrorCode::InvalidArgument, "config->struct_size is {}, expected at least {}", config->struct_size,
-                kRunnerConfigV1Size);
-  }
-  result.replication_factor = config->replication_factor;
-  result.run_save_programs = config->run_save_programs;
-  result.thread_safe = config->thread_safe;
-  result.frozen_inputs = inputsOf(config->frozen_inputs, config->num_frozen_inputs, "config->frozen_inputs");
-  if (config->num_save_programs_outputs > 0) requireNotNull(config->save_programs_outputs, "config->save_programs_outputs");
-  for (std::size_t i = 0; i < config->num_save_programs_outputs; ++i) {
-    const mrt_replica_outputs &replica = config->save_programs_outputs[i];
+  mrt_model_runner_config defaults;
+  mrt_model_runner_config_init(&defaults);
+  const mrt_model_runner_config c =
+      mrt::capi::readSized(config, defaults, MRT_MODEL_RUNNER_CONFIG_V1_SIZE, "config");
+  result.replication_factor = c.replication_factor;
+  result.run_save_programs = c.run_save_programs;
+  result.thread_safe = c.thread_safe;
+  result.frozen_inputs = inputsOf(c.frozen_inputs, c.num_frozen_inputs, "config->frozen_inputs");
+  if (c.num_save_programs_outputs > 0) requireNotNull(c.save_programs_outputs, "config->save_programs_outputs");
+  for (std::size_t i = 0; i < c.num_save_programs_outputs; ++i) {
+    const mrt_replica_outputs &replica = c.save_programs_outputs[i];
     result.replica_to_save_programs_outputs[replica.replica_id] =
         outputsOf(replica.outputs, replica.num_outputs, "config->save_programs_outputs[].outputs");
   }
-  if (config->num_replica_devices > 0) requireNotNull(config->replica_devices, "config->replica_devices");
-  for (std::size_t i = 0; i < config->num_replica_devices; ++i) {
-    if (config->replica_devices[i] != nullptr)
-      result.replica_to_device[static_cast<unsigned>(i)] = config->replica_devices[i]->device;
+  if (c.num_replica_devices > 0) requireNotNull(c.replica_devices, "config->replica_devices");
+  for (std::size_t i = 0; i < c.num_replica_devices; ++i) {
+    if (c.replica_devices[i] != nullptr)
+      result.replica_to_device[static_cast<unsigned>(i)] = c.replica_devices[i]->device;
   }
-  result.device_wait_config = mrt::capi::waitConfigOf(config->device_wait_config, "config->device_wait_config");
-  result.check_package_hash = config->check_package_hash;
-  if (config->timeout_ns < 0)
+  result.device_wait_config = mrt::capi::waitConfigOf(c.device_wait_config, "config->device_wait_config");
+  result.check_package_hash = c.check_package_hash;
+  if (c.timeout_ns < 0)
     throw Error(ErrorCode::InvalidArgument, "config->timeout_ns must not be negative (got {}); 0 waits forever",
-                config->timeout_ns);
-  result.timeout_ns = std::chrono::nanoseconds(config->timeout_ns);
-  result.validate_io_params = config->validate_io_params;
-  result.batching_dim = config->batching_dim;
-  result.auto_reset = config->auto_reset;
-  result.max_look_ahead = config->max_look_ahead < 0 ? "unlimited" : std::to_string(config->max_look_ahead);
-  result.ring_buffer_size_multiplier = config->ring_buffer_size_multiplier;
-  result.flush_on_waiting_outputs = config->flush_on_waiting_outputs;
-  result.batch_size_timeout_ns = optionalTimeout(config->batch_size_timeout_ns);
-  result.data_parallel_timeout_ns = optionalTimeout(config->data_parallel_timeout_ns);
-  result.is_batch_size_timeout_enabled = config->is_batch_size_timeout_enabled;
-  result.request_tracepoints_buffer_size = config->request_tracepoints_buffer_size;
-  if (mrt_flush_fn fn = config->flush_callback) {
+                c.timeout_ns);
+  result.timeout_ns = std::chrono::nanoseconds(c.timeout_ns);
+  result.validate_io_params = c.validate_io_params;
+  result.batching_dim = c.batching_dim;
+  result.auto_reset = c.auto_reset;
+  result.max_look_ahead = c.max_look_ahead < 0 ? "unlimited" : std::to_string(c.max_look_ahead);
+  result.ring_buffer_size_multiplier = c.ring_buffer_size_multiplier;
+  result.flush_on_waiting_outputs = c.flush_on_waiting_outputs;
+  result.batch_size_timeout_ns = optionalTimeout(c.batch_size_timeout_ns);
+  result.data_parallel_timeout_ns = optionalTimeout(c.data_parallel_timeout_ns);
+  result.is_batch_size_timeout_enabled = c.is_batch_size_timeout_enabled;
+  result.request_tracepoints_buffer_size = c.request_tracepoints_buffer_size;
+  if (mrt_flush_fn fn = c.flush_callback) {
     // Leaving inputs/outputs untouched asks the runner to flush every queue.
     result.flush_callback = [fn, owner = std::move(flushUserData)](const std::string &tensor_id,
                                                                     const mrt::InputMemoryView *&,
@@ -152,7 +150,7 @@ mrt::ModelRunnerConfig configOf(const mrt_model_runner_config *config,
 
 // Owned before anything can fail, so flush_user_data_free runs exactly once.
 std::shared_ptr<mrt::capi::UserData> ownFlushUserData(const mrt_model_runner_config *config) {
-  if (config == nullptr || config->struct_size < kRunnerConfigV1Size) return nullptr;
+  if (config == nullptr || config->struct_size < MRT_MODEL_RUNNER_CONFIG_V1_SIZE) return nullptr;
   return mrt::capi::ownUserData(config->flush_user_data, config->flush_user_data_free);
 }
 
@@ -187,7 +185,7 @@ void fillTimes(const Map &values, const std::string &suffix, mrt_request_times *
     auto it = values.find(std::string(kPhases[i]) + suffix);
     if (it != values.end()) *fields[i] = it->second;
   }
-  fillSized(out, times, kRequestTimesV1Size, "out");
+  fillSized(out, times, MRT_REQUEST_TIMES_V1_SIZE, "out");
 }
 
 }  // namespace
@@ -436,7 +434,7 @@ MRT_API mrt_status mrt_model_runner_get_config(const mrt_model_runner *runner,
     config.data_parallel_timeout_ns = optional(c.data_parallel_timeout_ns);
     config.is_batch_size_timeout_enabled = c.is_batch_size_timeout_enabled;
     config.request_tracepoints_buffer_size = c.request_tracepoints_buffer_size;
-    fillSized(out_config, config, kRunnerConfigV1Size, "out_config");
+    fillSized(out_config, config, MRT_MODEL_RUNNER_CONFIG_V1_SIZE, "out_config");
   });
 }
 

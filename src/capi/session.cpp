@@ -46,8 +46,6 @@ static_assert(static_cast<int>(DataPolicy::USE_POPEF_DATA_IF_ANY) == MRT_USE_POP
 static_assert(static_cast<int>(DataPolicy::USE_USER_DATA) == MRT_USE_USER_DATA);
 
 // The first published layouts: callers may pass these sizes or larger.
-constexpr std::size_t kSessionConfigV1Size = sizeof(mrt_session_config);
-constexpr std::size_t kAnchorInfoV1Size = sizeof(mrt_anchor_info);
 
 // ---- predicates ----
 
@@ -198,20 +196,19 @@ mrt::Session &sessionOf(const mrt_session *handle) {
 mrt::SessionConfig sessionConfigOf(const mrt_session_config *config) {
   mrt::SessionConfig result;
   if (config == nullptr) return result;
-  if (config->struct_size < kSessionConfigV1Size) {
-    throw Error(ErrorCode::InvalidArgument, "config->struct_size is {}, expected at least {}", config->struct_size,
-                kSessionConfigV1Size);
+  mrt_session_config defaults;
+  mrt_session_config_init(&defaults);
+  const mrt_session_config c = mrt::capi::readSized(config, defaults, MRT_SESSION_CONFIG_V1_SIZE, "config");
+  if (c.policy != MRT_LAUNCH_IMMEDIATE && c.policy != MRT_LAUNCH_DEFERRED) {
+    throw Error(ErrorCode::InvalidArgument, "config->policy {} is not an mrt_launch_policy value", c.policy);
   }
-  if (config->policy != MRT_LAUNCH_IMMEDIATE && config->policy != MRT_LAUNCH_DEFERRED) {
-    throw Error(ErrorCode::InvalidArgument, "config->policy {} is not an mrt_launch_policy value", config->policy);
+  result.policy = c.policy == MRT_LAUNCH_IMMEDIATE ? mrt::LaunchPolicy::Immediate : mrt::LaunchPolicy::Deferred;
+  if (c.pred_tensor_data != nullptr) {
+    result.pred_tensor_data = predicateOfKind<DataPolicy>(c.pred_tensor_data, "config->pred_tensor_data");
   }
-  result.policy = config->policy == MRT_LAUNCH_IMMEDIATE ? mrt::LaunchPolicy::Immediate : mrt::LaunchPolicy::Deferred;
-  if (config->pred_tensor_data != nullptr) {
-    result.pred_tensor_data = predicateOfKind<DataPolicy>(config->pred_tensor_data, "config->pred_tensor_data");
-  }
-  result.check_package_hash = config->check_package_hash;
-  result.wait_config = mrt::capi::waitConfigOf(config->wait_config, "config->wait_config");
-  if (config->max_look_ahead != nullptr) result.max_look_ahead = config->max_look_ahead;
+  result.check_package_hash = c.check_package_hash;
+  result.wait_config = mrt::capi::waitConfigOf(c.wait_config, "config->wait_config");
+  if (c.max_look_ahead != nullptr) result.max_look_ahead = c.max_look_ahead;
   return result;
 }
 
@@ -559,7 +556,7 @@ MRT_API mrt_status mrt_session_anchor(const mrt_session *session, int32_t set, s
       throw Error(ErrorCode::InvalidArgument, "anchor index {} is out of range (the set has {})", index,
                   anchors.size());
     }
-    fillSized(out_anchor, anchorInfo(*anchors[index]), kAnchorInfoV1Size, "out_anchor");
+    fillSized(out_anchor, anchorInfo(*anchors[index]), MRT_ANCHOR_INFO_V1_SIZE, "out_anchor");
   });
 }
 
