@@ -26,7 +26,8 @@ demo: build
 	@echo "A real ONNX model (the ONNX model zoo's MNIST CNN) compiled for a GC200 and served"
 	@$(BUILD)/tools/mrt-compile/mrt-compile tests/data/onnx/mnist-8/model.onnx -o $(BUILD)/demo/mnist-8.popef
 	@echo
-	@$(BUILD)/tools/mrt-run/mrt-run $(BUILD)/demo/mnist-8.popef --iterations 2000
+	@$(BUILD)/tools/mrt-run/mrt-run $(BUILD)/demo/mnist-8.popef --iterations 2000 \
+	  --input Input3=tests/data/onnx/mnist-8/test_data_set_0/input_0.pb
 
 test: build
 	@ctest --preset $(PRESET) -j$(JOBS)
