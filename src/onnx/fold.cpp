@@ -201,6 +201,8 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
   return std::nullopt;
 }
 
+}  // namespace
+
 const std::set<std::string> &foldableOps() {
   static const std::set<std::string> ops = [] {
     std::set<std::string> s = {"Constant", "Shape", "Size", "ConstantOfShape", "Identity", "Dropout", "Cast", "Reshape",
@@ -211,8 +213,6 @@ const std::set<std::string> &foldableOps() {
   }();
   return ops;
 }
-
-}  // namespace
 
 bool isFoldable(const std::string &opType) { return foldableOps().count(opType) != 0; }
 
