@@ -53,6 +53,7 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
   if (options.batchSize <= 0) throw Error(ErrorCode::InvalidArgument, "batch_size is {}; it must be at least 1", options.batchSize);
   resolveShapes(model, options.batchSize);
   const ::onnx::GraphProto &g = model.graph();
+  checkTensorSizes(g, options.target.totalMemoryBytes(), hwsim::describe(options.target));
   hwsim::Graph graph(options.target, options.replicationFactor);
   LoweringContext ctx(graph, defaultOpset(model));
 

@@ -73,11 +73,31 @@ const std::map<std::string, std::function<double(double)>> &unaryFunctions() {
   return f;
 }
 
+// The most elements one folded result may have (512 MiB of doubles): shapes
+// made of constants (ConstantOfShape, Range, Expand, broadcasting) can ask for
+// anything, and their element counts must not overflow either.
+constexpr std::size_t kMaxFoldedElements = std::size_t{1} << 26;
+
+// dims' element count; ResourceExhausted naming the node beyond kMaxFoldedElements.
+std::size_t foldedElements(const Dims &dims, const std::string &what) {
+  std::size_t n = 1;
+  for (const auto d : dims) {
+    if (d <= 0) return 0;
+    if (n > kMaxFoldedElements / static_cast<std::size_t>(d)) {
+      throw Error(ErrorCode::ResourceExhausted, "{}: a constant result of shape {} is more than the {} elements "
+                                                "folding evaluates on the host", what, toString(dims), kMaxFoldedElements);
+    }
+    n *= static_cast<std::size_t>(d);
+  }
+  return n;
+}
+
 bool isComparison(const std::string &op) { return op == "Equal" || op == "Less" || op == "Greater" || op == "And" || op == "Or"; }
 
 HostTensor elementwise(const NodeProto &node, const HostTensor &a, const HostTensor &b) {
   const auto dims = broadcastDims(a.dims, b.dims);
   if (!dims) throw Error(ErrorCode::CorruptModel, "{}: shapes {} and {} do not broadcast", nodeLabel(node), toString(a.dims), toString(b.dims));
+  foldedElements(*dims, nodeLabel(node));
   const HostTensor x = broadcastTo(a, *dims), y = broadcastTo(b, *dims);
   HostTensor out{isComparison(node.op_type()) ? static_cast<std::int32_t>(TP::BOOL) : a.type, *dims, std::vector<double>(x.values.size())};
   const auto &f = binaryFunctions().at(node.op_type());
@@ -116,7 +136,10 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
     const auto *attr = findAttribute(node, "value");
     const HostTensor value = attr ? fromProto(attr->t()) : HostTensor{TP::FLOAT, {1}, {0.0}};
     const Dims dims = ints(in[0]);
-    return HostTensor{value.type, dims, std::vector<double>(numElements(dims), value.values.at(0))};
+    for (const auto d : dims) {
+      if (d < 0) throw Error(ErrorCode::CorruptModel, "{}: negative dimension in shape {}", what, toString(dims));
+    }
+    return HostTensor{value.type, dims, std::vector<double>(foldedElements(dims, what), value.values.at(0))};
   }
   if (op == "Identity" || op == "Dropout") return *in[0];
   if (op == "Cast") {
@@ -172,7 +195,14 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
   if (op == "Range") {
     const double start = in[0]->values.at(0), limit = in[1]->values.at(0), delta = in[2]->values.at(0);
     if (delta == 0) throw Error(ErrorCode::CorruptModel, "{}: Range with delta 0", what);
-    const auto n = static_cast<std::int64_t>(std::max(0.0, std::ceil((limit - start) / delta)));
+    const double count = std::ceil((limit - start) / delta);
+    if (std::isnan(count)) throw Error(ErrorCode::CorruptModel, "{}: Range({}, {}, {}) has no length", what, start, limit, delta);
+    // Checked as a double: a huge count must not overflow the conversion.
+    if (count > static_cast<double>(kMaxFoldedElements)) {
+      throw Error(ErrorCode::ResourceExhausted, "{}: Range({}, {}, {}) has {} elements, more than the {} folding "
+                                                "evaluates on the host", what, start, limit, delta, count, kMaxFoldedElements);
+    }
+    const auto n = static_cast<std::int64_t>(std::max(0.0, count));
     HostTensor out{in[0]->type, {n}, {}};
     for (std::int64_t i = 0; i < n; ++i) out.values.push_back(start + static_cast<double>(i) * delta);
     return out;
@@ -180,12 +210,14 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
   if (op == "Expand") {
     const auto dims = broadcastDims(in[0]->dims, ints(in[1]));
     if (!dims) throw Error(ErrorCode::CorruptModel, "{}: cannot expand {}", what, toString(in[0]->dims));
+    foldedElements(*dims, what);
     return broadcastTo(*in[0], *dims);
   }
   if (op == "Where") {
     const auto d1 = broadcastDims(in[0]->dims, in[1]->dims);
     const auto dims = d1 ? broadcastDims(*d1, in[2]->dims) : std::nullopt;
     if (!dims) throw Error(ErrorCode::CorruptModel, "{}: Where's inputs do not broadcast", what);
+    foldedElements(*dims, what);
     const HostTensor c = broadcastTo(*in[0], *dims), x = broadcastTo(*in[1], *dims), y = broadcastTo(*in[2], *dims);
     HostTensor out{in[1]->type, *dims, std::vector<double>(c.values.size())};
     for (std::size_t i = 0; i < c.values.size(); ++i) out.values[i] = c.values[i] != 0 ? x.values[i] : y.values[i];

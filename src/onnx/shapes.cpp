@@ -23,6 +23,65 @@ void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize) {
   }
 }
 
+namespace {
+
+// Bytes of one element on the device (INT64 is S32 there), at least 1.
+std::uint64_t deviceElementBytes(std::int32_t onnxType) {
+  using TP = ::onnx::TensorProto;
+  switch (onnxType) {
+    case TP::DOUBLE: case TP::UINT64: case TP::COMPLEX64: return 8;
+    case TP::COMPLEX128: return 16;
+    case TP::FLOAT: case TP::INT32: case TP::UINT32: case TP::INT64: return 4;
+    case TP::FLOAT16: case TP::BFLOAT16: case TP::INT16: case TP::UINT16: return 2;
+    default: return 1;
+  }
+}
+
+// dims' bytes, saturated at limit + 1 so that no product overflows; 0 when a
+// dimension is unknown (negative).
+template <typename DimRange, typename Value>
+std::uint64_t tensorBytes(const DimRange &dims, std::int32_t type, std::uint64_t limit, const Value &value) {
+  std::uint64_t bytes = deviceElementBytes(type);
+  bool over = false;
+  for (const auto &d : dims) {
+    const std::int64_t v = value(d);
+    if (v < 0) return 0;
+    if (v == 0) return 0;
+    if (bytes > limit / static_cast<std::uint64_t>(v)) over = true;
+    else bytes *= static_cast<std::uint64_t>(v);
+  }
+  return over ? limit + 1 : bytes;
+}
+
+}  // namespace
+
+void checkTensorSizes(const ::onnx::GraphProto &graph, std::uint64_t limitBytes, const std::string &target) {
+  auto refuse = [&](const std::string &name, const std::string &shape) {
+    throw Error(ErrorCode::ResourceExhausted, "tensor '{}' of shape {} needs more than the {} bytes of the whole "
+                                              "target ({})", name, shape, limitBytes, target);
+  };
+  auto checkInfo = [&](const ::onnx::ValueInfoProto &info) {
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) return;
+    const auto &dims = info.type().tensor_type().shape().dim();
+    const auto value = [](const ::onnx::TensorShapeProto::Dimension &d) {
+      return d.has_dim_value() ? d.dim_value() : std::int64_t{-1};
+    };
+    if (tensorBytes(dims, info.type().tensor_type().elem_type(), limitBytes, value) > limitBytes) {
+      Dims shape;
+      for (const auto &d : dims) shape.push_back(value(d));
+      refuse(info.name(), toString(shape));
+    }
+  };
+  for (const auto &info : graph.input()) checkInfo(info);
+  for (const auto &info : graph.output()) checkInfo(info);
+  for (const auto &info : graph.value_info()) checkInfo(info);
+  for (const auto &init : graph.initializer()) {
+    if (tensorBytes(init.dims(), init.data_type(), limitBytes, [](std::int64_t d) { return d; }) > limitBytes) {
+      refuse(init.name(), toString(Dims(init.dims().begin(), init.dims().end())));
+    }
+  }
+}
+
 Dims staticDims(const ::onnx::ValueInfoProto &info) {
   if (!info.type().has_tensor_type()) {
     throw Error(ErrorCode::Unimplemented, "'{}' is not a tensor (sequences and maps are not supported)", info.name());
@@ -55,8 +114,8 @@ Dims reshapeDims(const Dims &in, const std::vector<std::int64_t> &shape, bool al
       d = 1;
     } else if (d < 0) {
       throw Error(ErrorCode::CorruptModel, "{}: shape {} has the negative dimension {}", what, toString(shape), d);
-    } else {
-      known *= static_cast<std::size_t>(d);
+    } else if (__builtin_mul_overflow(known, static_cast<std::size_t>(d), &known)) {
+      throw Error(ErrorCode::CorruptModel, "{}: shape {} has more elements than a size_t holds", what, toString(shape));
     }
     out.push_back(d);
   }

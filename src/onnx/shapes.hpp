@@ -19,6 +19,13 @@ namespace mrt::onnx {
 // problem when inference finds the model inconsistent.
 void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize);
 
+// Refuses, with mrt::Error(ResourceExhausted) naming the tensor, its shape
+// and the target, any tensor whose shape is known after resolveShapes (inputs,
+// outputs, initializers, value_info of the graph) and which needs more than
+// limitBytes, the memory of the whole target: such shapes (a corrupt or
+// hostile model's) never reach the host allocations of folding and lowering.
+void checkTensorSizes(const ::onnx::GraphProto &graph, std::uint64_t limitBytes, const std::string &target);
+
 // The element type and static dimensions of a graph input or output;
 // throws mrt::Error(Unimplemented) naming it when a dimension is still unknown.
 Dims staticDims(const ::onnx::ValueInfoProto &info);
