@@ -51,9 +51,10 @@ hwsim::Executable compileGraph(const hwsim::Graph &graph, const popef::GraphMode
 
 std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOptions &options) {
   if (options.batchSize <= 0) throw Error(ErrorCode::InvalidArgument, "batch_size is {}; it must be at least 1", options.batchSize);
-  resolveShapes(model, options.batchSize);
+  const std::string target = hwsim::describe(options.target);
+  resolveShapes(model, options.batchSize, options.target.totalMemoryBytes(), target);
   const ::onnx::GraphProto &g = model.graph();
-  checkTensorSizes(g, options.target.totalMemoryBytes(), hwsim::describe(options.target));
+  checkTensorSizes(g, options.target.totalMemoryBytes(), target);
   hwsim::Graph graph(options.target, options.replicationFactor);
   LoweringContext ctx(graph, defaultOpset(model));
 

@@ -1,21 +1,27 @@
 #include "onnx/shapes.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <map>
 #include <set>
 
 #include <onnx/shape_inference/implementation.h>
 
 #include "common/error.hpp"
+#include "onnx/context.hpp"
 
 namespace mrt::onnx {
 
-void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize) {
+void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize, std::uint64_t limitBytes,
+                   const std::string &target) {
   for (auto &input : *model.mutable_graph()->mutable_input()) {
     if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) continue;
     for (auto &dim : *input.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
       if (!dim.has_dim_value() || dim.dim_value() <= 0) dim.set_dim_value(batchSize);
     }
   }
+  checkBeforeInference(model, limitBytes, target);
   try {
     ::onnx::shape_inference::InferShapes(model);
   } catch (const std::exception &e) {
@@ -78,6 +84,73 @@ void checkTensorSizes(const ::onnx::GraphProto &graph, std::uint64_t limitBytes,
   for (const auto &init : graph.initializer()) {
     if (tensorBytes(init.dims(), init.data_type(), limitBytes, [](std::int64_t d) { return d; }) > limitBytes) {
       refuse(init.name(), toString(Dims(init.dims().begin(), init.dims().end())));
+    }
+  }
+}
+
+void checkBeforeInference(const ::onnx::ModelProto &model, std::uint64_t limitBytes, const std::string &target) {
+  const ::onnx::GraphProto &graph = model.graph();
+  // Inputs and initializers only: value_info and outputs may still hold
+  // what the file claims, checked after inference.
+  ::onnx::GraphProto known;
+  *known.mutable_input() = graph.input();
+  *known.mutable_initializer() = graph.initializer();
+  checkTensorSizes(known, limitBytes, target);
+
+  bool negativeLayerNormAxis = false;
+  for (const auto &node : graph.node()) {
+    for (const auto &a : node.attribute()) {
+      if (a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape") {
+        for (const auto v : a.ints()) {
+          if (v < 1) {
+            throw Error(ErrorCode::CorruptModel, "node '{}' ({}): {} {} must be at least 1", nodeLabel(node), node.op_type(),
+                        a.name(), v);
+          }
+        }
+      }
+      if (node.op_type() == "LayerNormalization" && a.name() == "axis") {
+        if (a.i() < INT32_MIN || a.i() > INT32_MAX) {
+          throw Error(ErrorCode::CorruptModel, "node '{}' (LayerNormalization): axis {} is out of range", nodeLabel(node), a.i());
+        }
+        negativeLayerNormAxis = negativeLayerNormAxis || a.i() < 0;
+      }
+    }
+  }
+  if (!negativeLayerNormAxis) return;
+  // libonnx adds the rank to a negative axis without checking the result:
+  // learn the ranks by inferring a copy whose LayerNormalization axes are 0
+  // (always in range; the output Y has X's shape whatever the axis).
+  ::onnx::ModelProto copy = model;
+  for (auto &node : *copy.mutable_graph()->mutable_node()) {
+    if (node.op_type() != "LayerNormalization") continue;
+    for (auto &a : *node.mutable_attribute()) {
+      if (a.name() == "axis") a.set_i(0);
+    }
+  }
+  try {
+    ::onnx::shape_inference::InferShapes(copy);
+  } catch (const std::exception &) {
+    // The real inference below reports it.
+  }
+  std::map<std::string, int> ranks;
+  auto note = [&](const ::onnx::ValueInfoProto &info) {
+    if (info.type().has_tensor_type() && info.type().tensor_type().has_shape()) {
+      ranks[info.name()] = info.type().tensor_type().shape().dim_size();
+    }
+  };
+  for (const auto &info : copy.graph().input()) note(info);
+  for (const auto &info : copy.graph().value_info()) note(info);
+  for (const auto &init : copy.graph().initializer()) ranks[init.name()] = init.dims_size();
+  for (const auto &node : graph.node()) {
+    if (node.op_type() != "LayerNormalization" || node.input_size() == 0) continue;
+    for (const auto &a : node.attribute()) {
+      if (a.name() != "axis" || a.i() >= 0) continue;
+      const auto rank = ranks.find(node.input(0));
+      // An unknown rank: libonnx's inference function returns early then.
+      if (rank != ranks.end() && a.i() < -rank->second) {
+        throw Error(ErrorCode::CorruptModel, "node '{}' (LayerNormalization): axis {} is out of range for rank {}",
+                    nodeLabel(node), a.i(), rank->second);
+      }
     }
   }
 }

@@ -17,11 +17,23 @@ namespace mrt::onnx {
 // batchSize, then runs onnx::shape_inference::InferShapes so value_info
 // holds what ONNX can infer. Throws mrt::Error(CorruptModel) naming the
 // problem when inference finds the model inconsistent.
-void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize);
+// checkBeforeInference(model, limitBytes, target) runs between the two steps:
+// libonnx's inference functions trust what they read, so sizes and the
+// attributes that crash them are checked first.
+void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize, std::uint64_t limitBytes,
+                   const std::string &target);
+
+// What Debian's libonnx (1.12) shape inference does not survive, refused
+// with mrt::Error naming the tensor or node: inputs and initializers beyond
+// limitBytes (ResourceExhausted; inference would build their shapes, e.g. a
+// ConstantOfShape of a 2^31-element shape input), strides, dilations or
+// kernel_shape below 1 (a division by zero), a LayerNormalization axis
+// outside [-rank, rank) (an out-of-bounds read) (CorruptModel).
+void checkBeforeInference(const ::onnx::ModelProto &model, std::uint64_t limitBytes, const std::string &target);
 
 // Refuses, with mrt::Error(ResourceExhausted) naming the tensor, its shape
-// and the target, any tensor whose shape is known after resolveShapes (inputs,
-// outputs, initializers, value_info of the graph) and which needs more than
+// and the target, any tensor whose shape is known (inputs, outputs,
+// initializers, value_info of the graph) and which needs more than
 // limitBytes, the memory of the whole target: such shapes (a corrupt or
 // hostile model's) never reach the host allocations of folding and lowering.
 void checkTensorSizes(const ::onnx::GraphProto &graph, std::uint64_t limitBytes, const std::string &target);
