@@ -106,6 +106,11 @@ void checkBeforeInference(const ::onnx::ModelProto &model, std::uint64_t limitBy
             throw Error(ErrorCode::CorruptModel, "node '{}' ({}): {} {} must be at least 1", nodeLabel(node), node.op_type(),
                         a.name(), v);
           }
+          // The device's vertices take strides and dilations up to 2^24.
+          if (v > (std::int64_t{1} << 24) && a.name() != "kernel_shape") {
+            throw Error(ErrorCode::Unimplemented, "node '{}' ({}): {} {} is beyond the 16777216 the device supports",
+                        nodeLabel(node), node.op_type(), a.name(), v);
+          }
         }
       }
       if (node.op_type() == "LayerNormalization" && a.name() == "axis") {

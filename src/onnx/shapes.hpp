@@ -28,7 +28,9 @@ void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize, std::uint6
 // limitBytes (ResourceExhausted; inference would build their shapes, e.g. a
 // ConstantOfShape of a 2^31-element shape input), strides, dilations or
 // kernel_shape below 1 (a division by zero), a LayerNormalization axis
-// outside [-rank, rank) (an out-of-bounds read) (CorruptModel).
+// outside [-rank, rank) (an out-of-bounds read) (CorruptModel); and strides
+// or dilations above 2^24, more than the device's vertices take
+// (Unimplemented).
 void checkBeforeInference(const ::onnx::ModelProto &model, std::uint64_t limitBytes, const std::string &target);
 
 // Refuses, with mrt::Error(ResourceExhausted) naming the tensor, its shape
