@@ -22,6 +22,7 @@ void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize, std::uint6
     }
   }
   checkBeforeInference(model, limitBytes, target);
+  addKernelShapes(model);
   try {
     ::onnx::shape_inference::InferShapes(model);
   } catch (const std::exception &e) {
@@ -85,6 +86,44 @@ void checkTensorSizes(const ::onnx::GraphProto &graph, std::uint64_t limitBytes,
     if (tensorBytes(init.dims(), init.data_type(), limitBytes, [](std::int64_t d) { return d; }) > limitBytes) {
       refuse(init.name(), toString(Dims(init.dims().begin(), init.dims().end())));
     }
+  }
+}
+
+void addKernelShapes(::onnx::ModelProto &model) {
+  ::onnx::GraphProto &graph = *model.mutable_graph();
+  std::map<std::string, std::vector<std::int64_t>> shapes;  // of initializers and graph inputs
+  for (const auto &init : graph.initializer()) shapes[init.name()].assign(init.dims().begin(), init.dims().end());
+  for (const auto &info : graph.input()) {
+    if (shapes.count(info.name()) || !info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) continue;
+    std::vector<std::int64_t> dims;
+    for (const auto &d : info.type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    shapes[info.name()] = dims;
+  }
+  for (auto &node : *graph.mutable_node()) {
+    const std::string &op = node.op_type();
+    const int weights = op == "QLinearConv" ? 3 : (op == "Conv" || op == "ConvTranspose" || op == "ConvInteger") ? 1 : -1;
+    if (weights < 0 || node.input_size() <= weights) continue;
+    if (std::any_of(node.attribute().begin(), node.attribute().end(),
+                    [](const ::onnx::AttributeProto &a) { return a.name() == "kernel_shape"; })) {
+      continue;
+    }
+    const auto w = shapes.find(node.input(weights));
+    if (w == shapes.end()) continue;
+    if (w->second.size() < 3) {
+      throw Error(ErrorCode::CorruptModel, "node '{}' ({}): weights '{}' of rank {}; a convolution's have rank 3 or more",
+                  nodeLabel(node), op, node.input(weights), w->second.size());
+    }
+    const std::vector<std::int64_t> kernel(w->second.begin() + 2, w->second.end());
+    // An unknown dimension (-1): libonnx's inference gives up on the node.
+    if (std::any_of(kernel.begin(), kernel.end(), [](std::int64_t d) { return d < 0; })) continue;
+    if (std::any_of(kernel.begin(), kernel.end(), [](std::int64_t d) { return d == 0; })) {
+      throw Error(ErrorCode::CorruptModel, "node '{}' ({}): weights '{}' have an empty kernel dimension", nodeLabel(node),
+                  op, node.input(weights));
+    }
+    auto *attribute = node.add_attribute();
+    attribute->set_name("kernel_shape");
+    attribute->set_type(::onnx::AttributeProto::INTS);
+    for (const auto d : kernel) attribute->add_ints(d);
   }
 }
 

@@ -33,6 +33,14 @@ void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize, std::uint6
 // (Unimplemented).
 void checkBeforeInference(const ::onnx::ModelProto &model, std::uint64_t limitBytes, const std::string &target);
 
+// Gives every Conv, ConvTranspose, ConvInteger and QLinearConv without a
+// kernel_shape attribute the one its weights' shape implies, when that shape
+// is known before inference (an initializer or a graph input): libonnx takes
+// the kernel's rank from the weights without comparing it with the input's,
+// and reads past the end of its arrays when they differ; with the attribute
+// it checks them.
+void addKernelShapes(::onnx::ModelProto &model);
+
 // Refuses, with mrt::Error(ResourceExhausted) naming the tensor, its shape
 // and the target, any tensor whose shape is known (inputs, outputs,
 // initializers, value_info of the graph) and which needs more than
