@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include "common/error.hpp"
@@ -28,6 +29,7 @@ void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize, std::uint6
   } catch (const std::exception &e) {
     throw Error(ErrorCode::CorruptModel, "ONNX shape inference rejects the model: {}", e.what());
   }
+  checkInputTypes(model);
 }
 
 namespace {
@@ -85,6 +87,46 @@ void checkTensorSizes(const ::onnx::GraphProto &graph, std::uint64_t limitBytes,
   for (const auto &init : graph.initializer()) {
     if (tensorBytes(init.dims(), init.data_type(), limitBytes, [](std::int64_t d) { return d; }) > limitBytes) {
       refuse(init.name(), toString(Dims(init.dims().begin(), init.dims().end())));
+    }
+  }
+}
+
+void checkInputTypes(const ::onnx::ModelProto &model) {
+  const ::onnx::GraphProto &graph = model.graph();
+  int opset = 1;
+  for (const auto &o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
+  }
+  std::map<std::string, std::int32_t> types;
+  for (const auto &init : graph.initializer()) types[init.name()] = init.data_type();
+  for (const auto *infos : {&graph.input(), &graph.value_info(), &graph.output()}) {
+    for (const auto &info : *infos) {
+      if (info.type().has_tensor_type() && !types.count(info.name())) types[info.name()] = info.type().tensor_type().elem_type();
+    }
+  }
+  for (const auto &node : graph.node()) {
+    if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
+    const ::onnx::OpSchema *schema = ::onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
+    if (schema == nullptr || schema->inputs().empty()) continue;
+    const auto &formals = schema->inputs();
+    std::map<std::string, std::pair<std::int32_t, std::string>> bound;  // type parameter -> (type, input)
+    for (int i = 0; i < node.input_size(); ++i) {
+      const auto f = std::min(static_cast<std::size_t>(i), formals.size() - 1);
+      if (static_cast<std::size_t>(i) >= formals.size() &&
+          formals.back().GetOption() != ::onnx::OpSchema::FormalParameterOption::Variadic) {
+        break;
+      }
+      if (formals[f].GetOption() == ::onnx::OpSchema::FormalParameterOption::Variadic && !formals[f].GetIsHomogeneous()) {
+        continue;
+      }
+      const auto type = types.find(node.input(i));
+      if (node.input(i).empty() || type == types.end() || type->second == 0) continue;
+      const auto [it, added] = bound.emplace(formals[f].GetTypeStr(), std::make_pair(type->second, node.input(i)));
+      if (!added && it->second.first != type->second) {
+        throw Error(ErrorCode::CorruptModel, "node '{}' ({}): inputs '{}' ({}) and '{}' ({}) must have one type ({})",
+                    nodeLabel(node), node.op_type(), it->second.second, typeName(it->second.first), node.input(i),
+                    typeName(type->second), formals[f].GetTypeStr());
+      }
     }
   }
 }

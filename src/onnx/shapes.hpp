@@ -41,6 +41,12 @@ void checkBeforeInference(const ::onnx::ModelProto &model, std::uint64_t limitBy
 // it checks them.
 void addKernelShapes(::onnx::ModelProto &model);
 
+// After inference: the inputs a node binds to one type parameter of its
+// schema (Sum's T, Add's T...) must have one element type, where known;
+// libonnx's inference (errors not raised) lets a mismatch through to the
+// device ops. mrt::Error(CorruptModel) naming the node, both inputs and types.
+void checkInputTypes(const ::onnx::ModelProto &model);
+
 // Refuses, with mrt::Error(ResourceExhausted) naming the tensor, its shape
 // and the target, any tensor whose shape is known (inputs, outputs,
 // initializers, value_info of the graph) and which needs more than
