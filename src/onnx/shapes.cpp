@@ -72,6 +72,11 @@ void checkTensorSizes(const ::onnx::GraphProto &graph, std::uint64_t limitBytes,
   auto checkInfo = [&](const ::onnx::ValueInfoProto &info) {
     if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) return;
     const auto &dims = info.type().tensor_type().shape().dim();
+    for (const auto &d : dims) {
+      if (d.has_dim_value() && d.dim_value() < 0) {
+        throw Error(ErrorCode::CorruptModel, "tensor '{}' has the negative dimension {}", info.name(), d.dim_value());
+      }
+    }
     const auto value = [](const ::onnx::TensorShapeProto::Dimension &d) {
       return d.has_dim_value() ? d.dim_value() : std::int64_t{-1};
     };

@@ -52,6 +52,8 @@ void checkInputTypes(const ::onnx::ModelProto &model);
 // initializers, value_info of the graph) and which needs more than
 // limitBytes, the memory of the whole target: such shapes (a corrupt or
 // hostile model's) never reach the host allocations of folding and lowering.
+// A negative dimension (e.g. inferred from an Expand to a negative shape) is
+// mrt::Error(CorruptModel).
 void checkTensorSizes(const ::onnx::GraphProto &graph, std::uint64_t limitBytes, const std::string &target);
 
 // The element type and static dimensions of a graph input or output;
