@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include <onnx/defs/data_type_utils.h>
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -126,6 +127,14 @@ void checkInputTypes(const ::onnx::ModelProto &model) {
       }
       const auto type = types.find(node.input(i));
       if (node.input(i).empty() || type == types.end() || type->second == 0) continue;
+      ::onnx::TypeProto proto;
+      proto.mutable_tensor_type()->set_elem_type(type->second);
+      const auto &allowed = formals[f].GetTypes();
+      if (!::onnx::TensorProto_DataType_IsValid(type->second) ||
+          (!allowed.empty() && allowed.count(::onnx::Utils::DataTypeUtils::ToType(proto)) == 0)) {
+        throw Error(ErrorCode::CorruptModel, "node '{}' ({}): input '{}' is {}, which the op does not take", nodeLabel(node),
+                    node.op_type(), node.input(i), typeName(type->second));
+      }
       const auto [it, added] = bound.emplace(formals[f].GetTypeStr(), std::make_pair(type->second, node.input(i)));
       if (!added && it->second.first != type->second) {
         throw Error(ErrorCode::CorruptModel, "node '{}' ({}): inputs '{}' ({}) and '{}' ({}) must have one type ({})",

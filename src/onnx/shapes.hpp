@@ -41,8 +41,9 @@ void checkBeforeInference(const ::onnx::ModelProto &model, std::uint64_t limitBy
 // it checks them.
 void addKernelShapes(::onnx::ModelProto &model);
 
-// After inference: the inputs a node binds to one type parameter of its
-// schema (Sum's T, Add's T...) must have one element type, where known;
+// After inference: each input's element type, where known, must be one its
+// schema allows, and the inputs a node binds to one type parameter of its
+// schema (Sum's T, Add's T...) must have one element type;
 // libonnx's inference (errors not raised) lets a mismatch through to the
 // device ops. mrt::Error(CorruptModel) naming the node, both inputs and types.
 void checkInputTypes(const ::onnx::ModelProto &model);
