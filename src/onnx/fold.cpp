@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 #include <algorithm>
 
 #include "onnx/shapes.hpp"
@@ -122,6 +123,15 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
   const std::string &op = node.op_type();
   const std::string what = nodeLabel(node);
   if (op == "Constant") return constantValue(node);
+  // An empty input name ("" for an optional input) is a nullptr: only
+  // Slice's axes and steps and Dropout's ratio and training_mode may be.
+  if (op != "Shape" && op != "Size") {
+    if (in.empty()) return std::nullopt;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const bool optional = (op == "Slice" && i >= 3) || (op == "Dropout" && i >= 1);
+      if (in[i] == nullptr && !optional) return std::nullopt;
+    }
+  }
   if (op == "Shape") {
     const auto rank = static_cast<std::int64_t>(firstDims.size());
     auto clampAxis = [&](std::int64_t a) { return std::clamp<std::int64_t>(a < 0 ? a + rank : a, 0, rank); };
@@ -154,6 +164,14 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
   if (op == "Unsqueeze") return reshaped(*in[0], unsqueezeDims(in[0]->dims, axesOf(node, in, 1), what));
   if (op == "Concat") {
     const std::size_t axis = normalizeAxis(attrInt(node, "axis", 0), in[0]->dims.size(), what);
+    for (const auto *t : in) {
+      bool same = t->dims.size() == in[0]->dims.size();
+      for (std::size_t d = 0; same && d < t->dims.size(); ++d) same = d == axis || t->dims[d] == in[0]->dims[d];
+      if (!same) {
+        throw Error(ErrorCode::CorruptModel, "{}: cannot concatenate {} and {} along axis {}", what, toString(in[0]->dims),
+                    toString(t->dims), axis);
+      }
+    }
     // Concatenation along axis = interleaving each input's rows of `inner` elements.
     HostTensor out{in[0]->type, in[0]->dims, {}};
     out.dims[axis] = 0;
@@ -187,8 +205,8 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
     const bool attrs = findAttribute(node, "starts") != nullptr;  // opset < 10
     const auto takes = attrs ? sliceTakes(out.dims, *attrInts(node, "starts"), attrInts(node, "ends").value_or(std::vector<std::int64_t>{}),
                                           attrInts(node, "axes").value_or(std::vector<std::int64_t>{}), {}, what)
-                             : sliceTakes(out.dims, ints(in[1]), ints(in[2]), in.size() > 3 ? ints(in[3]) : std::vector<std::int64_t>{},
-                                          in.size() > 4 ? ints(in[4]) : std::vector<std::int64_t>{}, what);
+                             : sliceTakes(out.dims, ints(in[1]), ints(in[2]), in.size() > 3 && in[3] ? ints(in[3]) : std::vector<std::int64_t>{},
+                                          in.size() > 4 && in[4] ? ints(in[4]) : std::vector<std::int64_t>{}, what);
     for (const AxisTake &take : takes) out = takeAlong(out, take.axis, take.indices);
     return out;
   }
@@ -274,7 +292,13 @@ bool tryFold(LoweringContext &ctx, const NodeProto &node) {
                           (node.input_size() > 2 && !node.input(2).empty()))) {
     return false;
   }
-  std::optional<HostTensor> result = evaluate(node, inputs, firstDims);
+  std::optional<HostTensor> result;
+  try {
+    result = evaluate(node, inputs, firstDims);
+  } catch (const std::out_of_range &) {
+    // values.at(0) of an empty tensor (Range's start, ConstantOfShape's value...).
+    throw Error(ErrorCode::CorruptModel, "{}: an input has fewer values than the operator reads", nodeLabel(node));
+  }
   if (!result) return false;
   ctx.setHost(node.output(0), std::move(*result));
   return true;
