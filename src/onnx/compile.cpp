@@ -124,6 +124,10 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
       ctx.addOutput(output.name());
     } catch (const UnsupportedNode &e) {
       unsupported.push_back({output.name(), "output", e.what()});
+    } catch (const hwsim::Error &e) {
+      // e.g. an output that is also an input or a streamed initializer: one
+      // name cannot be two anchors.
+      unsupported.push_back({output.name(), "output", std::string("the device ops refuse it: ") + e.what()});
     }
   }
   if (!unsupported.empty()) throwUnsupported(unsupported);
