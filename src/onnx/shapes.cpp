@@ -47,8 +47,8 @@ std::uint64_t deviceElementBytes(std::int32_t onnxType) {
   }
 }
 
-// dims' bytes, saturated at limit + 1 so that no product overflows; 0 when a
-// dimension is unknown (negative).
+// dims' bytes (0 dimensions counted as 1), saturated at limit + 1 so that no
+// product overflows; 0 when a dimension is unknown (negative).
 template <typename DimRange, typename Value>
 std::uint64_t tensorBytes(const DimRange &dims, std::int32_t type, std::uint64_t limit, const Value &value) {
   std::uint64_t bytes = deviceElementBytes(type);
@@ -56,7 +56,9 @@ std::uint64_t tensorBytes(const DimRange &dims, std::int32_t type, std::uint64_t
   for (const auto &d : dims) {
     const std::int64_t v = value(d);
     if (v < 0) return 0;
-    if (v == 0) return 0;
+    // An empty tensor counts as if its 0s were 1s: lowering loops over its
+    // other dimensions ([2^25, 0] made 2 GiB of view regions).
+    if (v == 0) continue;
     if (bytes > limit / static_cast<std::uint64_t>(v)) over = true;
     else bytes *= static_cast<std::uint64_t>(v);
   }
