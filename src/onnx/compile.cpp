@@ -42,7 +42,12 @@ hwsim::Executable compileGraph(const hwsim::Graph &graph, const popef::GraphMode
   try {
     return hwsim::compileGraph(graph, d.programs, d.engineOptions);
   } catch (const hwsim::Error &e) {
-    const ErrorCode code = e.kind() == hwsim::ErrorKind::LinkError ? ErrorCode::ResourceExhausted : ErrorCode::Internal;
+    // A graph error is a node the lowering accepted but a device op's
+    // codelet refuses (e.g. a Conv of an empty input with pads): unsupported,
+    // as when a device op refuses a node while it is lowered.
+    const ErrorCode code = e.kind() == hwsim::ErrorKind::LinkError    ? ErrorCode::ResourceExhausted
+                           : e.kind() == hwsim::ErrorKind::GraphError ? ErrorCode::Unimplemented
+                                                                      : ErrorCode::Internal;
     throw Error(code, "model '{}' does not compile for {}: {}", d.name, hwsim::describe(options.target), e.what());
   }
 }
