@@ -43,7 +43,12 @@ hwsim::Executable compileGraph(const hwsim::Graph &graph, const popef::GraphMode
   try {
     return hwsim::compileGraph(graph, d.programs, d.engineOptions);
   } catch (const hwsim::Error &e) {
-    const ErrorCode code = e.kind() == hwsim::ErrorKind::LinkError ? ErrorCode::ResourceExhausted : ErrorCode::Internal;
+    // A graph error is a node the lowering accepted but a device op's
+    // codelet refuses (e.g. a Conv of an empty input with pads): unsupported,
+    // as when a device op refuses a node while it is lowered.
+    const ErrorCode code = e.kind() == hwsim::ErrorKind::LinkError    ? ErrorCode::ResourceExhausted
+                           : e.kind() == hwsim::ErrorKind::GraphError ? ErrorCode::Unimplemented
+                                                                      : ErrorCode::Internal;
     throw Error(code, "model '{}' does not compile for {}: {}", d.name, hwsim::describe(options.target), e.what());
   }
 }
@@ -53,8 +58,10 @@ hwsim::Executable compileGraph(const hwsim::Graph &graph, const popef::GraphMode
 std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOptions &options) {
   if (options.batchSize <= 0) throw Error(ErrorCode::InvalidArgument, "batch_size is {}; it must be at least 1", options.batchSize);
   if (options.halfPrecision) convertToHalfPrecision(model);
-  resolveShapes(model, options.batchSize, options.inputShapes);
+  const std::string target = hwsim::describe(options.target);
+  resolveShapes(model, options.batchSize, options.inputShapes, options.target.totalMemoryBytes(), target);
   const ::onnx::GraphProto &g = model.graph();
+  checkTensorSizes(g, options.target.totalMemoryBytes(), target);
   hwsim::Graph graph(options.target, options.replicationFactor);
   LoweringContext ctx(graph, defaultOpset(model));
 
@@ -124,6 +131,10 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
       ctx.addOutput(output.name());
     } catch (const UnsupportedNode &e) {
       unsupported.push_back({output.name(), "output", e.what()});
+    } catch (const hwsim::Error &e) {
+      // e.g. an output that is also an input or a streamed initializer: one
+      // name cannot be two anchors.
+      unsupported.push_back({output.name(), "output", std::string("the device ops refuse it: ") + e.what()});
     }
   }
   if (!unsupported.empty()) throwUnsupported(unsupported);

@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 #include <algorithm>
 
 #include "onnx/shapes.hpp"
@@ -73,11 +74,31 @@ const std::map<std::string, std::function<double(double)>> &unaryFunctions() {
   return f;
 }
 
+// The most elements one folded result may have (512 MiB of doubles): shapes
+// made of constants (ConstantOfShape, Range, Expand, broadcasting) can ask for
+// anything, and their element counts must not overflow either.
+constexpr std::size_t kMaxFoldedElements = std::size_t{1} << 26;
+
+// dims' element count; ResourceExhausted naming the node beyond kMaxFoldedElements.
+std::size_t foldedElements(const Dims &dims, const std::string &what) {
+  std::size_t n = 1;
+  for (const auto d : dims) {
+    if (d <= 0) return 0;
+    if (n > kMaxFoldedElements / static_cast<std::size_t>(d)) {
+      throw Error(ErrorCode::ResourceExhausted, "{}: a constant result of shape {} is more than the {} elements "
+                                                "folding evaluates on the host", what, toString(dims), kMaxFoldedElements);
+    }
+    n *= static_cast<std::size_t>(d);
+  }
+  return n;
+}
+
 bool isComparison(const std::string &op) { return op == "Equal" || op == "Less" || op == "Greater" || op == "And" || op == "Or"; }
 
 HostTensor elementwise(const NodeProto &node, const HostTensor &a, const HostTensor &b) {
   const auto dims = broadcastDims(a.dims, b.dims);
   if (!dims) throw Error(ErrorCode::CorruptModel, "{}: shapes {} and {} do not broadcast", nodeLabel(node), toString(a.dims), toString(b.dims));
+  foldedElements(*dims, nodeLabel(node));
   const HostTensor x = broadcastTo(a, *dims), y = broadcastTo(b, *dims);
   HostTensor out{isComparison(node.op_type()) ? static_cast<std::int32_t>(TP::BOOL) : a.type, *dims, std::vector<double>(x.values.size())};
   const auto &f = binaryFunctions().at(node.op_type());
@@ -102,6 +123,15 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
   const std::string &op = node.op_type();
   const std::string what = nodeLabel(node);
   if (op == "Constant") return constantValue(node);
+  // An empty input name ("" for an optional input) is a nullptr: only
+  // Slice's axes and steps and Dropout's ratio and training_mode may be.
+  if (op != "Shape" && op != "Size") {
+    if (in.empty()) return std::nullopt;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const bool optional = (op == "Slice" && i >= 3) || (op == "Dropout" && i >= 1);
+      if (in[i] == nullptr && !optional) return std::nullopt;
+    }
+  }
   if (op == "Shape") {
     const auto rank = static_cast<std::int64_t>(firstDims.size());
     auto clampAxis = [&](std::int64_t a) { return std::clamp<std::int64_t>(a < 0 ? a + rank : a, 0, rank); };
@@ -116,7 +146,10 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
     const auto *attr = findAttribute(node, "value");
     const HostTensor value = attr ? fromProto(attr->t()) : HostTensor{TP::FLOAT, {1}, {0.0}};
     const Dims dims = ints(in[0]);
-    return HostTensor{value.type, dims, std::vector<double>(numElements(dims), value.values.at(0))};
+    for (const auto d : dims) {
+      if (d < 0) throw Error(ErrorCode::CorruptModel, "{}: negative dimension in shape {}", what, toString(dims));
+    }
+    return HostTensor{value.type, dims, std::vector<double>(foldedElements(dims, what), value.values.at(0))};
   }
   if (op == "Identity" || op == "Dropout") return *in[0];
   if (op == "Cast") {
@@ -131,6 +164,14 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
   if (op == "Unsqueeze") return reshaped(*in[0], unsqueezeDims(in[0]->dims, axesOf(node, in, 1), what));
   if (op == "Concat") {
     const std::size_t axis = normalizeAxis(attrInt(node, "axis", 0), in[0]->dims.size(), what);
+    for (const auto *t : in) {
+      bool same = t->dims.size() == in[0]->dims.size();
+      for (std::size_t d = 0; same && d < t->dims.size(); ++d) same = d == axis || t->dims[d] == in[0]->dims[d];
+      if (!same) {
+        throw Error(ErrorCode::CorruptModel, "{}: cannot concatenate {} and {} along axis {}", what, toString(in[0]->dims),
+                    toString(t->dims), axis);
+      }
+    }
     // Concatenation along axis = interleaving each input's rows of `inner` elements.
     HostTensor out{in[0]->type, in[0]->dims, {}};
     out.dims[axis] = 0;
@@ -164,15 +205,22 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
     const bool attrs = findAttribute(node, "starts") != nullptr;  // opset < 10
     const auto takes = attrs ? sliceTakes(out.dims, *attrInts(node, "starts"), attrInts(node, "ends").value_or(std::vector<std::int64_t>{}),
                                           attrInts(node, "axes").value_or(std::vector<std::int64_t>{}), {}, what)
-                             : sliceTakes(out.dims, ints(in[1]), ints(in[2]), in.size() > 3 ? ints(in[3]) : std::vector<std::int64_t>{},
-                                          in.size() > 4 ? ints(in[4]) : std::vector<std::int64_t>{}, what);
+                             : sliceTakes(out.dims, ints(in[1]), ints(in[2]), in.size() > 3 && in[3] ? ints(in[3]) : std::vector<std::int64_t>{},
+                                          in.size() > 4 && in[4] ? ints(in[4]) : std::vector<std::int64_t>{}, what);
     for (const AxisTake &take : takes) out = takeAlong(out, take.axis, take.indices);
     return out;
   }
   if (op == "Range") {
     const double start = in[0]->values.at(0), limit = in[1]->values.at(0), delta = in[2]->values.at(0);
     if (delta == 0) throw Error(ErrorCode::CorruptModel, "{}: Range with delta 0", what);
-    const auto n = static_cast<std::int64_t>(std::max(0.0, std::ceil((limit - start) / delta)));
+    const double count = std::ceil((limit - start) / delta);
+    if (std::isnan(count)) throw Error(ErrorCode::CorruptModel, "{}: Range({}, {}, {}) has no length", what, start, limit, delta);
+    // Checked as a double: a huge count must not overflow the conversion.
+    if (count > static_cast<double>(kMaxFoldedElements)) {
+      throw Error(ErrorCode::ResourceExhausted, "{}: Range({}, {}, {}) has {} elements, more than the {} folding "
+                                                "evaluates on the host", what, start, limit, delta, count, kMaxFoldedElements);
+    }
+    const auto n = static_cast<std::int64_t>(std::max(0.0, count));
     HostTensor out{in[0]->type, {n}, {}};
     for (std::int64_t i = 0; i < n; ++i) out.values.push_back(start + static_cast<double>(i) * delta);
     return out;
@@ -180,6 +228,7 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
   if (op == "Expand") {
     const auto dims = broadcastDims(in[0]->dims, ints(in[1]));
     if (!dims) throw Error(ErrorCode::CorruptModel, "{}: cannot expand {}", what, toString(in[0]->dims));
+    foldedElements(*dims, what);
     return broadcastTo(*in[0], *dims);
   }
   if (op == "Tile") {
@@ -200,6 +249,7 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
     const auto d1 = broadcastDims(in[0]->dims, in[1]->dims);
     const auto dims = d1 ? broadcastDims(*d1, in[2]->dims) : std::nullopt;
     if (!dims) throw Error(ErrorCode::CorruptModel, "{}: Where's inputs do not broadcast", what);
+    foldedElements(*dims, what);
     const HostTensor c = broadcastTo(*in[0], *dims), x = broadcastTo(*in[1], *dims), y = broadcastTo(*in[2], *dims);
     HostTensor out{in[1]->type, *dims, std::vector<double>(c.values.size())};
     for (std::size_t i = 0; i < c.values.size(); ++i) out.values[i] = c.values[i] != 0 ? x.values[i] : y.values[i];
@@ -215,6 +265,8 @@ std::optional<HostTensor> evaluate(const NodeProto &node, const Inputs &in, cons
   return std::nullopt;
 }
 
+}  // namespace
+
 const std::set<std::string> &foldableOps() {
   static const std::set<std::string> ops = [] {
     std::set<std::string> s = {"Constant", "Shape", "Size", "ConstantOfShape", "Identity", "Dropout", "Cast", "Reshape",
@@ -225,8 +277,6 @@ const std::set<std::string> &foldableOps() {
   }();
   return ops;
 }
-
-}  // namespace
 
 bool isFoldable(const std::string &opType) { return foldableOps().count(opType) != 0; }
 
@@ -256,7 +306,13 @@ bool tryFold(LoweringContext &ctx, const NodeProto &node) {
                           (node.input_size() > 2 && !node.input(2).empty()))) {
     return false;
   }
-  std::optional<HostTensor> result = evaluate(node, inputs, firstDims);
+  std::optional<HostTensor> result;
+  try {
+    result = evaluate(node, inputs, firstDims);
+  } catch (const std::out_of_range &) {
+    // values.at(0) of an empty tensor (Range's start, ConstantOfShape's value...).
+    throw Error(ErrorCode::CorruptModel, "{}: an input has fewer values than the operator reads", nodeLabel(node));
+  }
   if (!result) return false;
   ctx.setHost(node.output(0), std::move(*result));
   return true;

@@ -4,6 +4,9 @@
 // computations never reach the device.
 #pragma once
 
+#include <set>
+#include <string>
+
 #include <onnx/onnx_pb.h>
 
 #include "onnx/context.hpp"
@@ -18,5 +21,8 @@ bool tryFold(LoweringContext &ctx, const ::onnx::NodeProto &node);
 // Op types the host evaluator knows (for docs and the unsupported-op check:
 // an op only foldable still fails when its inputs are not constant).
 bool isFoldable(const std::string &opType);
+// All of them (docs/onnx.md's "Host-evaluated ops", checked by
+// tests/onnx/onnx_ops_doc_test.cpp).
+const std::set<std::string> &foldableOps();
 
 }  // namespace mrt::onnx

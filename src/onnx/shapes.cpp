@@ -1,11 +1,17 @@
 #include "onnx/shapes.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <map>
 #include <set>
 
+#include <onnx/defs/data_type_utils.h>
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include "common/error.hpp"
+#include "onnx/context.hpp"
 
 namespace mrt::onnx {
 
@@ -42,7 +48,8 @@ void forgetRecordedShapes(::onnx::GraphProto &graph) {
 }  // namespace
 
 void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize,
-                   const std::map<std::string, std::vector<std::int64_t>> &inputShapes) {
+                   const std::map<std::string, std::vector<std::int64_t>> &inputShapes, std::uint64_t limitBytes,
+                   const std::string &target) {
   std::set<std::string> initializers;
   for (const auto &init : model.graph().initializer()) initializers.insert(init.name());
   std::set<std::string> overridden;
@@ -68,10 +75,237 @@ void resolveShapes(::onnx::ModelProto &model, std::int64_t batchSize,
   // The shapes the exporter recorded for the old input shapes would
   // contradict the new ones: inference recomputes them all.
   if (!overridden.empty()) forgetRecordedShapes(*model.mutable_graph());
+  checkBeforeInference(model, limitBytes, target);
+  addKernelShapes(model);
   try {
     ::onnx::shape_inference::InferShapes(model);
   } catch (const std::exception &e) {
     throw Error(ErrorCode::CorruptModel, "ONNX shape inference rejects the model: {}", e.what());
+  }
+  checkInputTypes(model);
+}
+
+namespace {
+
+// Bytes of one element on the device (INT64 is S32 there), at least 1.
+std::uint64_t deviceElementBytes(std::int32_t onnxType) {
+  using TP = ::onnx::TensorProto;
+  switch (onnxType) {
+    case TP::DOUBLE: case TP::UINT64: case TP::COMPLEX64: return 8;
+    case TP::COMPLEX128: return 16;
+    case TP::FLOAT: case TP::INT32: case TP::UINT32: case TP::INT64: return 4;
+    case TP::FLOAT16: case TP::BFLOAT16: case TP::INT16: case TP::UINT16: return 2;
+    default: return 1;
+  }
+}
+
+// dims' bytes (0 dimensions counted as 1), saturated at limit + 1 so that no
+// product overflows; 0 when a dimension is unknown (negative).
+template <typename DimRange, typename Value>
+std::uint64_t tensorBytes(const DimRange &dims, std::int32_t type, std::uint64_t limit, const Value &value) {
+  std::uint64_t bytes = deviceElementBytes(type);
+  bool over = false;
+  for (const auto &d : dims) {
+    const std::int64_t v = value(d);
+    if (v < 0) return 0;
+    // An empty tensor counts as if its 0s were 1s: lowering loops over its
+    // other dimensions ([2^25, 0] made 2 GiB of view regions).
+    if (v == 0) continue;
+    if (bytes > limit / static_cast<std::uint64_t>(v)) over = true;
+    else bytes *= static_cast<std::uint64_t>(v);
+  }
+  return over ? limit + 1 : bytes;
+}
+
+}  // namespace
+
+void checkTensorSizes(const ::onnx::GraphProto &graph, std::uint64_t limitBytes, const std::string &target) {
+  auto refuse = [&](const std::string &name, const std::string &shape) {
+    throw Error(ErrorCode::ResourceExhausted, "tensor '{}' of shape {} needs more than the {} bytes of the whole "
+                                              "target ({})", name, shape, limitBytes, target);
+  };
+  auto checkInfo = [&](const ::onnx::ValueInfoProto &info) {
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) return;
+    const auto &dims = info.type().tensor_type().shape().dim();
+    for (const auto &d : dims) {
+      if (d.has_dim_value() && d.dim_value() < 0) {
+        throw Error(ErrorCode::CorruptModel, "tensor '{}' has the negative dimension {}", info.name(), d.dim_value());
+      }
+    }
+    const auto value = [](const ::onnx::TensorShapeProto::Dimension &d) {
+      return d.has_dim_value() ? d.dim_value() : std::int64_t{-1};
+    };
+    if (tensorBytes(dims, info.type().tensor_type().elem_type(), limitBytes, value) > limitBytes) {
+      Dims shape;
+      for (const auto &d : dims) shape.push_back(value(d));
+      refuse(info.name(), toString(shape));
+    }
+  };
+  for (const auto &info : graph.input()) checkInfo(info);
+  for (const auto &info : graph.output()) checkInfo(info);
+  for (const auto &info : graph.value_info()) checkInfo(info);
+  for (const auto &init : graph.initializer()) {
+    if (tensorBytes(init.dims(), init.data_type(), limitBytes, [](std::int64_t d) { return d; }) > limitBytes) {
+      refuse(init.name(), toString(Dims(init.dims().begin(), init.dims().end())));
+    }
+  }
+}
+
+void checkInputTypes(const ::onnx::ModelProto &model) {
+  const ::onnx::GraphProto &graph = model.graph();
+  int opset = 1;
+  for (const auto &o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
+  }
+  std::map<std::string, std::int32_t> types;
+  for (const auto &init : graph.initializer()) types[init.name()] = init.data_type();
+  for (const auto *infos : {&graph.input(), &graph.value_info(), &graph.output()}) {
+    for (const auto &info : *infos) {
+      if (info.type().has_tensor_type() && !types.count(info.name())) types[info.name()] = info.type().tensor_type().elem_type();
+    }
+  }
+  for (const auto &node : graph.node()) {
+    if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
+    const ::onnx::OpSchema *schema = ::onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
+    if (schema == nullptr || schema->inputs().empty()) continue;
+    const auto &formals = schema->inputs();
+    std::map<std::string, std::pair<std::int32_t, std::string>> bound;  // type parameter -> (type, input)
+    for (int i = 0; i < node.input_size(); ++i) {
+      const auto f = std::min(static_cast<std::size_t>(i), formals.size() - 1);
+      if (static_cast<std::size_t>(i) >= formals.size() &&
+          formals.back().GetOption() != ::onnx::OpSchema::FormalParameterOption::Variadic) {
+        break;
+      }
+      if (formals[f].GetOption() == ::onnx::OpSchema::FormalParameterOption::Variadic && !formals[f].GetIsHomogeneous()) {
+        continue;
+      }
+      const auto type = types.find(node.input(i));
+      if (node.input(i).empty() || type == types.end() || type->second == 0) continue;
+      ::onnx::TypeProto proto;
+      proto.mutable_tensor_type()->set_elem_type(type->second);
+      const auto &allowed = formals[f].GetTypes();
+      if (!::onnx::TensorProto_DataType_IsValid(type->second) ||
+          (!allowed.empty() && allowed.count(::onnx::Utils::DataTypeUtils::ToType(proto)) == 0)) {
+        throw Error(ErrorCode::CorruptModel, "node '{}' ({}): input '{}' is {}, which the op does not take", nodeLabel(node),
+                    node.op_type(), node.input(i), typeName(type->second));
+      }
+      const auto [it, added] = bound.emplace(formals[f].GetTypeStr(), std::make_pair(type->second, node.input(i)));
+      if (!added && it->second.first != type->second) {
+        throw Error(ErrorCode::CorruptModel, "node '{}' ({}): inputs '{}' ({}) and '{}' ({}) must have one type ({})",
+                    nodeLabel(node), node.op_type(), it->second.second, typeName(it->second.first), node.input(i),
+                    typeName(type->second), formals[f].GetTypeStr());
+      }
+    }
+  }
+}
+
+void addKernelShapes(::onnx::ModelProto &model) {
+  ::onnx::GraphProto &graph = *model.mutable_graph();
+  std::map<std::string, std::vector<std::int64_t>> shapes;  // of initializers and graph inputs
+  for (const auto &init : graph.initializer()) shapes[init.name()].assign(init.dims().begin(), init.dims().end());
+  for (const auto &info : graph.input()) {
+    if (shapes.count(info.name()) || !info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) continue;
+    std::vector<std::int64_t> dims;
+    for (const auto &d : info.type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    shapes[info.name()] = dims;
+  }
+  for (auto &node : *graph.mutable_node()) {
+    const std::string &op = node.op_type();
+    const int weights = op == "QLinearConv" ? 3 : (op == "Conv" || op == "ConvTranspose" || op == "ConvInteger") ? 1 : -1;
+    if (weights < 0 || node.input_size() <= weights) continue;
+    if (std::any_of(node.attribute().begin(), node.attribute().end(),
+                    [](const ::onnx::AttributeProto &a) { return a.name() == "kernel_shape"; })) {
+      continue;
+    }
+    const auto w = shapes.find(node.input(weights));
+    if (w == shapes.end()) continue;
+    if (w->second.size() < 3) {
+      throw Error(ErrorCode::CorruptModel, "node '{}' ({}): weights '{}' of rank {}; a convolution's have rank 3 or more",
+                  nodeLabel(node), op, node.input(weights), w->second.size());
+    }
+    const std::vector<std::int64_t> kernel(w->second.begin() + 2, w->second.end());
+    // An unknown dimension (-1): libonnx's inference gives up on the node.
+    if (std::any_of(kernel.begin(), kernel.end(), [](std::int64_t d) { return d < 0; })) continue;
+    if (std::any_of(kernel.begin(), kernel.end(), [](std::int64_t d) { return d == 0; })) {
+      throw Error(ErrorCode::CorruptModel, "node '{}' ({}): weights '{}' have an empty kernel dimension", nodeLabel(node),
+                  op, node.input(weights));
+    }
+    auto *attribute = node.add_attribute();
+    attribute->set_name("kernel_shape");
+    attribute->set_type(::onnx::AttributeProto::INTS);
+    for (const auto d : kernel) attribute->add_ints(d);
+  }
+}
+
+void checkBeforeInference(const ::onnx::ModelProto &model, std::uint64_t limitBytes, const std::string &target) {
+  const ::onnx::GraphProto &graph = model.graph();
+  // Inputs and initializers only: value_info and outputs may still hold
+  // what the file claims, checked after inference.
+  ::onnx::GraphProto known;
+  *known.mutable_input() = graph.input();
+  *known.mutable_initializer() = graph.initializer();
+  checkTensorSizes(known, limitBytes, target);
+
+  bool negativeLayerNormAxis = false;
+  for (const auto &node : graph.node()) {
+    for (const auto &a : node.attribute()) {
+      if (a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape") {
+        for (const auto v : a.ints()) {
+          if (v < 1) {
+            throw Error(ErrorCode::CorruptModel, "node '{}' ({}): {} {} must be at least 1", nodeLabel(node), node.op_type(),
+                        a.name(), v);
+          }
+          // The device's vertices take strides and dilations up to 2^24.
+          if (v > (std::int64_t{1} << 24) && a.name() != "kernel_shape") {
+            throw Error(ErrorCode::Unimplemented, "node '{}' ({}): {} {} is beyond the 16777216 the device supports",
+                        nodeLabel(node), node.op_type(), a.name(), v);
+          }
+        }
+      }
+      if (node.op_type() == "LayerNormalization" && a.name() == "axis") {
+        if (a.i() < INT32_MIN || a.i() > INT32_MAX) {
+          throw Error(ErrorCode::CorruptModel, "node '{}' (LayerNormalization): axis {} is out of range", nodeLabel(node), a.i());
+        }
+        negativeLayerNormAxis = negativeLayerNormAxis || a.i() < 0;
+      }
+    }
+  }
+  if (!negativeLayerNormAxis) return;
+  // libonnx adds the rank to a negative axis without checking the result:
+  // learn the ranks by inferring a copy whose LayerNormalization axes are 0
+  // (always in range; the output Y has X's shape whatever the axis).
+  ::onnx::ModelProto copy = model;
+  for (auto &node : *copy.mutable_graph()->mutable_node()) {
+    if (node.op_type() != "LayerNormalization") continue;
+    for (auto &a : *node.mutable_attribute()) {
+      if (a.name() == "axis") a.set_i(0);
+    }
+  }
+  try {
+    ::onnx::shape_inference::InferShapes(copy);
+  } catch (const std::exception &) {
+    // The real inference below reports it.
+  }
+  std::map<std::string, int> ranks;
+  auto note = [&](const ::onnx::ValueInfoProto &info) {
+    if (info.type().has_tensor_type() && info.type().tensor_type().has_shape()) {
+      ranks[info.name()] = info.type().tensor_type().shape().dim_size();
+    }
+  };
+  for (const auto &info : copy.graph().input()) note(info);
+  for (const auto &info : copy.graph().value_info()) note(info);
+  for (const auto &init : copy.graph().initializer()) ranks[init.name()] = init.dims_size();
+  for (const auto &node : graph.node()) {
+    if (node.op_type() != "LayerNormalization" || node.input_size() == 0) continue;
+    for (const auto &a : node.attribute()) {
+      if (a.name() != "axis" || a.i() >= 0) continue;
+      const auto rank = ranks.find(node.input(0));
+      // An unknown rank: libonnx's inference function returns early then.
+      if (rank != ranks.end() && a.i() < -rank->second) {
+        throw Error(ErrorCode::CorruptModel, "node '{}' (LayerNormalization): axis {} is out of range for rank {}",
+                    nodeLabel(node), a.i(), rank->second);
+      }
+    }
   }
 }
 
@@ -107,8 +341,8 @@ Dims reshapeDims(const Dims &in, const std::vector<std::int64_t> &shape, bool al
       d = 1;
     } else if (d < 0) {
       throw Error(ErrorCode::CorruptModel, "{}: shape {} has the negative dimension {}", what, toString(shape), d);
-    } else {
-      known *= static_cast<std::size_t>(d);
+    } else if (__builtin_mul_overflow(known, static_cast<std::size_t>(d), &known)) {
+      throw Error(ErrorCode::CorruptModel, "{}: shape {} has more elements than a size_t holds", what, toString(shape));
     }
     out.push_back(d);
   }

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Writes the ONNX test models of tests/onnx/ to OUT_DIR, each as
 OUT_DIR/<case>/model.onnx plus test_data_set_0/{input,output}_<i>.pb (the
-ONNX Model Zoo layout), the expected outputs computed with numpy.
+ONNX Model Zoo layout), the expected outputs computed with numpy. The own
+models (OWN_MODELS) have a dynamic batch dimension and a data set directory
+per batch size, OUT_DIR/<case>/batch_<B>/test_data_set_<i>/; OUT_DIR/
+own_models.txt lists them.
 
 Usage: make_models.py OUT_DIR
 """
@@ -24,35 +27,69 @@ def softmax(x, axis):
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def write(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13):
-    """inputs/outputs: lists of (name, array); initializers: (name, array)."""
-    graph = helper.make_graph(
-        nodes, case,
-        [helper.make_tensor_value_info(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], a.shape) for n, a in inputs],
-        [helper.make_tensor_value_info(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], a.shape) for n, a in outputs],
-        [numpy_helper.from_array(a, n) for n, a in initializers])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    data = os.path.join(out_dir, case, "test_data_set_0")
+def write_data_set(data, inputs, outputs):
+    """data: a test_data_set_<i> directory; inputs/outputs: (name, array)."""
     os.makedirs(data, exist_ok=True)
-    onnx.save(model, os.path.join(out_dir, case, "model.onnx"))
     for kind, tensors in (("input", inputs), ("output", outputs)):
         for i, (name, array) in enumerate(tensors):
             with open(os.path.join(data, f"{kind}_{i}.pb"), "wb") as f:
                 f.write(numpy_helper.from_array(array, name).SerializeToString())
 
 
-def mlp(out):
-    x, w1, b1, w2, b2 = rand(4, 16), rand(32, 16), rand(32), rand(32, 10), rand(10)
-    h = np.maximum(x @ w1.T + b1, 0)
-    y = softmax(h @ w2 + 0.5 * b2, 1)
-    write(out, "mlp", [
-        helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], transB=1),
-        helper.make_node("Relu", ["h"], ["hr"]),
-        helper.make_node("Gemm", ["hr", "w2", "b2"], ["logits"], beta=0.5),
-        helper.make_node("Softmax", ["logits"], ["y"], axis=1),
-    ], [("x", x)], [("y", y)], [("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2)])
+def write_model(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13, batch=None):
+    """OUT_DIR/<case>/model.onnx. inputs/outputs: lists of (name, array), whose
+    shapes and types the graph declares; initializers: (name, array). batch:
+    the symbolic name of every input's and output's first dimension (dynamic:
+    set by mrt_onnx_options.batch_size), None for static shapes."""
+    def info(name, array):
+        shape = list(array.shape)
+        if batch is not None:
+            shape[0] = batch
+        return helper.make_tensor_value_info(name, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[array.dtype], shape)
+    graph = helper.make_graph(
+        nodes, case, [info(n, a) for n, a in inputs], [info(n, a) for n, a in outputs],
+        [numpy_helper.from_array(a, n) for n, a in initializers])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    os.makedirs(os.path.join(out_dir, case), exist_ok=True)
+    onnx.save(model, os.path.join(out_dir, case, "model.onnx"))
+
+
+def write(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13):
+    """A static model and its one data set, test_data_set_0."""
+    write_model(out_dir, case, nodes, inputs, outputs, initializers, opset)
+    write_data_set(os.path.join(out_dir, case, "test_data_set_0"), inputs, outputs)
+
+
+# Own models (issue 13): small networks with seeded weights and a dynamic
+# batch dimension "N", each checked against the numpy reference below at
+# every batch of BATCHES, with DATA_SETS different inputs per batch:
+# OUT_DIR/<case>/model.onnx plus OUT_DIR/<case>/batch_<B>/test_data_set_<i>/.
+# A model function returns (nodes, initializers, inputs, reference):
+# inputs maps each input name to its shape without the batch dimension, and
+# reference(**arrays) returns [(output name, array)], computed in float64.
+# Adding a model is one entry of OWN_MODELS (and of kOwnModels in
+# onnx_models_test.cpp, which checks that both lists agree).
+BATCHES = (1, 8)
+DATA_SETS = 2
+
+
+def write_own(out_dir, case, make):
+    nodes, initializers, inputs, reference = make()
+    batches = {}
+    for batch in BATCHES:
+        sets = []
+        for _ in range(DATA_SETS):
+            arrays = {name: rand(batch, *shape) for name, shape in inputs.items()}
+            outputs = [(n, a.astype(np.float32)) for n, a in reference(**arrays)]
+            sets.append((list(arrays.items()), outputs))
+        batches[batch] = sets
+    # Opset 14: the recurrent ops' layout attribute (batch first).
+    write_model(out_dir, case, nodes, *batches[BATCHES[0]][0], initializers, opset=14, batch="N")
+    for batch, sets in batches.items():
+        for i, (ins, outs) in enumerate(sets):
+            write_data_set(os.path.join(out_dir, case, f"batch_{batch}", f"test_data_set_{i}"), ins, outs)
 
 
 def broadcast(out):
@@ -109,17 +146,34 @@ def shape_fold(out):
          ("minus1", np.array([-1], np.int64))])
 
 
-def conv2d(x, w, b, pad):
+def conv2d(x, w, b=None, pad=0, stride=1, group=1):
+    """NCHW convolution, symmetric padding; w: [M, C/group, kh, kw]."""
     n, c, h, wd = x.shape
-    m, _, kh, kw = w.shape
+    m, cg, kh, kw = w.shape
     xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    oh, ow = h + 2 * pad - kh + 1, wd + 2 * pad - kw + 1
-    y = np.zeros((n, m, oh, ow), np.float32)
-    for i in range(oh):
-        for j in range(ow):
-            patch = xp[:, :, i:i + kh, j:j + kw].reshape(n, -1)
-            y[:, :, i, j] = patch @ w.reshape(m, -1).T
-    return y + b.reshape(1, m, 1, 1)
+    oh, ow = (h + 2 * pad - kh) // stride + 1, (wd + 2 * pad - kw) // stride + 1
+    y = np.zeros((n, m, oh, ow), x.dtype)
+    mg = m // group
+    for g in range(group):
+        wg = w[g * mg:(g + 1) * mg].reshape(mg, -1)
+        for i in range(oh):
+            for j in range(ow):
+                patch = xp[:, g * cg:(g + 1) * cg, i * stride:i * stride + kh, j * stride:j * stride + kw]
+                y[:, g * mg:(g + 1) * mg, i, j] = patch.reshape(n, -1) @ wg.T
+    return y if b is None else y + b.reshape(1, m, 1, 1)
+
+
+def batch_norm(x, gamma, beta, mean, var, eps=1e-5):
+    shape = (1, -1, 1, 1)
+    return (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps) * gamma.reshape(shape) + beta.reshape(shape)
+
+
+def bn_params(c):
+    return rand(c, low=0.5, high=1.5), rand(c), rand(c), rand(c, low=0.5, high=1.5)
+
+
+def f64(*arrays):
+    return [a.astype(np.float64) for a in arrays]
 
 
 def pool(x, k, op):
@@ -127,19 +181,18 @@ def pool(x, k, op):
     return op(x.reshape(n, c, h // k, k, w // k, k), axis=(3, 5))
 
 
-def lenet(out):
-    x = rand(2, 1, 12, 12)
+def lenet():
     w1, b1, w2, b2 = rand(4, 1, 3, 3), rand(4), rand(8, 4, 3, 3), rand(8)
     gamma, beta, mean, var = rand(4), rand(4), rand(4), rand(4, low=0.5, high=1.5)
     wf, bf = rand(8 * 2 * 2, 10), rand(10)
-    h = conv2d(x, w1, b1, 1)
-    h = (h - mean.reshape(1, 4, 1, 1)) / np.sqrt(var.reshape(1, 4, 1, 1) + 1e-5) * gamma.reshape(1, 4, 1, 1) \
-        + beta.reshape(1, 4, 1, 1)
-    h = pool(np.maximum(h, 0), 2, np.max)           # [2,4,6,6]
-    h = pool(conv2d(h, w2, b2, 1), 3, np.mean)      # [2,8,2,2]
-    logits = h.reshape(2, -1) @ wf + bf
-    y = np.log(softmax(logits, 1))
-    write(out, "lenet", [
+
+    def reference(x):
+        h = batch_norm(conv2d(*f64(x, w1, b1), 1), *f64(gamma, beta, mean, var))
+        h = pool(np.maximum(h, 0), 2, np.max)                   # [N,4,6,6]
+        h = pool(conv2d(h, *f64(w2, b2), 1), 3, np.mean)        # [N,8,2,2]
+        logits = h.reshape(len(x), -1) @ wf + bf
+        return [("y", np.log(softmax(logits, 1)))]
+    return [
         helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
         helper.make_node("BatchNormalization", ["c1", "gamma", "beta", "mean", "var"], ["bn"]),
         helper.make_node("Relu", ["bn"], ["r1"]),
@@ -149,9 +202,74 @@ def lenet(out):
         helper.make_node("Flatten", ["p2"], ["f"]),
         helper.make_node("Gemm", ["f", "wf", "bf"], ["logits"]),
         helper.make_node("LogSoftmax", ["logits"], ["y"], axis=1),
-    ], [("x", x)], [("y", y.astype(np.float32))],
-        [("w1", w1), ("b1", b1), ("gamma", gamma), ("beta", beta), ("mean", mean), ("var", var),
-         ("w2", w2), ("b2", b2), ("wf", wf), ("bf", bf)])
+    ], [("w1", w1), ("b1", b1), ("gamma", gamma), ("beta", beta), ("mean", mean), ("var", var),
+        ("w2", w2), ("b2", b2), ("wf", wf), ("bf", bf)], {"x": (1, 12, 12)}, reference
+
+
+def mlp():
+    w1, b1, w2, b2 = rand(32, 16), rand(32), rand(32, 10), rand(10)
+
+    def reference(x):
+        h = np.maximum(x.astype(np.float64) @ w1.T + b1, 0)
+        return [("y", softmax(h @ w2 + 0.5 * b2, 1))]
+    return [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], transB=1),
+        helper.make_node("Relu", ["h"], ["hr"]),
+        helper.make_node("Gemm", ["hr", "w2", "b2"], ["logits"], beta=0.5),
+        helper.make_node("Softmax", ["logits"], ["y"], axis=1),
+    ], [("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2)], {"x": (16,)}, reference
+
+
+def resnet_block():
+    """Conv-BN-Relu-Conv-BN, the identity skip added, Relu, then
+    GlobalAveragePool and a Gemm classifier."""
+    c = 8
+    w1, w2 = rand(c, c, 3, 3, low=-0.3, high=0.3), rand(c, c, 3, 3, low=-0.3, high=0.3)
+    bn1, bn2 = bn_params(c), bn_params(c)
+    wf, bf = rand(10, c), rand(10)
+
+    def reference(x):
+        x = x.astype(np.float64)
+        h = np.maximum(batch_norm(conv2d(x, *f64(w1), pad=1), *f64(*bn1)), 0)
+        h = batch_norm(conv2d(h, *f64(w2), pad=1), *f64(*bn2))
+        h = np.maximum(h + x, 0)
+        return [("y", h.mean(axis=(2, 3)) @ wf.T + bf)]
+    names1 = ["bn1_scale", "bn1_b", "bn1_mean", "bn1_var"]
+    names2 = ["bn2_scale", "bn2_b", "bn2_mean", "bn2_var"]
+    return [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+        helper.make_node("BatchNormalization", ["c1"] + names1, ["b1"]),
+        helper.make_node("Relu", ["b1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+        helper.make_node("BatchNormalization", ["c2"] + names2, ["b2"]),
+        helper.make_node("Add", ["b2", "x"], ["skip"]),
+        helper.make_node("Relu", ["skip"], ["r2"]),
+        helper.make_node("GlobalAveragePool", ["r2"], ["gap"]),
+        helper.make_node("Flatten", ["gap"], ["f"]),
+        helper.make_node("Gemm", ["f", "wf", "bf"], ["y"], transB=1),
+    ], [("w1", w1), ("w2", w2), *zip(names1, bn1), *zip(names2, bn2), ("wf", wf), ("bf", bf)], \
+        {"x": (c, 6, 6)}, reference
+
+
+def depthwise_block():
+    """A depthwise 3x3 Conv (group = channels, stride 2) then a pointwise
+    1x1 Conv, BN and Relu (MobileNet's depthwise-separable block)."""
+    c, m = 6, 12
+    wd, bd, wp = rand(c, 1, 3, 3), rand(c), rand(m, c, 1, 1)
+    bn = bn_params(m)
+
+    def reference(x):
+        h = conv2d(*f64(x, wd, bd), pad=1, stride=2, group=c)
+        h = batch_norm(conv2d(h, *f64(wp)), *f64(*bn))
+        return [("y", np.maximum(h, 0))]
+    names = ["bn_scale", "bn_b", "bn_mean", "bn_var"]
+    return [
+        helper.make_node("Conv", ["x", "wd", "bd"], ["dw"], pads=[1, 1, 1, 1], kernel_shape=[3, 3], strides=[2, 2],
+                         group=c),
+        helper.make_node("Conv", ["dw", "wp"], ["pw"], kernel_shape=[1, 1]),
+        helper.make_node("BatchNormalization", ["pw"] + names, ["bn"]),
+        helper.make_node("Relu", ["bn"], ["y"]),
+    ], [("wd", wd), ("bd", bd), ("wp", wp), *zip(names, bn)], {"x": (c, 8, 8)}, reference
 
 
 def pad_tile(out):
@@ -253,20 +371,22 @@ def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
-def lstm_gru(out):
+def lstm_gru():
     """An LSTM (with bias) whose sequence feeds a GRU (linear_before_reset),
-    whose last state feeds a Gemm: seq 5, input 4, hidden 8. The same seeded
-    weights at batch 1 and at batch 8 (cases lstm_gru_b1, lstm_gru_b8)."""
+    whose last state feeds a Gemm: seq 5, input 4, hidden 8, batch first
+    (layout 1, opset 14) so that the batch is the models' dimension 0."""
     seq, inp, hid, classes = 5, 4, 8, 3
     lw, lr, lb = rand(1, 4 * hid, inp), rand(1, 4 * hid, hid), rand(1, 8 * hid)
     gw, gr, gb = rand(1, 3 * hid, hid), rand(1, 3 * hid, hid), rand(1, 6 * hid)
     fw, fb = rand(hid, classes), rand(classes)
-    for batch in (1, 8):
-        x = rand(seq, batch, inp)
+
+    def reference(x):
+        x = x.astype(np.float64)
+        batch = len(x)
         # LSTM, gates i, o, f, c; biases Wb + Rb.
         h, c, ys = np.zeros((batch, hid)), np.zeros((batch, hid)), []
         for t in range(seq):
-            g = x[t] @ lw[0].T + h @ lr[0].T + lb[0, :4 * hid] + lb[0, 4 * hid:]
+            g = x[:, t] @ lw[0].T + h @ lr[0].T + lb[0, :4 * hid] + lb[0, 4 * hid:]
             i, o, f, cand = (g[:, k * hid:(k + 1) * hid] for k in range(4))
             c = sigmoid(f) * c + sigmoid(i) * np.tanh(cand)
             h = sigmoid(o) * np.tanh(c)
@@ -281,22 +401,36 @@ def lstm_gru(out):
             r = sigmoid(xw[:, hid:2 * hid] + hr[:, hid:2 * hid])
             cand = np.tanh(xw[:, 2 * hid:] + r * hr[:, 2 * hid:])
             h = (1 - z) * cand + z * h
-        logits = h @ fw + fb
-        write(out, f"lstm_gru_b{batch}", [
-            helper.make_node("LSTM", ["x", "lw", "lr", "lb"], ["lstm_y", "", "lstm_c"], hidden_size=hid),
-            helper.make_node("Squeeze", ["lstm_y", "axis1"], ["seq"]),
-            helper.make_node("GRU", ["seq", "gw", "gr", "gb"], ["", "gru_h"], hidden_size=hid, linear_before_reset=1),
-            helper.make_node("Squeeze", ["gru_h", "axis0"], ["last"]),
-            helper.make_node("Gemm", ["last", "fw", "fb"], ["y"]),
-        ], [("x", x)], [("y", logits.astype(np.float32)), ("lstm_c", lstm_c[None].astype(np.float32))],
-            [("lw", lw), ("lr", lr), ("lb", lb), ("gw", gw), ("gr", gr), ("gb", gb), ("fw", fw), ("fb", fb),
-             ("axis0", np.array([0], np.int64)), ("axis1", np.array([1], np.int64))])
+        return [("y", h @ fw + fb), ("lstm_c", lstm_c[:, None])]
+    return [
+        helper.make_node("LSTM", ["x", "lw", "lr", "lb"], ["lstm_y", "", "lstm_c"], hidden_size=hid, layout=1),
+        helper.make_node("Squeeze", ["lstm_y", "axis2"], ["seq"]),
+        helper.make_node("GRU", ["seq", "gw", "gr", "gb"], ["", "gru_h"], hidden_size=hid, linear_before_reset=1,
+                         layout=1),
+        helper.make_node("Squeeze", ["gru_h", "axis1"], ["last"]),
+        helper.make_node("Gemm", ["last", "fw", "fb"], ["y"]),
+    ], [("lw", lw), ("lr", lr), ("lb", lb), ("gw", gw), ("gr", gr), ("gb", gb), ("fw", fw), ("fb", fb),
+        ("axis1", np.array([1], np.int64)), ("axis2", np.array([2], np.int64))], {"x": (seq, inp)}, reference
+
+
+# (case, model function) of the own models, each written by write_own().
+OWN_MODELS = [
+    ("lenet", lenet),
+    ("mlp", mlp),
+    ("resnet_block", resnet_block),
+    ("depthwise_block", depthwise_block),
+    ("lstm_gru", lstm_gru),
+]
 
 
 def main():
     out = sys.argv[1]
-    for make in (mlp, broadcast, views, shape_fold, lenet, pad_tile, conv_transpose_grouped, runtime_indices,
-                 where_select, unsupported, lstm_gru):
+    for case, make in OWN_MODELS:
+        write_own(out, case, make)
+    with open(os.path.join(out, "own_models.txt"), "w") as f:
+        f.write("".join(case + "\n" for case, _ in OWN_MODELS))
+    for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, runtime_indices, where_select,
+                 unsupported):
         make(out)
 
 
