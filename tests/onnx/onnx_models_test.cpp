@@ -19,35 +19,15 @@
 #include <onnx/onnx_pb.h>
 
 #include "mrt_c.h"
+#include "onnx_test_data.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// The directories CMake compiles in, unless the environment overrides them.
-fs::path envDir(const char *name, const char *fallback) {
-  const char *value = std::getenv(name);
-  return value != nullptr ? fs::path(value) : fs::path(fallback);
-}
-
-std::string readBytes(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// A FLOAT tensor of an ONNX test data set (.pb); *name gets its name (may be empty).
-std::vector<float> readTensor(const fs::path &path, std::string *name = nullptr) {
-  onnx::TensorProto t;
-  EXPECT_TRUE(t.ParseFromString(readBytes(path))) << path;
-  EXPECT_EQ(t.data_type(), onnx::TensorProto::FLOAT) << path;
-  if (name != nullptr) *name = t.name();
-  if (t.has_raw_data()) {
-    std::vector<float> v(t.raw_data().size() / sizeof(float));
-    std::memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(float));
-    return v;
-  }
-  return std::vector<float>(t.float_data().begin(), t.float_data().end());
-}
+using onnx_test::envDir;
+using onnx_test::readBytes;
+using onnx_test::readTensor;
 
 struct Runner {
   mrt_model *model = nullptr;

@@ -15,28 +15,16 @@
 #include <onnx/onnx_pb.h>
 
 #include "mrt_graph.hpp"
+#include "onnx_test_data.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path envDir(const char *name, const char *fallback) {
-  const char *value = std::getenv(name);
-  return value != nullptr ? fs::path(value) : fs::path(fallback);
-}
+using onnx_test::envDir;
+
 fs::path mlpDir() { return envDir("MRT_TEST_ONNX_MODELS", MRT_TEST_ONNX_MODELS) / "mlp"; }
 fs::path mnistDir() { return envDir("MRT_TEST_ONNX_DATA", MRT_TEST_ONNX_DATA) / "mnist-8"; }
-
-// The FLOAT values of a TensorProto file.
-std::vector<float> readFloats(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  onnx::TensorProto t;
-  EXPECT_TRUE(t.ParseFromIstream(&in)) << path;
-  if (!t.has_raw_data()) return {t.float_data().begin(), t.float_data().end()};
-  std::vector<float> v(t.raw_data().size() / sizeof(float));
-  std::memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(float));
-  return v;
-}
 
 std::vector<int64_t> anchorShape(const mrt::Model &model, const std::string &name) {
   for (const auto &a : model.anchors()) {
@@ -57,8 +45,8 @@ double worstError(mrt::Span<const float> got, const std::vector<float> &want) {
 // batch-8 test input give two copies of its output.
 TEST(OnnxOptions, InputShapeReplacesTheDeclaredOne) {
   const fs::path set = mlpDir() / "batch_8" / "test_data_set_0";
-  const std::vector<float> x = readFloats(set / "input_0.pb");
-  const std::vector<float> y = readFloats(set / "output_0.pb");
+  const std::vector<float> x = onnx_test::readTensor(set / "input_0.pb");
+  const std::vector<float> y = onnx_test::readTensor(set / "output_0.pb");
   ASSERT_EQ(x.size(), 8u * 16u);
   mrt::OnnxOptions options;
   options.inputShapes["x"] = {16, 16};
@@ -132,8 +120,8 @@ TEST(OnnxOptions, NullAndDuplicateShapesThroughC) {
 // inputs and outputs stay F32) but not bit-equal, which shows the model
 // really computed in half precision.
 TEST(OnnxOptions, HalfPrecisionKeepsTheInterfaceAndTheAnswer) {
-  const std::vector<float> input = readFloats(mnistDir() / "test_data_set_1" / "input_0.pb");
-  const std::vector<float> want = readFloats(mnistDir() / "test_data_set_1" / "output_0.pb");
+  const std::vector<float> input = onnx_test::readTensor(mnistDir() / "test_data_set_1" / "input_0.pb");
+  const std::vector<float> want = onnx_test::readTensor(mnistDir() / "test_data_set_1" / "output_0.pb");
   double errors[2] = {};
   for (const bool half : {false, true}) {
     mrt::OnnxOptions options;
