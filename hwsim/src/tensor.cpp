@@ -17,28 +17,43 @@ void appendMerged(std::vector<Region> &out, const Region &r) {
     out.push_back(r);
   }
 }
+
+// Finds the regions covering any range of a view's flat elements by binary
+// search over where each region starts: views made of many small regions
+// (a broadcast, a transpose) are then sliced and joined in O(log regions)
+// per range, not by walking every region from the start each time.
+class RegionIndex {
+ public:
+  explicit RegionIndex(const std::vector<Region> &regions) : regions_(regions) {
+    starts_.reserve(regions.size());
+    std::uint64_t pos = 0;
+    for (const auto &r : regions) {
+      starts_.push_back(pos);
+      pos += r.size();
+    }
+  }
+
+  // Appends the regions covering flat elements [begin, end).
+  void appendRange(std::uint64_t begin, std::uint64_t end, std::vector<Region> &out) const {
+    auto i = static_cast<std::size_t>(std::upper_bound(starts_.begin(), starts_.end(), begin) - starts_.begin());
+    i = i == 0 ? 0 : i - 1;
+    for (; i < regions_.size() && starts_[i] < end; ++i) {
+      const Region &r = regions_[i];
+      const std::uint64_t from = begin > starts_[i] ? begin - starts_[i] : 0;
+      const std::uint64_t to = std::min<std::uint64_t>(r.size(), end - starts_[i]);
+      if (from < to) appendMerged(out, {r.var, r.begin + from, r.begin + to});
+    }
+  }
+
+ private:
+  const std::vector<Region> &regions_;
+  std::vector<std::uint64_t> starts_;
+};
 }  // namespace
 
 std::size_t Tensor::dim(unsigned d) const {
   if (d >= shape_.size()) fail(ErrorKind::InvalidArgument, "dimension {} out of range for rank {}", d, shape_.size());
   return shape_[d];
-}
-
-void Tensor::appendRange(std::uint64_t begin, std::uint64_t end, std::vector<Region> &out) const {
-  // Walk the regions, skipping `begin` elements then taking end - begin.
-  std::uint64_t pos = 0;
-  for (const auto &r : regions_) {
-    const std::uint64_t size = r.size();
-    if (pos + size <= begin) {
-      pos += size;
-      continue;
-    }
-    if (pos >= end) break;
-    const std::uint64_t from = begin > pos ? begin - pos : 0;
-    const std::uint64_t to = std::min(size, end - pos);
-    appendMerged(out, {r.var, r.begin + from, r.begin + to});
-    pos += size;
-  }
 }
 
 Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned d) const {
@@ -51,10 +66,11 @@ Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned d) const {
   for (unsigned i = 0; i < d; ++i) outer *= shape_[i];
   for (std::size_t i = d + 1; i < rank(); ++i) inner *= shape_[i];
   std::vector<Region> regions;
+  const RegionIndex index(regions_);
   if (d == 0 || end > begin) {
     for (std::size_t o = 0; o < outer; ++o) {
       const std::uint64_t base = (o * shape_[d]) * inner;
-      appendRange(base + begin * inner, base + end * inner, regions);
+      index.appendRange(base + begin * inner, base + end * inner, regions);
     }
   }
   Shape shape = shape_;
@@ -81,8 +97,9 @@ Tensor Tensor::transpose() const {
   const std::size_t rows = shape_[0], cols = shape_[1];
   std::vector<Region> regions;
   regions.reserve(rows * cols);
+  const RegionIndex index(regions_);
   for (std::size_t c = 0; c < cols; ++c) {
-    for (std::size_t r = 0; r < rows; ++r) appendRange(r * cols + c, r * cols + c + 1, regions);
+    for (std::size_t r = 0; r < rows; ++r) index.appendRange(r * cols + c, r * cols + c + 1, regions);
   }
   return Tensor(graphId_, type_, {cols, rows}, std::move(regions));
 }
@@ -108,10 +125,13 @@ Tensor concat(const std::vector<Tensor> &parts, unsigned d) {
   std::size_t outer = 1;
   for (unsigned i = 0; i < d; ++i) outer *= shape[i];
   std::vector<Region> regions;
+  std::vector<RegionIndex> indexes;
+  indexes.reserve(parts.size());
+  for (const auto &p : parts) indexes.emplace_back(p.regions_);
   for (std::size_t o = 0; o < outer; ++o) {
-    for (const auto &p : parts) {
-      const std::uint64_t block = p.numElements() / (outer == 0 ? 1 : outer);
-      p.appendRange(o * block, (o + 1) * block, regions);
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const std::uint64_t block = parts[i].numElements() / (outer == 0 ? 1 : outer);
+      indexes[i].appendRange(o * block, (o + 1) * block, regions);
     }
   }
   return Tensor(first.graphId(), first.elementType(), std::move(shape), std::move(regions));

@@ -59,8 +59,6 @@ class Tensor {
   friend Tensor concat(const std::vector<Tensor> &parts, unsigned d);
   Tensor(std::uint32_t graphId, Type type, Shape shape, std::vector<Region> regions)
       : graphId_(graphId), type_(type), shape_(std::move(shape)), regions_(std::move(regions)) {}
-  // The regions covering flat elements [begin, end) of this view.
-  void appendRange(std::uint64_t begin, std::uint64_t end, std::vector<Region> &out) const;
 
   std::uint32_t graphId_ = 0;
   Type type_ = Type::F32;
