@@ -7,13 +7,18 @@
 #   scripts/install-deps.sh --fuzz   also clang 14 and its libFuzzer and
 #                                    sanitizer runtimes, for the fuzz preset
 #                                    (docs/fuzzing.md)
+#   scripts/install-deps.sh --ci     also ccache, which .ci/run compiles
+#                                    through (a repeated CI run on the same
+#                                    machine recompiles only what changed)
 set -euo pipefail
 
 fuzz=false
+ci=false
 for arg in "$@"; do
   case $arg in
     --fuzz) fuzz=true ;;
-    *) echo "install-deps: unknown option '$arg' (known: --fuzz)" >&2; exit 2 ;;
+    --ci) ci=true ;;
+    *) echo "install-deps: unknown option '$arg' (known: --fuzz, --ci)" >&2; exit 2 ;;
   esac
 done
 
@@ -39,6 +44,9 @@ command -v cargo >/dev/null || packages+=(cargo)
 # The fuzz preset: clang-14 and libclang-rt-14-dev (libFuzzer, ASan, UBSan).
 if $fuzz; then
   packages+=(clang-14 libclang-rt-14-dev)
+fi
+if $ci; then
+  packages+=(ccache)
 fi
 
 missing=()
