@@ -21,13 +21,14 @@ bool isComparison(std::string_view c) {
 
 // One vertex per tile run of `layout`, on that run's elements of each operand.
 // Operands of `layout`'s size are sliced alike; others (broadcast) are copied
-// to every tile used.
+// to every tile used, all in one Copy: one exchange phase and one sync, as
+// Poplar's broadcast would be, not a program step per tile.
 void perTile(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &layout,
              const std::vector<std::pair<std::string, Tensor>> &fields, std::string_view name) {
   auto cs = g.addComputeSet(std::string(name));
   const auto runs = g.getTileMapping(layout);
   const std::size_t n = layout.numElements();
-  std::vector<Tensor> broadcastCopies;
+  std::vector<Tensor> broadcastSources, broadcastCopies;
   for (const auto &run : runs) {
     std::vector<Connection> conns;
     for (const auto &[field, t] : fields) {
@@ -36,7 +37,8 @@ void perTile(Graph &g, program::Sequence &prog, std::string_view codelet, const 
       } else {
         auto local = g.addVariable(t.elementType(), t.shape(), std::string(name) + "/" + field + "@" + std::to_string(run.tile));
         g.setTileMapping(local, run.tile);
-        prog.add(program::Copy(t, local));
+        broadcastSources.push_back(t.flatten());
+        broadcastCopies.push_back(local.flatten());
         conns.emplace_back(field, local);
       }
     }
@@ -48,6 +50,9 @@ void perTile(Graph &g, program::Sequence &prog, std::string_view codelet, const 
       }
     }
     g.addVertex(cs, codelet, conns, run.tile);
+  }
+  if (!broadcastCopies.empty()) {
+    prog.add(program::Copy(concat(broadcastSources), concat(broadcastCopies), std::string(name) + "/broadcast"));
   }
   prog.add(program::Execute(cs));
 }

@@ -235,3 +235,40 @@ TEST(Ops, GatherAndGatherElementsOfASpreadTensor) {
 }
 
 }  // namespace
+
+// A scalar operand of an elementwise op spread over every tile reaches them
+// all in one exchange phase: one Copy step, costed as the busiest tile's 4
+// received bytes plus one internal sync (docs/hwsim.md's formula), not a
+// step and a sync per tile.
+TEST(Ops, BroadcastOperandIsExchangedInOneStep) {
+  const hwsim::Target target = hwsim::Target::gc200();
+  const std::size_t n = 1 << 20;
+  hwsim::Graph g(target);
+  auto x = hwsim::ops::createTensor(g, Type::F32, {1024, n / 1024}, "x");
+  auto one = g.addConstant(Type::F32, {1}, 1.0, "one");
+  g.setTileMapping(one, 0);
+  g.createHostWrite("x", x);
+  p::Sequence prog;
+  auto y = hwsim::ops::binary(g, prog, "Add", x, one, "add");
+  g.createHostRead("y", y);
+  const hwsim::Executable exe = hwsim::compileGraph(g, {prog});
+  std::vector<hwsim::ProgramStepInfo> copies;
+  for (const auto &s : exe.programSteps()) {
+    if (s.kind == "Copy") copies.push_back(s);
+  }
+  ASSERT_EQ(copies.size(), 1u);
+  EXPECT_EQ(copies[0].name, "add/broadcast");
+  const auto exchange = static_cast<std::uint64_t>(std::ceil(4 / target.exchangeBytesPerCycle));
+  EXPECT_EQ(copies[0].cycles, exchange + static_cast<std::uint64_t>(target.internalSyncCycles));
+
+  hwsim::Engine e(exe);
+  auto dev = hwsim::DeviceManager::createIpuModelDevice(target);
+  ASSERT_TRUE(dev.attach());
+  e.load(dev);
+  const auto in = hwsim_test::randomFloats(n, -1, 1, 14);
+  e.writeTensor("x", in.data(), in.data() + in.size());
+  e.run(0);
+  std::vector<float> got(n);
+  e.readTensor("y", got.data(), got.data() + got.size());
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], in[i] + 1.0f) << i;
+}
