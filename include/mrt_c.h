@@ -1423,8 +1423,8 @@ typedef struct mrt_target {
   double transcendental_cycles_per_element;
   double vertex_overhead_cycles;
   double exchange_bytes_per_cycle;    /* per tile */
-  double host_link_bytes_per_second;  /* per IPU */
-  double ipu_link_bytes_per_second;
+  double host_link_bytes_per_second;  /* per IPU, each direction */
+  double ipu_link_bytes_per_second;   /* per IPU to the others, each direction */
   double internal_sync_cycles;
   double external_sync_cycles;
   double host_sync_cycles;

@@ -31,11 +31,13 @@ struct Target {
   double transcendentalCyclesPerElement = 4;
   // Fixed cost of launching one vertex (supervisor spawning workers).
   double vertexOverheadCycles = 40;
-  // On-chip exchange: bytes a tile can receive per cycle.
-  double exchangeBytesPerCycle = 24;
-  // Host link (PCIe Gen4 x16) and IPU-Links, bytes per second per IPU.
-  double hostLinkBytesPerSecond = 64e9;
-  double ipuLinkBytesPerSecond = 320e9;
+  // On-chip exchange: bytes a tile can receive per cycle (GC200: 8 TB/s).
+  double exchangeBytesPerCycle = 4;
+  // Host link (PCIe Gen4 x16), bytes per second in each direction.
+  double hostLinkBytesPerSecond = 31.5e9;
+  // IPU-Links: bytes per second one IPU sends to the others, in each
+  // direction (10 links of 16 GB/s each way).
+  double ipuLinkBytesPerSecond = 160e9;
   // Barrier latencies, in cycles: internal (one IPU), external (between IPUs),
   // host sync (device waits for the host to service a stream).
   double internalSyncCycles = 150;
