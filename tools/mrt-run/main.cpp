@@ -39,7 +39,7 @@ struct Options {
   std::int64_t batch = 0;  // 0: the model's batch
   std::optional<unsigned> batchingDim;
   std::optional<double> batchTimeoutMs;
-  std::optional<double> waitSeconds;  // --wait: < 0 forever
+  std::optional<double> waitSeconds;  // --wait: seconds, < 0 forever
   std::map<std::string, std::string> inputFiles;
   std::string outputDir;
   std::string profileDir;  // empty: no profiling
@@ -305,9 +305,9 @@ int main(int argc, char **argv) {
                  "with --batching-dim: pad a partly filled model batch after waiting this many ms for more samples "
                  "(needed when -b is not a multiple of the model's batch)")
       ->check(CLI::NonNegativeNumber);
-  app.add_flag("--wait{-1}", options.waitSeconds,
-               "wait for busy devices: --wait forever, --wait=SECONDS at most that long (default: fail at once)")
-      ->check(CLI::Number);
+  std::string waitText;
+  app.add_flag("--wait{forever}", waitText,
+               "wait for busy devices: --wait forever, --wait=SECONDS at most that long (default: fail at once)");
   app.add_option("--input", inputs, "NAME=PATH: an input from a file instead of random data (raw bytes, or an ONNX TensorProto if PATH ends in .pb)");
   app.add_option("--output-dir", options.outputDir, "write the last request's outputs as NAME.bin here")
       ->check(CLI::ExistingDirectory);
@@ -316,6 +316,18 @@ int main(int argc, char **argv) {
   app.add_option("--seed", options.seed, "seed of the random inputs");
   app.add_flag("--json", options.json, "print the report as JSON");
   if (const auto exitCode = mrt::tools::parseCommandLine(app, argc, argv)) return *exitCode;
+  if (!waitText.empty() && waitText != "forever") {
+    try {
+      std::size_t used = 0;
+      options.waitSeconds = std::stod(waitText, &used);
+      if (used != waitText.size() || *options.waitSeconds < 0) throw std::invalid_argument(waitText);
+    } catch (const std::exception &) {
+      std::cerr << "mrt-run: --wait=" << waitText << ": expected a number of seconds >= 0 (see --help)\n";
+      return mrt::tools::kExitUsage;
+    }
+  } else if (!waitText.empty()) {
+    options.waitSeconds = -1.0;
+  }
   for (const auto &spec : inputs) {
     const auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0) {
