@@ -79,6 +79,10 @@ bounded 30 "$run" "$work/add4.popef" -n 4 -b 3 --batching-dim 0 --batch-timeout 
 elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ $elapsed_ms -lt 3000 ] || fail "4 padded requests took ${elapsed_ms} ms (the 5 s flush timeout?)"
 bounded 30 "$run" "$work/add4.popef" -n 4 -b 8 --batching-dim 0 --json | grep -q '"batch": 8' || fail "-b 8"
+set +e
+err=$("$run" "$work/add4.popef" --batch-timeout 5 2>&1 >/dev/null); rc=$?
+set -e
+[ $rc -eq 2 ] && [[ "$err" == *"--batch-timeout requires --batching-dim"* ]] || fail "--batch-timeout alone: $rc $err"
 
 # A system too small for the request: said at once, naming MRT_HWSIM_IPUS.
 set +e

@@ -169,8 +169,9 @@ void checkBatch(const Options &options, const run::BatchPlan &plan, std::int64_t
   }
 }
 
-// DeviceManager names the busy devices; a request no system of this size
-// can meet says so and names the variable that sizes the system.
+// Refuses at once (whatever --wait says) what no device of the simulated
+// system can meet, naming the variable that sizes the system; busy devices
+// are the runner's to report (DeviceManager lists them).
 void checkReplicasFit(const popef::Model &model, unsigned replicas) {
   const DeviceManager devices;
   std::uint64_t ipus = 0;
@@ -218,11 +219,10 @@ int runModel(const Options &options) {
   }
   const auto model = loadModel(options);
   checkReplicasFit(*model, options.replicas);
-  auto probe = std::make_unique<ModelRunner>(model, config);
-  const auto plan = run::BatchPlan::of(probe->getExecuteInputs(), options.batchingDim);
+  ModelRunner runner(model, config);
+  const auto plan = run::BatchPlan::of(runner.getExecuteInputs(), options.batchingDim);
   const std::int64_t batch = options.batch > 0 ? options.batch : plan.modelBatch;
   checkBatch(options, plan, batch);
-  ModelRunner &runner = *probe;
 
   std::vector<Client> clients(options.threads);
   for (unsigned t = 0; t < options.threads; ++t) {
@@ -298,13 +298,14 @@ int main(int argc, char **argv) {
   app.add_option("--batch,-b", options.batch,
                  "samples per request (default: the model's batch); without --batching-dim a multiple of it")
       ->check(CLI::PositiveNumber);
-  app.add_option("--batching-dim", options.batchingDim,
+  auto *batchingDim = app.add_option("--batching-dim", options.batchingDim,
                  "dynamic batch sizing along this dimension: requests of any number of samples, packed into model "
                  "batches by the runner");
   app.add_option("--batch-timeout", options.batchTimeoutMs,
                  "with --batching-dim: pad a partly filled model batch after waiting this many ms for more samples "
                  "(needed when -b is not a multiple of the model's batch)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->needs(batchingDim);
   std::string waitText;
   app.add_flag("--wait{forever}", waitText,
                "wait for busy devices: --wait forever, --wait=SECONDS at most that long (default: fail at once)");
