@@ -150,7 +150,9 @@ MRT_API uint64_t mrt_host_memory_reserved(void) MRT_NOEXCEPT;
 /* Verbosity, from silent to everything. The environment variable
  * MRT_LOG_LEVEL sets the starting level by name (OFF, ERR, WARN, INFO, DEBUG,
  * TRACE; default WARN) and MRT_LOG_DEST the destination (stdout, stderr - the
- * default - or a file path, appended to). */
+ * default - or a file path, appended to; a path in a missing directory is
+ * logged as an error and stderr is used, no directory is created). INFO tells
+ * the lifecycle: model loaded, device attached and released, session loaded. */
 typedef enum mrt_log_level {
   MRT_LOG_OFF = 0,
   MRT_LOG_ERR = 1,

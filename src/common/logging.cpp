@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -101,6 +102,14 @@ std::shared_ptr<spdlog::sinks::sink> destinationFromEnvironment(std::string &pro
   std::string value = dest ? dest : "stderr";
   if (value == "stdout") return std::make_shared<spdlog::sinks::stdout_sink_st>();
   if (value == "stderr" || value.empty()) return std::make_shared<spdlog::sinks::stderr_sink_st>();
+  // spdlog would create the missing directories: a misspelt path must not
+  // grow a tree of them and hide the log there.
+  const std::filesystem::path parent = std::filesystem::path(value).parent_path();
+  std::error_code error;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, error)) {
+    problem = "MRT_LOG_DEST='" + value + "': the directory '" + parent.string() + "' does not exist; logging to stderr";
+    return std::make_shared<spdlog::sinks::stderr_sink_st>();
+  }
   try {
     return std::make_shared<spdlog::sinks::basic_file_sink_st>(value, /*truncate=*/false);
   } catch (const spdlog::spdlog_ex &e) {
@@ -126,7 +135,7 @@ struct State {
     if (badLevel)
       logger.warn("MRT_LOG_LEVEL='{}' is not one of OFF, ERR, WARN, INFO, DEBUG, TRACE; using WARN",
                   env);
-    if (!destinationProblem.empty()) logger.warn("{}", destinationProblem);
+    if (!destinationProblem.empty()) logger.error("{}", destinationProblem);
   }
 };
 

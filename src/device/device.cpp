@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "common/logging.hpp"
 #include "device/hwsim_error.hpp"
 
 namespace mrt {
@@ -11,7 +12,14 @@ Device::Device(hwsim::Device device, std::int64_t ipuVersion)
   if (!device_.valid()) throw Error(ErrorCode::InvalidArgument, "Device: empty hwsim device handle");
 }
 
-Device::~Device() { device_.detach(); }
+Device::~Device() {
+  try {
+    log::logger().info("released device {}", id());
+  } catch (...) {
+    // A destructor must not throw; the release below matters more than its log line.
+  }
+  device_.detach();
+}
 
 std::int64_t Device::id() const {
   return callHwsim(

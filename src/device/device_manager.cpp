@@ -233,8 +233,8 @@ std::shared_ptr<Device> DeviceManager::acquire(const Request &request, bool thro
   std::chrono::nanoseconds waited{0};
   for (;;) {
     if (auto device = attachFirstFree(request.candidates)) {
-      log::logger().debug("attached device {} ({}) for {}", device->id(), ipusText(device->numIpus()),
-                          request.what);
+      log::logger().info("attached device {} ({}) for {}", device->id(), ipusText(device->numIpus()),
+                         request.what);
       return device;
     }
     waited = Clock::now() - start;

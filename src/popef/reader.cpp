@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "common/error.hpp"
+#include "common/logging.hpp"
 #include "popef/blob_scanner.hpp"
 #include "popef/descriptor_codec.hpp"
 #include "popef/mapped_file.hpp"
@@ -154,7 +155,9 @@ std::shared_ptr<Model> loadModel(const std::vector<std::string> &paths, std::str
   if (paths.empty()) throw Error(ErrorCode::InvalidArgument, "no PopEF file to load a model from");
   auto reader = std::make_shared<Reader>();
   for (const std::string &path : paths) reader->parseFile(path);
-  return ModelBuilder(reader).createModel(executable);
+  auto model = ModelBuilder(reader).createModel(executable);
+  log::logger().info("loaded model '{}' from {}", model->metadata.executable(), fmt::join(paths, ", "));
+  return model;
 }
 
 std::shared_ptr<Model> loadModelFromMemory(std::span<const std::byte> bytes,

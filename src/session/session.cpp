@@ -283,6 +283,7 @@ struct Session::Impl {
       engine->load(hw);
       fillRemoteBuffers();
     });
+    log::logger().info("session '{}': loaded onto device {}", name, device->id());
     onDevice = true;
     loadRun = false;
     failure.clear();

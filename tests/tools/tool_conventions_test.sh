@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tool_conventions_test.sh TOOL...: every mrt-* tool prints its version with
 # --version and exits 0 (as after --help, whose options show their defaults),
-# and exits 2 with a one-line reason pointing to --help on a usage error.
+# and exits 2 with a one-line reason pointing to --help on a usage error;
+# --help shows no number of 7 digits or more.
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 version=$(sed -n 's/^#define MRT_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' "$(dirname "$0")/../../include/mrt_c.h" | paste -sd.)
@@ -9,7 +10,9 @@ for tool in "$@"; do
   name=$(basename "$tool")
   out=$("$tool" --version) || fail "$name --version exited $?"
   [ "$out" = "$name $version (libmrt)" ] || fail "$name --version printed '$out'"
-  "$tool" --help >/dev/null || fail "$name --help exited $?"
+  help=$("$tool" --help) || fail "$name --help exited $?"
+  # Ranges and defaults a person reads: "1 to 4 Gi", not 4294967296.
+  if grep -qE '[0-9]{7,}' <<<"$help"; then fail "$name --help shows unreadable numbers: $(grep -E '[0-9]{7,}' <<<"$help")"; fi
   status=0
   "$tool" --no-such-option 2>"${TMPDIR:-/tmp}/err.$$" >/dev/null || status=$?
   [ "$status" = 2 ] || fail "$name --no-such-option exited $status, expected 2"

@@ -4,6 +4,7 @@
 // 105, 106, 109..., which tell a script nothing).
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -24,6 +25,31 @@ inline void setUpCommandLine(CLI::App &app) {
                                         std::to_string(MRT_VERSION_MINOR) + "." +
                                         std::to_string(MRT_VERSION_PATCH) + " (libmrt)");
   app.option_defaults()->always_capture_default();
+}
+
+// A count as a person reads it: 1048576 as "1 Mi", 17179869184 as "16 Gi";
+// other values as they are.
+inline std::string readableCount(std::uint64_t n) {
+  const char *const units[] = {"", " Ki", " Mi", " Gi", " Ti"};
+  int unit = 0;
+  while (unit < 4 && n >= 1024 && n % 1024 == 0) {
+    n /= 1024;
+    ++unit;
+  }
+  return std::to_string(n) + units[unit];
+}
+
+// CLI::Range whose --help text and error show its bounds with readableCount.
+inline CLI::Validator readableRange(std::uint64_t min, std::uint64_t max) {
+  const std::string bounds = readableCount(min) + " to " + readableCount(max);
+  return CLI::Validator(
+      [min, max, bounds](std::string &text) {
+        std::uint64_t value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || value < min || value > max)
+          return "Value " + text + " not in range " + bounds;
+        return std::string();
+      },
+      "in [" + bounds + "]");
 }
 
 // Parses argv: nullopt when the tool should go on, else the code to exit

@@ -48,10 +48,9 @@ std::string renderTable(const BenchSummary &s) {
   if (s.real_data) {
     row("outputs checked", fmt::format("{}", s.outputs_checked));
     row("mismatches", fmt::format("{}", s.mismatches));
+    if (!s.outputs_not_checked.empty()) out += fmt::format("  note: {}\n", s.outputs_not_checked);
   }
-  out += "  latency (us)          mean      p50      p90      p99      max\n";
-  out += fmt::format("  {:<16}{:>9.1f}{:>9.1f}{:>9.1f}{:>9.1f}{:>9.1f}\n", "", f.meanUs, f.p50Us, f.p90Us, f.p99Us,
-                     f.maxUs);
+  out += run::latencyRows(f);
   return out;
 }
 
@@ -74,11 +73,12 @@ nlohmann::json renderJson(const BenchSummary &s) {
       {"bytes_out_per_second", r.bytes_out_per_second},
       {"device_seconds", s.device_seconds},
       {"device_us_per_run", r.device_us_per_run},
-      {"latency_us", {{"mean", f.meanUs}, {"p50", f.p50Us}, {"p90", f.p90Us}, {"p99", f.p99Us}, {"max", f.maxUs}}}};
+      {"latency_us", run::latencyJson(f)}};
   if (s.ring_size_multiplier) json["ring_size_multiplier"] = s.ring_size_multiplier;
   if (s.real_data) {
     json["outputs_checked"] = s.outputs_checked;
     json["mismatches"] = s.mismatches;
+    if (!s.outputs_not_checked.empty()) json["outputs_not_checked"] = s.outputs_not_checked;
   }
   return json;
 }

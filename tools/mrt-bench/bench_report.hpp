@@ -25,6 +25,7 @@ struct BenchSummary {
   std::chrono::duration<double> wall{};
   double device_seconds = 0;               // simulated, summed over replicas
   std::uint64_t outputs_checked = 0, mismatches = 0;
+  std::string outputs_not_checked;         // real data: why no output was compared (empty: they were)
 };
 
 std::string renderTable(const BenchSummary &summary);

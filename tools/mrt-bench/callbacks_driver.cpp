@@ -9,7 +9,7 @@ namespace mrt::benchtool {
 CallbacksDriver::CallbacksDriver(const std::shared_ptr<const popef::Model> &model, std::shared_ptr<Device> device,
                                  const DriverOptions &options)
     : Driver(model, options, 1) {
-  const auto inputs = session_.getUserInputAnchors();
+  const auto &inputs = main_inputs_;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const std::byte *from = io_.input(0, i);
     const std::size_t size = io_.inputSize(i);
@@ -17,7 +17,7 @@ CallbacksDriver::CallbacksDriver(const std::shared_ptr<const popef::Model> &mode
       std::memcpy(device_buffer, from, size);
     });
   }
-  const auto outputs = session_.getUserOutputAnchors();
+  const auto &outputs = main_outputs_;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     std::byte *to = io_.output(0, i);
     const std::size_t size = io_.outputSize(i);

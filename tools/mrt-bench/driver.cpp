@@ -1,13 +1,39 @@
 #include "driver.hpp"
 
+#include <algorithm>
+
 #include "common/error.hpp"
 
 namespace mrt::benchtool {
 
+namespace {
+
+// The anchors a Main program streams.
+std::vector<const popef::Anchor *> ofMain(const popef::Model &model, std::vector<const popef::Anchor *> anchors) {
+  const auto &main = model.metadata.programFlow().main();
+  std::erase_if(anchors, [&](const popef::Anchor *anchor) {
+    return std::none_of(anchor->programs().begin(), anchor->programs().end(), [&](auto program) {
+      return std::find(main.begin(), main.end(), program) != main.end();
+    });
+  });
+  return anchors;
+}
+
+}  // namespace
+
 Driver::Driver(const std::shared_ptr<const popef::Model> &model, const DriverOptions &options, std::size_t slots)
     : options_(options),
       session_(model),
-      io_(session_.getUserInputAnchors(), session_.getUserOutputAnchors(), slots, options.real_data, options.seed) {}
+      main_inputs_(ofMain(*model, session_.getUserInputAnchors())),
+      main_outputs_(ofMain(*model, session_.getUserOutputAnchors())),
+      io_(main_inputs_, main_outputs_, slots, options.real_data, model->metadata.programFlow().save().empty(),
+          options.seed) {
+  if (options.real_data && !model->metadata.programFlow().save().empty()) {
+    outputs_not_checked_ =
+        "the model keeps state across runs (it has Save programs), so the same inputs need not give the same "
+        "outputs: --real-data fed fresh inputs but compared no outputs";
+  }
+}
 
 void Driver::bindAndLoad(std::shared_ptr<Device> device) {
   session_.bindToDevice(std::move(device));

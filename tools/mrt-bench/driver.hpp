@@ -14,6 +14,9 @@
 //                    and output buffers, several runs ahead.
 //
 // A run is one execution of the Main programs: one model batch per anchor.
+// The drivers feed and drain only the anchors of the Main programs (an
+// output only a Save program writes, like the stateful model's acc_save, is
+// never written by a run: queueing it would wait forever).
 // Threads: calls on one driver must not overlap (any thread may make them).
 #pragma once
 
@@ -65,6 +68,9 @@ class Driver {
   // Load programs, over its clock rate). Call after stop().
   double deviceSeconds();
   const IoSlots &io() const noexcept { return io_; }
+  // Why --real-data does not compare outputs across runs (the model keeps
+  // state: Main writes tensors the Save programs read back); empty when it does.
+  const std::string &outputsNotChecked() const noexcept { return outputs_not_checked_; }
 
  protected:
   Driver(const std::shared_ptr<const popef::Model> &model, const DriverOptions &options, std::size_t slots);
@@ -74,12 +80,15 @@ class Driver {
 
   DriverOptions options_;
   Session session_;
+  // The user input and output anchors of the Main programs, IoSlots' order.
+  std::vector<const popef::Anchor *> main_inputs_, main_outputs_;
   IoSlots io_;
   std::uint64_t runs_ = 0;
   std::vector<double> latencies_us_;
 
  private:
   std::uint64_t start_cycles_ = 0;
+  std::string outputs_not_checked_;
 };
 
 class CallbacksDriver final : public Driver {

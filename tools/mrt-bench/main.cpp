@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tool_cli.hpp"
+#include "tool_json.hpp"
 #include "bench_report.hpp"
 #include "common/error.hpp"
 #include "device/device_manager.hpp"
@@ -95,6 +96,7 @@ int runBenchmark(const Options &options) {
     summary.mismatches += driver->io().mismatches();
     if (firstMismatch.empty()) firstMismatch = driver->io().firstMismatch();
   }
+  summary.outputs_not_checked = drivers.front()->outputsNotChecked();
   summary.bytes_in_per_run = drivers.front()->io().bytesInPerRun();
   summary.bytes_out_per_run = drivers.front()->io().bytesOutPerRun();
 
@@ -147,7 +149,7 @@ int main(int argc, char **argv) {
   try {
     return runBenchmark(options);
   } catch (const std::exception &e) {
-    std::cerr << "mrt-bench: " << e.what() << "\n";
-    return 1;
+    mrt::tools::reportFailure("mrt-bench", e.what(), options.json);
+    return mrt::tools::kExitFailure;
   }
 }

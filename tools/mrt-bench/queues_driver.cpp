@@ -51,8 +51,8 @@ QueuesDriver::QueuesDriver(const std::shared_ptr<const popef::Model> &model, std
                            const DriverOptions &options)
     : Driver(model, options, slotsFor(*model, options.ring_size_multiplier)), state_(std::make_unique<State>()) {
   State &s = *state_;
-  auto anchors = session_.getUserInputAnchors();
-  const auto outputs = session_.getUserOutputAnchors();
+  auto anchors = main_inputs_;
+  const auto &outputs = main_outputs_;
   anchors.insert(anchors.end(), outputs.begin(), outputs.end());
   if (outputs.empty())
     throw Error(ErrorCode::InvalidArgument, "the queues benchmark needs a model with an output anchor; '{}' has none",
@@ -62,7 +62,7 @@ QueuesDriver::QueuesDriver(const std::shared_ptr<const popef::Model> &model, std
                 options.ring_size_multiplier);
   s.queues = session_.createQueueManager(
       anchors, ring_size_multiplier_factory::constantRingSizeMult(options.ring_size_multiplier));
-  for (const auto *anchor : session_.getUserInputAnchors()) s.inputs.push_back(&s.queues->inputQueue(anchor->name()));
+  for (const auto *anchor : main_inputs_) s.inputs.push_back(&s.queues->inputQueue(anchor->name()));
   for (const auto *anchor : outputs) s.outputs.push_back(&s.queues->outputQueue(anchor->name()));
   s.enqueued_at.resize(io_.numSlots());
   s.completed_at.resize(io_.numSlots());

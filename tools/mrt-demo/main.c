@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mrt_c.h"
 
@@ -68,10 +69,27 @@ static int print_model(const mrt_model *model) {
   return EXIT_SUCCESS;
 }
 
+static const char kUsage[] = "usage: mrt-demo MODEL.popef   (write one with: mrt-gen mlp -o mlp.popef)\n";
+
 int main(int argc, char **argv) {
+  /* The exit codes of every mrt-* tool (tools/common/tool_cli.hpp): 0 also
+   * after --help and --version, 2 for a usage error. */
+  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    printf("Tours libmrt through its C API: the library version, the simulated IPU system,\n"
+           "a model's anchors and weights, and a device attached for it.\n%s", kUsage);
+    return EXIT_SUCCESS;
+  }
+  if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+    printf("mrt-demo %d.%d.%d (libmrt)\n", MRT_VERSION_MAJOR, MRT_VERSION_MINOR, MRT_VERSION_PATCH);
+    return EXIT_SUCCESS;
+  }
+  if (argc == 2 && argv[1][0] == '-') {
+    fprintf(stderr, "mrt-demo: unknown option '%s' (see --help)\n", argv[1]);
+    return 2;
+  }
   if (argc != 2) {
-    fprintf(stderr, "usage: mrt-demo MODEL.popef   (write one with: mrt-gen mlp -o mlp.popef)\n");
-    return EXIT_FAILURE;
+    fprintf(stderr, "mrt-demo: expected one MODEL.popef (see --help)\n");
+    return 2;
   }
   mrt_status s = mrt_check_version(MRT_VERSION_MAJOR, MRT_VERSION_MINOR);
   if (s != MRT_OK) return failed("mrt_check_version", s);

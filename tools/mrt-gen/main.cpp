@@ -39,14 +39,14 @@ int main(int argc, char **argv) {
   app.add_option("MODEL", model, "Example model to write")->check(CLI::IsMember(names));
   app.add_option("-o,--output", output, "PopEF file to write");
   app.add_option("--batch", options.batch, "Batch size B (default 1)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+      ->check(mrt::tools::readableRange(1, std::uint64_t{1} << 20));
   std::size_t bytes = 0;
   // Any size whose x and y fit in the IPU's memory (a GC200: 1472 tiles x
   // 624 KiB); the model builder says so if they do not.
   auto *size_option = app.add_option("--size", options.size, "N of add_one and replicated, in F32 elements (default 16)")
-                          ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+                          ->check(mrt::tools::readableRange(1, std::uint64_t{1} << 32));
   app.add_option("--bytes", bytes, "N of add_one and replicated given in bytes per sample (a multiple of 4)")
-      ->check(CLI::Range(std::size_t{4}, std::size_t{1} << 34))
+      ->check(mrt::tools::readableRange(4, std::uint64_t{1} << 34))
       ->excludes(size_option);
   app.add_option("--seed", options.seed, "Seed of the weights (default 1)");
   app.add_option("--ipus", options.ipus, "IPUs per replica (default: the model's own)")

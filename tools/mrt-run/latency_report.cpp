@@ -20,7 +20,7 @@ LatencyFigures summarize(RunSummary summary) {
   auto &l = summary.latenciesUs;
   std::sort(l.begin(), l.end());
   LatencyFigures f;
-  f.requests = l.size();
+  f.requests = l.size() + (summary.coldUs ? 1 : 0);
   f.failed = summary.failed;
   f.seconds = summary.wall.count();
   if (f.seconds > 0) {
@@ -28,30 +28,50 @@ LatencyFigures summarize(RunSummary summary) {
     f.samplesPerSecond = f.requestsPerSecond * static_cast<double>(summary.batch);
   }
   if (!l.empty()) {
+    f.minUs = l.front();
     f.meanUs = std::accumulate(l.begin(), l.end(), 0.0) / static_cast<double>(l.size());
     f.p50Us = percentile(l, 0.50);
     f.p90Us = percentile(l, 0.90);
+    f.p95Us = percentile(l, 0.95);
     f.p99Us = percentile(l, 0.99);
     f.maxUs = l.back();
   }
   return f;
 }
 
+std::string latencyRows(const LatencyFigures &f) {
+  std::string out = fmt::format("  {:<14}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}\n", "latency (us)", "min", "mean",
+                                "p50", "p90", "p95", "p99", "max");
+  out += fmt::format("  {:<14}{:>10.1f}{:>10.1f}{:>10.1f}{:>10.1f}{:>10.1f}{:>10.1f}{:>10.1f}\n", "", f.minUs, f.meanUs,
+                     f.p50Us, f.p90Us, f.p95Us, f.p99Us, f.maxUs);
+  return out;
+}
+
+nlohmann::json latencyJson(const LatencyFigures &f) {
+  return {{"min", f.minUs}, {"mean", f.meanUs}, {"p50", f.p50Us}, {"p90", f.p90Us},
+          {"p95", f.p95Us}, {"p99", f.p99Us},   {"max", f.maxUs}};
+}
+
 std::string renderTable(const RunSummary &s, const LatencyFigures &f) {
   std::string out = fmt::format("\n{} on {} replica(s), {} client thread(s), {}, batch {}\n", s.model, s.replicas,
                                 s.threads, s.async ? "async" : "sync", s.batch);
-  out += fmt::format("  {:<22}{:>14}\n", "requests", f.requests);
-  if (f.failed) out += fmt::format("  {:<22}{:>14}\n", "failed", f.failed);
-  out += fmt::format("  {:<22}{:>14.3f}\n", "wall time (s)", f.seconds);
-  out += fmt::format("  {:<22}{:>14.0f}\n", "throughput (req/s)", f.requestsPerSecond);
-  out += fmt::format("  {:<22}{:>14.0f}\n", "samples/s", f.samplesPerSecond);
-  out += "  latency (us)          mean      p50      p90      p99      max\n";
-  out += fmt::format("  {:<16}{:>9.1f}{:>9.1f}{:>9.1f}{:>9.1f}{:>9.1f}\n", "", f.meanUs, f.p50Us, f.p90Us, f.p99Us,
-                     f.maxUs);
+  out += fmt::format("  {:<30}{:>14}\n", "requests", f.requests);
+  if (f.failed) out += fmt::format("  {:<30}{:>14}\n", "failed", f.failed);
+  out += fmt::format("  {:<30}{:>14.1f}\n", "wall time (ms)", f.seconds * 1e3);
+  out += fmt::format("  {:<30}{:>14.1f}\n", "throughput (req/s)", f.requestsPerSecond);
+  out += fmt::format("  {:<30}{:>14.1f}\n", "samples/s", f.samplesPerSecond);
+  if (s.coldUs) out += fmt::format("  {:<30}{:>14.1f}\n", "first request (us, cold)", *s.coldUs);
+  out += latencyRows(f);
+  if (!s.phaseMeansUs.empty()) {
+    out += "  runner phases, mean (us)\n";
+    for (const auto &[phase, us] : s.phaseMeansUs) out += fmt::format("    {:<28}{:>14.1f}\n", phase, us);
+  }
   return out;
 }
 
 nlohmann::json renderJson(const RunSummary &s, const LatencyFigures &f) {
+  nlohmann::json phases = nlohmann::json::object();
+  for (const auto &[phase, us] : s.phaseMeansUs) phases[phase] = us;
   return {{"model", s.model},
           {"replicas", s.replicas},
           {"threads", s.threads},
@@ -62,7 +82,9 @@ nlohmann::json renderJson(const RunSummary &s, const LatencyFigures &f) {
           {"seconds", f.seconds},
           {"requests_per_second", f.requestsPerSecond},
           {"samples_per_second", f.samplesPerSecond},
-          {"latency_us", {{"mean", f.meanUs}, {"p50", f.p50Us}, {"p90", f.p90Us}, {"p99", f.p99Us}, {"max", f.maxUs}}}};
+          {"first_request_us", s.coldUs ? nlohmann::json(*s.coldUs) : nlohmann::json(nullptr)},
+          {"latency_us", latencyJson(f)},
+          {"phase_mean_us", phases}};
 }
 
 }  // namespace mrt::run

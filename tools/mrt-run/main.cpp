@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -20,7 +21,9 @@
 #include "latency_report.hpp"
 #include "request_inputs.hpp"
 #include "popef/reader.hpp"
+#include "device/device_manager.hpp"
 #include "runner/model_runner.hpp"
+#include "tool_json.hpp"
 
 namespace {
 
@@ -34,6 +37,9 @@ struct Options {
   bool async = false;
   unsigned replicas = 1;
   std::int64_t batch = 0;  // 0: the model's batch
+  std::optional<unsigned> batchingDim;
+  std::optional<double> batchTimeoutMs;
+  std::optional<double> waitSeconds;  // --wait: seconds, < 0 forever
   std::map<std::string, std::string> inputFiles;
   std::string outputDir;
   std::string profileDir;  // empty: no profiling
@@ -140,28 +146,89 @@ std::shared_ptr<popef::Model> loadModel(const Options &options) {
                                            {"autoReport.streamAtEachRun", "false"}});
 }
 
+// A usage error that only the model reveals (-b against the model's batch).
+struct ModelUsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Refuses requests that would leave a model batch partly filled unless the
+// user chose the padding timeout: such a request waits that long each time.
+void checkBatch(const Options &options, const run::BatchPlan &plan, std::int64_t batch) {
+  if (batch % plan.modelBatch == 0) return;
+  if (!plan.batchingDim) {
+    throw ModelUsageError(fmt::format(
+        "-b {}: the model takes whole batches of {} samples ({}); give -b a multiple of {}, or --batching-dim "
+        "and --batch-timeout to let the runner pack requests into batches",
+        batch, plan.modelBatch, plan.batchSource, plan.modelBatch));
+  }
+  if (!options.batchTimeoutMs) {
+    throw ModelUsageError(fmt::format(
+        "-b {} with --batching-dim {}: a request leaves part of the model's batch of {} empty, and the runner "
+        "pads it only after waiting for more samples; give --batch-timeout MS (a request may wait that long)",
+        batch, *plan.batchingDim, plan.modelBatch));
+  }
+}
+
+// Refuses at once (whatever --wait says) what no device of the simulated
+// system can meet, naming the variable that sizes the system; busy devices
+// are the runner's to report (DeviceManager lists them).
+void checkReplicasFit(const popef::Model &model, unsigned replicas) {
+  const DeviceManager devices;
+  std::uint64_t ipus = 0;
+  for (const auto &info : devices.deviceInfos()) ipus += info.numIpus == 1;
+  const std::uint64_t needed = model.metadata.numIpus() * replicas;
+  if (needed > ipus) {
+    throw Error(ErrorCode::Unavailable,
+                "{} replica(s) of '{}' need {} IPU(s) and the simulated system has {}: no wait can help; run fewer "
+                "replicas or set MRT_HWSIM_IPUS (now {}) to a larger system",
+                replicas, model.metadata.executable(), needed, ipus,
+                std::getenv("MRT_HWSIM_IPUS") ? std::getenv("MRT_HWSIM_IPUS") : "unset: 4");
+  }
+}
+
+DeviceWaitConfig deviceWaitOf(const Options &options) {
+  constexpr auto kRetry = std::chrono::milliseconds(100);
+  if (!options.waitSeconds) return {};
+  if (*options.waitSeconds < 0) return DeviceWaitConfig(DeviceWaitStrategy::WAIT_FOREVER, {}, kRetry);
+  return DeviceWaitConfig(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::duration<double>(*options.waitSeconds)),
+                          kRetry);
+}
+
+// The runner's mean of each request phase, averaged over the replicas.
+std::vector<std::pair<std::string, double>> phaseMeans(ModelRunner &runner, unsigned replicas) {
+  std::vector<std::pair<std::string, double>> means;
+  for (const char *phase : {"request", "read_preparation", "read_queue", "computation"}) means.emplace_back(phase, 0.0);
+  for (unsigned r = 0; r < replicas; ++r) {
+    std::map<std::string, double> stats;
+    runner.getMonitoringStatisticsMean(stats, r);
+    for (auto &[phase, us] : means) us += stats[phase + std::string("_monitoring_statistics_mean_us")] / replicas;
+  }
+  return means;
+}
+
 int runModel(const Options &options) {
   ModelRunnerConfig config;
   config.replication_factor = options.replicas;
   config.thread_safe = options.threads > 1;
-  const auto model = loadModel(options);
-  auto probe = std::make_unique<ModelRunner>(model, config);
-  const auto inputs = probe->getExecuteInputs();
-  const std::int64_t modelBatch = inputs.empty() || inputs[0].shape.empty() ? 1 : inputs[0].shape[0];
-  const std::int64_t batch = options.batch > 0 ? options.batch : modelBatch;
-  if (batch % modelBatch != 0) {
-    // Any other batch size needs dynamic batch sizing along dimension 0.
-    probe.reset();
-    config.batching_dim = 0;
-    probe = std::make_unique<ModelRunner>(model, config);
+  config.device_wait_config = deviceWaitOf(options);
+  if (options.batchingDim) config.batching_dim = *options.batchingDim;
+  if (options.batchTimeoutMs) {
+    config.batch_size_timeout_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::duration<double, std::milli>(*options.batchTimeoutMs));
   }
-  ModelRunner &runner = *probe;
+  const auto model = loadModel(options);
+  checkReplicasFit(*model, options.replicas);
+  ModelRunner runner(model, config);
+  const auto plan = run::BatchPlan::of(runner.getExecuteInputs(), options.batchingDim);
+  const std::int64_t batch = options.batch > 0 ? options.batch : plan.modelBatch;
+  checkBatch(options, plan, batch);
 
   std::vector<Client> clients(options.threads);
   for (unsigned t = 0; t < options.threads; ++t) {
     const std::size_t slots = options.async ? kAsyncWindow : 1;
     for (std::size_t s = 0; s < slots; ++s)
-      clients[t].slots.push_back(run::makeRequestBuffers(runner, batch, options.inputFiles, options.seed + t));
+      clients[t].slots.push_back(run::makeRequestBuffers(runner, plan, batch, options.inputFiles, options.seed + t));
   }
 
   std::atomic<std::uint64_t> done{0};
@@ -194,18 +261,24 @@ int runModel(const Options &options) {
   summary.async = options.async;
   summary.batch = batch;
   std::string firstError;
+  auto &first = clients.front().latenciesUs;
+  if (!first.empty()) {
+    summary.coldUs = first.front();
+    first.erase(first.begin());
+  }
   for (auto &client : clients) {
     summary.latenciesUs.insert(summary.latenciesUs.end(), client.latenciesUs.begin(), client.latenciesUs.end());
     summary.failed += client.failed;
     if (firstError.empty()) firstError = client.firstError;
   }
+  summary.phaseMeansUs = phaseMeans(runner, options.replicas);
   if (!options.outputDir.empty()) writeOutputs(clients.front().slots.front(), options.outputDir);
   const auto figures = run::summarize(summary);
   if (options.json) std::cout << run::renderJson(summary, figures).dump(2) << "\n";
   else std::cout << run::renderTable(summary, figures);
   if (summary.failed) {
     std::cerr << "mrt-run: " << summary.failed << " request(s) failed; first: " << firstError << "\n";
-    return 1;
+    return mrt::tools::kExitFailure;
   }
   return 0;
 }
@@ -222,8 +295,20 @@ int main(int argc, char **argv) {
   app.add_option("--threads,-t", options.threads, "client threads")->check(CLI::Range(1u, 256u));
   app.add_flag("--async", options.async, "use executeAsync with several requests in flight per thread");
   app.add_option("--replicas,-r", options.replicas, "replicas (one simulated device each)")->check(CLI::Range(1u, 64u));
-  app.add_option("--batch,-b", options.batch, "samples per request (default: the model's batch)")
+  app.add_option("--batch,-b", options.batch,
+                 "samples per request (default: the model's batch); without --batching-dim a multiple of it")
       ->check(CLI::PositiveNumber);
+  auto *batchingDim = app.add_option("--batching-dim", options.batchingDim,
+                 "dynamic batch sizing along this dimension: requests of any number of samples, packed into model "
+                 "batches by the runner");
+  app.add_option("--batch-timeout", options.batchTimeoutMs,
+                 "with --batching-dim: pad a partly filled model batch after waiting this many ms for more samples "
+                 "(needed when -b is not a multiple of the model's batch)")
+      ->check(CLI::NonNegativeNumber)
+      ->needs(batchingDim);
+  std::string waitText;
+  app.add_flag("--wait{forever}", waitText,
+               "wait for busy devices: --wait forever, --wait=SECONDS at most that long (default: fail at once)");
   app.add_option("--input", inputs, "NAME=PATH: an input from a file instead of random data (raw bytes, or an ONNX TensorProto if PATH ends in .pb)");
   app.add_option("--output-dir", options.outputDir, "write the last request's outputs as NAME.bin here")
       ->check(CLI::ExistingDirectory);
@@ -232,6 +317,18 @@ int main(int argc, char **argv) {
   app.add_option("--seed", options.seed, "seed of the random inputs");
   app.add_flag("--json", options.json, "print the report as JSON");
   if (const auto exitCode = mrt::tools::parseCommandLine(app, argc, argv)) return *exitCode;
+  if (!waitText.empty() && waitText != "forever") {
+    try {
+      std::size_t used = 0;
+      options.waitSeconds = std::stod(waitText, &used);
+      if (used != waitText.size() || *options.waitSeconds < 0) throw std::invalid_argument(waitText);
+    } catch (const std::exception &) {
+      std::cerr << "mrt-run: --wait=" << waitText << ": expected a number of seconds >= 0 (see --help)\n";
+      return mrt::tools::kExitUsage;
+    }
+  } else if (!waitText.empty()) {
+    options.waitSeconds = -1.0;
+  }
   for (const auto &spec : inputs) {
     const auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -242,8 +339,11 @@ int main(int argc, char **argv) {
   }
   try {
     return runModel(options);
+  } catch (const ModelUsageError &e) {
+    mrt::tools::reportFailure("mrt-run", e.what(), options.json);
+    return mrt::tools::kExitUsage;
   } catch (const std::exception &e) {
-    std::cerr << "mrt-run: " << e.what() << "\n";
-    return 1;
+    mrt::tools::reportFailure("mrt-run", e.what(), options.json);
+    return mrt::tools::kExitFailure;
   }
 }

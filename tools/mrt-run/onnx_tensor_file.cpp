@@ -1,5 +1,6 @@
 #include "onnx_tensor_file.hpp"
 
+#include <filesystem>
 #include <fstream>
 
 #include "common/error.hpp"
@@ -9,10 +10,19 @@
 
 namespace mrt::run {
 
+void requireReadableFile(const std::string &name, const std::string &path) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status)) throw Error(ErrorCode::NotFound, "--input {}={}: no such file", name, path);
+  if (!std::filesystem::is_regular_file(status))
+    throw Error(ErrorCode::InvalidArgument, "--input {}={}: not a regular file", name, path);
+}
+
 std::vector<std::byte> readOnnxTensorFile(const std::string &name, const std::string &path, const DataDesc &desc,
                                           std::uint64_t expectedBytes) {
+  requireReadableFile(name, path);
   std::ifstream file(path, std::ios::binary);
-  if (!file) throw Error(ErrorCode::NotFound, "--input {}={}: no such file", name, path);
+  if (!file) throw Error(ErrorCode::NotFound, "--input {}={}: cannot open the file", name, path);
   ::onnx::TensorProto proto;
   if (!proto.ParseFromIstream(&file))
     throw Error(ErrorCode::InvalidArgument, "--input {}={}: not an ONNX TensorProto", name, path);

@@ -12,6 +12,10 @@
 
 namespace mrt::run {
 
+// NotFound "--input NAME=PATH: no such file" unless PATH is a regular file
+// (a directory opens as a stream, of a nonsense size).
+void requireReadableFile(const std::string &name, const std::string &path);
+
 // The tensor in `path` as `desc`'s element type, holding `expectedBytes`.
 // Throws mrt::Error naming `name` and `path` when the file is not a
 // TensorProto, its element type is not the input's (INT64 may feed an S32

@@ -3,14 +3,32 @@
 #include <fstream>
 #include <random>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "common/error.hpp"
 #include "onnx_tensor_file.hpp"
 
 namespace mrt::run {
 
-std::uint64_t bytesForBatch(const DataDesc &desc, std::int64_t batch) {
-  const std::int64_t modelBatch = desc.shape.empty() || desc.shape[0] <= 0 ? 1 : desc.shape[0];
-  return static_cast<std::uint64_t>(desc.size_in_bytes / modelBatch * batch);
+BatchPlan BatchPlan::of(const std::vector<DataDesc> &executeInputs, std::optional<unsigned> batchingDim) {
+  BatchPlan plan;
+  plan.batchingDim = batchingDim;
+  if (executeInputs.empty()) return plan;
+  const DataDesc &first = executeInputs.front();
+  const unsigned dim = batchingDim.value_or(0);
+  if (dim < first.shape.size() && first.shape[dim] > 0) plan.modelBatch = first.shape[dim];
+  plan.batchSource = fmt::format("input '{}' {}[{}]", first.name, popef::toString(first.data_type),
+                                 fmt::join(first.shape, ","));
+  return plan;
+}
+
+std::uint64_t BatchPlan::bytesOf(const DataDesc &desc, std::int64_t samples) const {
+  if (batchingDim) {
+    // The runner has checked that every execute tensor has the model's batch there.
+    return static_cast<std::uint64_t>(desc.size_in_bytes / modelBatch * samples);
+  }
+  return static_cast<std::uint64_t>(desc.size_in_bytes * (samples / modelBatch));
 }
 
 InputMemoryView RequestBuffers::inputViews() const {
@@ -28,8 +46,9 @@ OutputMemoryView RequestBuffers::outputViews() {
 namespace {
 
 std::vector<std::byte> readRawFile(const std::string &name, const std::string &path, std::uint64_t expected) {
+  requireReadableFile(name, path);
   std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) throw Error(ErrorCode::NotFound, "--input {}={}: no such file", name, path);
+  if (!file) throw Error(ErrorCode::NotFound, "--input {}={}: cannot open the file", name, path);
   const auto size = static_cast<std::uint64_t>(file.tellg());
   if (size != expected)
     throw Error(ErrorCode::InvalidArgument, "--input {}={}: expected {} bytes, the file has {}", name, path, expected,
@@ -70,13 +89,13 @@ void fillRandom(std::vector<std::byte> &bytes, popef::DataType type, std::mt1993
 
 }  // namespace
 
-RequestBuffers makeRequestBuffers(const ModelRunner &runner, std::int64_t batch,
+RequestBuffers makeRequestBuffers(const ModelRunner &runner, const BatchPlan &plan, std::int64_t batch,
                                   const std::map<std::string, std::string> &files, std::uint32_t seed) {
   RequestBuffers buffers;
   std::mt19937 rng(seed);
   std::map<std::string, std::string> unused = files;
   for (const auto &desc : runner.getExecuteInputs()) {
-    const std::uint64_t size = bytesForBatch(desc, batch);
+    const std::uint64_t size = plan.bytesOf(desc, batch);
     if (auto file = files.find(desc.name); file != files.end()) {
       const std::string &path = file->second;
       buffers.inputs[desc.name] = path.ends_with(".pb") ? readOnnxTensorFile(desc.name, path, desc, size)
@@ -90,7 +109,7 @@ RequestBuffers makeRequestBuffers(const ModelRunner &runner, std::int64_t batch,
   }
   if (!unused.empty())
     throw Error(ErrorCode::NotFound, "--input {}: the model has no execute input of that name", unused.begin()->first);
-  for (const auto &desc : runner.getExecuteOutputs()) buffers.outputs[desc.name].resize(bytesForBatch(desc, batch));
+  for (const auto &desc : runner.getExecuteOutputs()) buffers.outputs[desc.name].resize(plan.bytesOf(desc, batch));
   return buffers;
 }
 

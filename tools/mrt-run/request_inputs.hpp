@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,9 +12,21 @@
 
 namespace mrt::run {
 
-// Bytes of one tensor of `desc` holding `batch` samples (desc describes one
-// model batch, whose size is its first dimension).
-std::uint64_t bytesForBatch(const DataDesc &desc, std::int64_t batch);
+// How a request of some samples fills the model's tensors. Without dynamic
+// batch sizing a request is whole model batches (the first execute input's
+// dimension 0 says how many samples one holds) and each tensor, batched or
+// not (the stateful model's acc_out F32[4]), is that many transfers. With
+// batching_dim D every execute tensor holds the model's batch in dimension D
+// and a request is any number of samples of each.
+struct BatchPlan {
+  std::int64_t modelBatch = 1;          // samples in one model batch
+  std::optional<unsigned> batchingDim;  // dynamic batch sizing along it
+  std::string batchSource;              // "input 'x' F32[4,8]": where modelBatch comes from
+
+  static BatchPlan of(const std::vector<DataDesc> &executeInputs, std::optional<unsigned> batchingDim);
+  // Bytes of `desc` in a request of `samples` samples.
+  std::uint64_t bytesOf(const DataDesc &desc, std::int64_t samples) const;
+};
 
 struct RequestBuffers {
   std::map<std::string, std::vector<std::byte>> inputs, outputs;
@@ -25,7 +38,7 @@ struct RequestBuffers {
 // an ONNX TensorProto when it ends in ".pb") or
 // random values of the tensor's type from `seed`; zeroed outputs. Throws
 // mrt::Error naming the tensor or file on a mismatch.
-RequestBuffers makeRequestBuffers(const ModelRunner &runner, std::int64_t batch,
+RequestBuffers makeRequestBuffers(const ModelRunner &runner, const BatchPlan &plan, std::int64_t batch,
                                   const std::map<std::string, std::string> &files, std::uint32_t seed);
 
 }  // namespace mrt::run
