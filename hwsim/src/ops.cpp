@@ -135,14 +135,21 @@ void fill(Graph &g, program::Sequence &prog, const Tensor &t, double value) {
 
 namespace {
 
-// The grid of output blocks a matMul uses: bestM row blocks x bestN column
-// blocks, block (i, j) on tile first + i * bestN + j.
+// The grid a matMul uses: gridM row blocks x gridN column blocks x gridK
+// depth blocks; block (i, j, l) multiplies a's rows i, depths l by b's
+// depths l, columns j on tile first + (l * gridM + i) * gridN + j. With
+// gridK > 1 each tile makes an F32 partial product and the partials of an
+// output block are summed in a second stage, each of its gridK tiles
+// reducing one gridK-th of the block.
 struct MatMulPlan {
-  std::size_t gridM = 0, gridN = 0;
+  std::size_t gridM = 0, gridN = 0, gridK = 0;
   unsigned first = 0;
   std::size_t rowBegin(std::size_t i, std::size_t M) const { return i * M / gridM; }
   std::size_t colBegin(std::size_t j, std::size_t N) const { return j * N / gridN; }
-  unsigned tile(std::size_t i, std::size_t j) const { return first + static_cast<unsigned>(i * gridN + j); }
+  std::size_t depthBegin(std::size_t l, std::size_t K) const { return l * K / gridK; }
+  unsigned tile(std::size_t i, std::size_t j, std::size_t l) const {
+    return first + static_cast<unsigned>((l * gridM + i) * gridN + j);
+  }
 };
 
 MatMulPlan planMatMul(const Graph &g, std::size_t M, std::size_t K, std::size_t N, Type type, TileRange tiles,
@@ -150,27 +157,48 @@ MatMulPlan planMatMul(const Graph &g, std::size_t M, std::size_t K, std::size_t 
   const auto [first, count] = detail::resolveTileRange(g, tiles);
   const Target &t = g.getTarget();
   const double es = static_cast<double>(sizeOf(type));
-  const double budget = 0.75 * static_cast<double>(t.bytesPerTile);
-  // Pick the grid of output blocks: within tile memory, blocks of at least
-  // kMinBlock rows/columns (so each vertex is one efficient host GEMM), and the
-  // fewest modelled cycles (compute of the busiest tile plus its exchange).
+  const double rate = type == Type::F16 ? t.f16MatMulFlopsPerCycle : t.f32MatMulFlopsPerCycle;
   constexpr std::size_t kMinBlock = 32;
-  MatMulPlan plan;
-  plan.first = first;
-  double bestCycles = 0;
-  for (std::size_t gm = 1; gm <= std::max<std::size_t>(1, M / kMinBlock) && gm <= count; ++gm) {
-    for (std::size_t gn = 1; gn <= std::max<std::size_t>(1, N / kMinBlock) && gm * gn <= count; ++gn) {
-      const double mb = std::ceil(double(M) / double(gm)), nb = std::ceil(double(N) / double(gn));
-      const double bytes = (mb * double(K) + double(K) * nb) * es + mb * nb * 4;
-      if (bytes > budget) continue;
-      const double cycles = 2 * mb * nb * double(K) / t.f32MatMulFlopsPerCycle + (mb + nb) * double(K) * es / t.exchangeBytesPerCycle;
-      if (plan.gridM == 0 || cycles < bestCycles) {
-        plan.gridM = gm;
-        plan.gridN = gn;
-        bestCycles = cycles;
+  const auto maxGrid = [&](std::size_t dim) { return std::max<std::size_t>(1, dim / kMinBlock); };
+  // The grid within `budget` bytes per tile with blocks of at least
+  // kMinBlock rows, columns and depths (so each vertex is one efficient host
+  // GEMM) and the fewest modelled cycles of the busiest tile: its multiply
+  // at the rate of the input type, the exchange of its operands and, when K
+  // is split, the exchange and sum of the partials.
+  const auto search = [&](double budget) {
+    MatMulPlan plan;
+    plan.first = first;
+    double bestCycles = 0;
+    for (std::size_t gm = 1; gm <= maxGrid(M) && gm <= count; ++gm) {
+      for (std::size_t gn = 1; gn <= maxGrid(N) && gm * gn <= count; ++gn) {
+        for (std::size_t gk = 1; gk <= maxGrid(K) && gm * gn * gk <= count; ++gk) {
+          const double mb = std::ceil(double(M) / double(gm)), nb = std::ceil(double(N) / double(gn));
+          const double kb = std::ceil(double(K) / double(gk));
+          const double partial = mb * nb * 4;
+          // Operands and the product; a split K adds the stack of partial
+          // slices the tile sums.
+          const double bytes = (mb * kb + kb * nb) * es + partial + (gk > 1 ? partial : 0);
+          if (bytes > budget) continue;
+          double cycles = 2 * mb * nb * kb / rate + (mb + nb) * kb * es / t.exchangeBytesPerCycle;
+          if (gk > 1) {
+            cycles += partial * double(gk - 1) / double(gk) / t.exchangeBytesPerCycle + t.internalSyncCycles;
+            cycles += mb * nb / t.f32VectorWidth + t.vertexOverheadCycles + t.internalSyncCycles;
+          }
+          if (plan.gridM == 0 || cycles < bestCycles) {
+            plan.gridM = gm;
+            plan.gridN = gn;
+            plan.gridK = gk;
+            bestCycles = cycles;
+          }
+        }
       }
     }
-  }
+    return plan;
+  };
+  // A quarter of each tile left for whatever else it holds; when nothing
+  // fits so, only 5% (code and vertex state).
+  MatMulPlan plan = search(0.75 * static_cast<double>(t.bytesPerTile));
+  if (plan.gridM == 0) plan = search(0.95 * static_cast<double>(t.bytesPerTile));
   if (plan.gridM == 0) fail(ErrorKind::InvalidArgument, "matMul '{}': [{},{}]x[{},{}] does not fit on {} tiles", name, M, K, K, N, count);
   return plan;
 }
@@ -194,14 +222,19 @@ Tensor createMatMulInputLhs(Graph &g, Type type, const Shape &aShape, const Shap
   }
   const std::size_t M = aShape[0], K = aShape[1], N = bShape[1];
   const MatMulPlan plan = planMatMul(g, M, K, N, type, tiles, name);
-  // Row block i lives on the tile of block (i, 0); the other tiles of the
-  // row get copies.
+  // Block (i, l) of a lives on the tile of block (i, 0, l); the other tiles
+  // of row i get copies.
   std::vector<Tensor> rows;
   for (std::size_t i = 0; i < plan.gridM; ++i) {
     const std::size_t r0 = plan.rowBegin(i, M), r1 = plan.rowBegin(i + 1, M);
-    auto part = g.addVariable(type, {r1 - r0, K}, std::string(name) + "/rows" + std::to_string(i));
-    g.setTileMapping(part, plan.tile(i, 0));
-    rows.push_back(part);
+    std::vector<Tensor> depths;
+    for (std::size_t l = 0; l < plan.gridK; ++l) {
+      const std::size_t k0 = plan.depthBegin(l, K), k1 = plan.depthBegin(l + 1, K);
+      auto part = g.addVariable(type, {r1 - r0, k1 - k0}, std::string(name) + "/rows" + std::to_string(i) + "." + std::to_string(l));
+      g.setTileMapping(part, plan.tile(i, 0, l));
+      depths.push_back(part);
+    }
+    rows.push_back(concat(depths, 1));
   }
   return concat(rows, 0);
 }
@@ -213,16 +246,72 @@ Tensor createMatMulInputRhs(Graph &g, Type type, const Shape &aShape, const Shap
   }
   const std::size_t M = aShape[0], K = aShape[1], N = bShape[1];
   const MatMulPlan plan = planMatMul(g, M, K, N, type, tiles, name);
-  // Column block j lives (contiguous, [K, nb]) on the tile of block (0, j).
-  std::vector<Tensor> cols;
-  for (std::size_t j = 0; j < plan.gridN; ++j) {
-    const std::size_t c0 = plan.colBegin(j, N), c1 = plan.colBegin(j + 1, N);
-    auto part = g.addVariable(type, {K, c1 - c0}, std::string(name) + "/cols" + std::to_string(j));
-    g.setTileMapping(part, plan.tile(0, j));
-    cols.push_back(part);
+  // Block (l, j) of b lives (contiguous) on the tile of block (0, j, l).
+  std::vector<Tensor> depths;
+  for (std::size_t l = 0; l < plan.gridK; ++l) {
+    const std::size_t k0 = plan.depthBegin(l, K), k1 = plan.depthBegin(l + 1, K);
+    std::vector<Tensor> cols;
+    for (std::size_t j = 0; j < plan.gridN; ++j) {
+      const std::size_t c0 = plan.colBegin(j, N), c1 = plan.colBegin(j + 1, N);
+      auto part = g.addVariable(type, {k1 - k0, c1 - c0}, std::string(name) + "/cols" + std::to_string(j) + "." + std::to_string(l));
+      g.setTileMapping(part, plan.tile(0, j, l));
+      cols.push_back(part);
+    }
+    depths.push_back(concat(cols, 1));
   }
-  return concat(cols, 1);
+  return concat(depths, 0);
 }
+
+namespace {
+
+// The second stage of a matMul with a split K: each of the gridK tiles of
+// output block (i, j) gathers one gridK-th of every partial product and
+// sums them into that part of the output (converted to its type when that
+// is not F32).
+void sumPartials(Graph &g, program::Sequence &prog, const MatMulPlan &plan, const std::vector<Tensor> &partials,
+                 const Tensor &out, std::string_view name) {
+  const std::size_t M = out.dim(0), N = out.dim(1);
+  auto sum = g.addComputeSet(std::string(name) + "/sum_partials");
+  auto cast = g.addComputeSet(std::string(name) + "/cast");
+  bool needsCast = false;
+  std::vector<Tensor> src, dst;
+  for (std::size_t i = 0; i < plan.gridM; ++i) {
+    for (std::size_t j = 0; j < plan.gridN; ++j) {
+      const Tensor block = out.slice(plan.rowBegin(i, M), plan.rowBegin(i + 1, M), 0)
+                               .slice(plan.colBegin(j, N), plan.colBegin(j + 1, N), 1)
+                               .flatten();
+      const std::size_t elements = block.numElements();
+      for (std::size_t l = 0; l < plan.gridK; ++l) {
+        const std::size_t e0 = l * elements / plan.gridK, e1 = (l + 1) * elements / plan.gridK;
+        if (e0 == e1) continue;
+        const unsigned tile = plan.tile(i, j, l);
+        const std::string at = "@" + std::to_string(tile);
+        auto stack = g.addVariable(Type::F32, {plan.gridK, e1 - e0}, std::string(name) + "/partials" + at);
+        g.setTileMapping(stack, tile);
+        for (std::size_t p = 0; p < plan.gridK; ++p) {
+          src.push_back(partials[(p * plan.gridM + i) * plan.gridN + j].flatten().slice(e0, e1));
+          dst.push_back(stack[p]);
+        }
+        Tensor target = block.slice(e0, e1);
+        g.setTileMapping(target, tile);
+        if (out.elementType() != Type::F32) {
+          auto wide = g.addVariable(Type::F32, {e1 - e0}, std::string(name) + "/sum" + at);
+          g.setTileMapping(wide, tile);
+          g.addVertex(cast, "Cast", {{"in", wide}, {"out", target}}, tile);
+          needsCast = true;
+          target = wide;
+        }
+        auto v = g.addVertex(sum, "ReduceSum", {{"in", stack}, {"out", target}}, tile);
+        g.setInitialValue(v, "axes", std::vector<double>{0});
+      }
+    }
+  }
+  prog.add(program::Copy(concat(src), concat(dst), std::string(name) + "/exchange_partials"));
+  prog.add(program::Execute(sum));
+  if (needsCast) prog.add(program::Execute(cast));
+}
+
+}  // namespace
 
 Tensor matMul(Graph &g, program::Sequence &prog, const Tensor &a, const Tensor &b, std::string_view name,
               TileRange tiles, Type outType) {
@@ -233,38 +322,49 @@ Tensor matMul(Graph &g, program::Sequence &prog, const Tensor &a, const Tensor &
   const MatMulPlan plan = planMatMul(g, M, K, N, a.elementType(), tiles, name);
   auto out = g.addVariable(outType, {M, N}, name);
   auto cs = g.addComputeSet(std::string(name));
-  std::vector<Tensor> aSrc, aDst, bSrc, bDst;
-  for (std::size_t i = 0; i < plan.gridM; ++i) {
-    const std::size_t r0 = plan.rowBegin(i, M), r1 = plan.rowBegin(i + 1, M);
-    for (std::size_t j = 0; j < plan.gridN; ++j) {
-      const std::size_t c0 = plan.colBegin(j, N), c1 = plan.colBegin(j + 1, N);
-      const unsigned tile = plan.tile(i, j);
-      // Operands already resident on the tile (created with
-      // createMatMulInputLhs/Rhs) are used in place: no exchange.
-      Tensor aBlock = a.slice(r0, r1, 0);
-      if (!residentOn(g, aBlock, tile)) {
-        auto aLocal = g.addVariable(a.elementType(), {r1 - r0, K}, std::string(name) + "/a@" + std::to_string(tile));
-        g.setTileMapping(aLocal, tile);
-        aSrc.push_back(aBlock.flatten());
-        aDst.push_back(aLocal.flatten());
-        aBlock = aLocal;
+  std::vector<Tensor> aSrc, aDst, bSrc, bDst, partials;
+  for (std::size_t l = 0; l < plan.gridK; ++l) {
+    const std::size_t k0 = plan.depthBegin(l, K), k1 = plan.depthBegin(l + 1, K);
+    for (std::size_t i = 0; i < plan.gridM; ++i) {
+      const std::size_t r0 = plan.rowBegin(i, M), r1 = plan.rowBegin(i + 1, M);
+      for (std::size_t j = 0; j < plan.gridN; ++j) {
+        const std::size_t c0 = plan.colBegin(j, N), c1 = plan.colBegin(j + 1, N);
+        const unsigned tile = plan.tile(i, j, l);
+        const std::string at = "@" + std::to_string(tile);
+        // Operands already resident on the tile (created with
+        // createMatMulInputLhs/Rhs) are used in place: no exchange.
+        Tensor aBlock = a.slice(r0, r1, 0).slice(k0, k1, 1);
+        if (!residentOn(g, aBlock, tile)) {
+          auto aLocal = g.addVariable(a.elementType(), {r1 - r0, k1 - k0}, std::string(name) + "/a" + at);
+          g.setTileMapping(aLocal, tile);
+          aSrc.push_back(aBlock.flatten());
+          aDst.push_back(aLocal.flatten());
+          aBlock = aLocal;
+        }
+        Tensor bBlock = b.slice(k0, k1, 0).slice(c0, c1, 1);
+        if (!residentOn(g, bBlock, tile)) {
+          auto bLocal = g.addVariable(b.elementType(), {k1 - k0, c1 - c0}, std::string(name) + "/b" + at);
+          g.setTileMapping(bLocal, tile);
+          bSrc.push_back(bBlock.flatten());
+          bDst.push_back(bLocal.flatten());
+          bBlock = bLocal;
+        }
+        Tensor product;
+        if (plan.gridK == 1) {
+          product = out.slice(r0, r1, 0).slice(c0, c1, 1);
+        } else {
+          product = g.addVariable(Type::F32, {r1 - r0, c1 - c0}, std::string(name) + "/partial" + at);
+          partials.push_back(product);
+        }
+        g.setTileMapping(product, tile);
+        g.addVertex(cs, "MatMul", {{"a", aBlock}, {"b", bBlock}, {"out", product}}, tile);
       }
-      Tensor bBlock = b.slice(c0, c1, 1);
-      if (!residentOn(g, bBlock, tile)) {
-        auto bLocal = g.addVariable(b.elementType(), {K, c1 - c0}, std::string(name) + "/b@" + std::to_string(tile));
-        g.setTileMapping(bLocal, tile);
-        bSrc.push_back(bBlock.flatten());
-        bDst.push_back(bLocal.flatten());
-        bBlock = bLocal;
-      }
-      auto block = out.slice(r0, r1, 0).slice(c0, c1, 1);
-      g.setTileMapping(block, tile);
-      g.addVertex(cs, "MatMul", {{"a", aBlock}, {"b", bBlock}, {"out", block}}, tile);
     }
   }
   if (!aSrc.empty()) prog.add(program::Copy(concat(aSrc), concat(aDst), std::string(name) + "/exchange_a"));
   if (!bSrc.empty()) prog.add(program::Copy(concat(bSrc), concat(bDst), std::string(name) + "/exchange_b"));
   prog.add(program::Execute(cs));
+  if (plan.gridK > 1) sumPartials(g, prog, plan, partials, out, name);
   return out;
 }
 
