@@ -165,13 +165,13 @@ MatMulPlan planMatMul(const Graph &g, std::size_t M, std::size_t K, std::size_t 
   // GEMM) and the fewest modelled cycles of the busiest tile: its multiply
   // at the rate of the input type, the exchange of its operands and, when K
   // is split, the exchange and sum of the partials.
-  const auto search = [&](double budget) {
+  const auto search = [&](double budget, bool splitK) {
     MatMulPlan plan;
     plan.first = first;
     double bestCycles = 0;
     for (std::size_t gm = 1; gm <= maxGrid(M) && gm <= count; ++gm) {
       for (std::size_t gn = 1; gn <= maxGrid(N) && gm * gn <= count; ++gn) {
-        for (std::size_t gk = 1; gk <= maxGrid(K) && gm * gn * gk <= count; ++gk) {
+        for (std::size_t gk = 1; gk <= (splitK ? maxGrid(K) : 1) && gm * gn * gk <= count; ++gk) {
           const double mb = std::ceil(double(M) / double(gm)), nb = std::ceil(double(N) / double(gn));
           const double kb = std::ceil(double(K) / double(gk));
           const double partial = mb * nb * 4;
@@ -195,10 +195,18 @@ MatMulPlan planMatMul(const Graph &g, std::size_t M, std::size_t K, std::size_t 
     }
     return plan;
   };
+  // K is split for big products, or when nothing fits otherwise. Small ones
+  // keep whole depths: a split adds two program steps and a vertex per tile
+  // to sum the partials, which costs the host more time than the modelled
+  // cycles it saves are worth (mlp at batch 1 would go from 4 to 96 tiles).
+  constexpr double kSplitKMacs = double(1 << 27);
+  const bool bigProduct = double(M) * double(K) * double(N) >= kSplitKMacs;
   // A quarter of each tile left for whatever else it holds; when nothing
   // fits so, only 5% (code and vertex state).
-  MatMulPlan plan = search(0.75 * static_cast<double>(t.bytesPerTile));
-  if (plan.gridM == 0) plan = search(0.95 * static_cast<double>(t.bytesPerTile));
+  const double roomy = 0.75 * static_cast<double>(t.bytesPerTile), tight = 0.95 * static_cast<double>(t.bytesPerTile);
+  MatMulPlan plan = search(roomy, bigProduct);
+  if (plan.gridM == 0 && !bigProduct) plan = search(roomy, true);
+  if (plan.gridM == 0) plan = search(tight, true);
   if (plan.gridM == 0) fail(ErrorKind::InvalidArgument, "matMul '{}': [{},{}]x[{},{}] does not fit on {} tiles", name, M, K, K, N, count);
   return plan;
 }
