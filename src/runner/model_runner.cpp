@@ -94,6 +94,16 @@ std::shared_ptr<popef::Model> requireModel(std::shared_ptr<popef::Model> model) 
   return model;
 }
 
+// The views of the request this thread is submitting, kept for its next
+// request: once their vectors have grown, ordering a request's maps
+// allocates nothing. One per thread suffices: from filling them to the end
+// of Replica::submit no user code runs on this thread (a full queue makes it
+// wait for the device thread), so no other request starts on it meanwhile.
+RequestViews &threadRequestViews() {
+  thread_local RequestViews views;
+  return views;
+}
+
 void waitFor(const Completion &completion) {
   completion.wait(std::chrono::nanoseconds(-1));
   if (completion.code() != ErrorCode::Ok) throw Error(completion.code(), completion.message());
@@ -118,7 +128,8 @@ std::shared_ptr<Completion> ModelRunner::submit(const InputMemoryView &input_dat
                                                 unsigned replica_id) {
   const auto received = RequestClock::now();
   Replica &replica = impl_->replica(replica_id);
-  RequestViews views = impl_->layout.inputViews(input_data);
+  RequestViews &views = threadRequestViews();
+  impl_->layout.setInputViews(views, input_data);
   impl_->layout.addOutputViews(views, output_data);
   return replica.submit(views, received, {});
 }
@@ -131,15 +142,15 @@ Submission ModelRunner::Impl::submitAllocating(const InputMemoryView &input_data
                                                bool wake_device) {
   const auto received = RequestClock::now();
   Replica &replica = this->replica(replica_id);
-  RequestViews views = layout.inputViews(input_data);
-  const std::vector<std::int64_t> sizes = layout.outputSizes(views);
+  RequestViews &views = threadRequestViews();
+  layout.setInputViews(views, input_data);
   const auto &outputs = layout.executeOutputs();
   Submission submission;
   std::vector<std::shared_ptr<void>> keep;
   keep.reserve(outputs.size());
   views.outputs.reserve(outputs.size());
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    TensorMemory memory(sizes[i]);
+    TensorMemory memory(layout.outputBytes(views, i));
     views.outputs.push_back(memory.getView());
     keep.push_back(memory.data);
     submission.outputs.emplace(outputs[i].anchor->name(), std::move(memory));
@@ -161,7 +172,8 @@ void ModelRunner::execute(const InputMemoryView &input_data, const OutputMemoryV
                           unsigned replica_id) {
   const auto received = RequestClock::now();
   Replica &replica = impl_->replica(replica_id);
-  RequestViews views = impl_->layout.inputViews(input_data);
+  RequestViews &views = threadRequestViews();
+  impl_->layout.setInputViews(views, input_data);
   impl_->layout.addOutputViews(views, output_data);
   const std::shared_ptr<Completion> completion = replica.submit(views, received, {}, false);
   replica.serveInline(*completion);

@@ -13,7 +13,7 @@
 namespace mrt {
 
 struct Replica::Request {
-  std::shared_ptr<Completion> completion = std::make_shared<Completion>();
+  std::shared_ptr<Completion> completion = std::allocate_shared<Completion>(RecyclingAllocator<Completion>());
   // Outputs (or, without outputs, inputs) still to be transferred. Only the
   // device thread changes it after the request is enqueued.
   std::uint32_t remaining = 0;
@@ -134,7 +134,7 @@ void Replica::start() { thread_ = std::thread([this] { deviceLoop(); }); }
 
 std::shared_ptr<Completion> Replica::submit(const RequestViews &views, RequestClock::time_point received,
                                             std::vector<std::shared_ptr<void>> keep, bool wake_device) {
-  auto request = std::make_shared<Request>();
+  auto request = std::allocate_shared<Request>(RecyclingAllocator<Request>());
   Request *raw = request.get();
   raw->times.received = received;
   raw->keep = std::move(keep);

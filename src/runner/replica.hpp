@@ -29,6 +29,7 @@
 #include "queue/queue_manager.hpp"
 #include "runner/completion.hpp"
 #include "runner/model_runner_config.hpp"
+#include "runner/recycling_allocator.hpp"
 #include "runner/request_stats.hpp"
 #include "runner/runner_layout.hpp"
 #include "session/session.hpp"
@@ -87,7 +88,9 @@ class Replica {
 
  private:
   struct Request;
-  using PendingList = std::list<std::shared_ptr<Request>>;
+  // Requests, their nodes and Completions are made and freed at every
+  // request: from recycled blocks, not the heap.
+  using PendingList = std::list<std::shared_ptr<Request>, RecyclingAllocator<std::shared_ptr<Request>>>;
 
   void enqueueRequest(const RequestViews &views, const std::shared_ptr<Request> &request);
   // Throws what the queues would refuse in views, before anything is pushed.
