@@ -127,36 +127,38 @@ class Checker {
 
   void computeSets() {
     const auto &lib = codeletLibrary();
+    std::vector<Operand> ops;  // one vertex's, reused
     for (const auto &cs : exe_.computeSets) {
       for (std::size_t vi = 0; vi < cs.vertices.size(); ++vi) {
         const auto &vx = cs.vertices[vi];
         if (vx.codelet >= lib.size()) bad("compute set '{}' vertex {} has unknown codelet {}", cs.name, vi, vx.codelet);
         const auto &spec = lib[vx.codelet];
-        const auto where = fmt::format("compute set '{}' vertex {} ({}) on tile {}", cs.name, vi, spec.name, vx.tile);
-        if (vx.tile >= exe_.target.numTiles()) bad("{}: tile out of range", where);
+        // Formatted only for an error: a valid executable has many vertices.
+        const auto where = [&] { return fmt::format("compute set '{}' vertex {} ({}) on tile {}", cs.name, vi, spec.name, vx.tile); };
+        if (vx.tile >= exe_.target.numTiles()) bad("{}: tile out of range", where());
         if (vi > 0 && vx.tile < cs.vertices[vi - 1].tile) bad("compute set '{}' vertices are not sorted by tile", cs.name);
-        if (vx.operands.size() != spec.fields.size()) bad("{}: has {} operands, needs {}", where, vx.operands.size(), spec.fields.size());
-        if (vx.attrs.size() != spec.attrs.size()) bad("{}: has {} attributes, needs {}", where, vx.attrs.size(), spec.attrs.size());
+        if (vx.operands.size() != spec.fields.size()) bad("{}: has {} operands, needs {}", where(), vx.operands.size(), spec.fields.size());
+        if (vx.attrs.size() != spec.attrs.size()) bad("{}: has {} attributes, needs {}", where(), vx.attrs.size(), spec.attrs.size());
         for (const auto &a : vx.attrs) {
-          if (a.size() > 64) bad("{}: attribute has {} values", where, a.size());
+          if (a.size() > 64) bad("{}: attribute has {} values", where(), a.size());
           for (double d : a) {
-            if (!std::isfinite(d)) bad("{}: attribute value is not finite", where);
+            if (!std::isfinite(d)) bad("{}: attribute value is not finite", where());
           }
         }
-        std::vector<Operand> ops(spec.fields.size());
+        ops.assign(spec.fields.size(), Operand{});
         for (std::size_t f = 0; f < spec.fields.size(); ++f) {
           const auto &v = view(vx.operands[f], "vertex");
           ops[f] = {nullptr, v.type, &v.shape, v.numElements};
-          if (spec.fields[f].dir != FieldDir::In && touchesConstant(v)) bad("{}: field '{}' writes a constant", where, spec.fields[f].name);
+          if (spec.fields[f].dir != FieldDir::In && touchesConstant(v)) bad("{}: field '{}' writes a constant", where(), spec.fields[f].name);
           forEachTileRun(exe_, v, [&](std::uint64_t b, std::uint64_t, std::uint32_t tile) {
             if (tile != vx.tile) {
-              bad("{}: field '{}' element {} is on tile {} (a vertex may only touch data on its own tile)", where,
+              bad("{}: field '{}' element {} is on tile {} (a vertex may only touch data on its own tile)", where(),
                   spec.fields[f].name, b, tile);
             }
           });
         }
         const std::string err = spec.validate(spec, ops.data(), vx.attrs);
-        if (!err.empty()) bad("{}: {}", where, err);
+        if (!err.empty()) bad("{}: {}", where(), err);
       }
     }
   }

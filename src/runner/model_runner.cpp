@@ -14,7 +14,7 @@ namespace mrt {
 
 struct ModelRunner::Impl {
   Impl(std::shared_ptr<popef::Model> m, const ModelRunnerConfig &c)
-      : model(std::move(m)), config((validate(c), c)), layout(checked(model), config) {
+      : model(std::move(m)), config((validate(c), c)), executable(checkedExecutable(*model)), layout(model, config) {
     std::optional<DeviceManager> manager;
     replicas.reserve(config.replication_factor);
     for (unsigned r = 0; r < config.replication_factor; ++r) {
@@ -25,7 +25,7 @@ struct ModelRunner::Impl {
         if (!manager) manager.emplace();
         device = manager->getDevice(model, config.device_wait_config);
       }
-      replicas.push_back(std::make_unique<Replica>(r, model, config, layout, std::move(device)));
+      replicas.push_back(std::make_unique<Replica>(r, model, executable, config, layout, std::move(device)));
     }
     for (auto &replica : replicas) replica->start();
     watchdog = std::thread([this] { watch(); });
@@ -69,15 +69,16 @@ struct ModelRunner::Impl {
 
   // The runner sizes its queues and picks devices from the metadata, so the
   // metadata must agree with the executable before anything else is done
-  // with it (each replica's Session checks again: creation only, off the
-  // request path).
-  static const std::shared_ptr<popef::Model> &checked(const std::shared_ptr<popef::Model> &model) {
-    popef::checkAgainstExecutable(*model);
-    return model;
+  // with it. Read once, for every replica's Session.
+  static hwsim::Executable checkedExecutable(const popef::Model &model) {
+    hwsim::Executable executable = popef::readExecutable(model);
+    popef::checkAgainstExecutable(model, executable);
+    return executable;
   }
 
   std::shared_ptr<popef::Model> model;
   ModelRunnerConfig config;
+  hwsim::Executable executable;
   RunnerLayout layout;
   std::vector<std::unique_ptr<Replica>> replicas;
 

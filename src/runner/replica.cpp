@@ -66,8 +66,8 @@ SessionConfig sessionConfigFor(const ModelRunnerConfig &config, const RunnerLayo
 
 }  // namespace
 
-Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const ModelRunnerConfig &config,
-                 const RunnerLayout &layout, std::shared_ptr<Device> device)
+Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const hwsim::Executable &executable,
+                 const ModelRunnerConfig &config, const RunnerLayout &layout, std::shared_ptr<Device> device)
     : id_(id), config_(config), device_(std::move(device)), stats_(config.request_tracepoints_buffer_size) {
   // Each replica's engine writes its own profile reports (autoReport.*):
   // in replica<N> under the model's directory when there are several.
@@ -76,7 +76,9 @@ Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const M
       config.replication_factor > 1 && dir != engineOptions.end()) {
     model = popef::withEngineOptions(*model, {{"autoReport.directory", fmt::format("{}/replica{}", dir->second, id)}});
   }
-  session_ = std::make_unique<Session>(model, sessionConfigFor(config, layout));
+  SessionConfig session_config = sessionConfigFor(config, layout);
+  session_config.executable = executable;
+  session_ = std::make_unique<Session>(model, session_config);
   bindSideStreams(layout);
 
   std::vector<const popef::Anchor *> anchors;

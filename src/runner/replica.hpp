@@ -38,8 +38,9 @@ namespace mrt {
 
 class Replica {
  public:
-  Replica(unsigned id, std::shared_ptr<const popef::Model> model, const ModelRunnerConfig &config,
-          const RunnerLayout &layout, std::shared_ptr<Device> device);
+  // `executable`: the model's, read and checked by the runner.
+  Replica(unsigned id, std::shared_ptr<const popef::Model> model, const hwsim::Executable &executable,
+          const ModelRunnerConfig &config, const RunnerLayout &layout, std::shared_ptr<Device> device);
   ~Replica();
 
   Replica(const Replica &) = delete;
