@@ -112,9 +112,17 @@ class Span {
             class = std::enable_if_t<std::is_convertible_v<Pointer, T *> && !std::is_array_v<std::remove_reference_t<C>>>>
   constexpr Span(C &&container) noexcept : data_(std::data(container)), size_(std::size(container)) {}
   // A braced list written in a call, f({a, b}): valid until the end of the
-  // call's full expression, and no allocation (as std::span in C++26).
+  // call's full expression, and no allocation (as std::span in C++26; GCC
+  // warns that the Span does not extend the list's life, which is the point).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   template <class U = T, class = std::enable_if_t<std::is_const_v<U>>>
   constexpr Span(std::initializer_list<value_type> list) noexcept : data_(list.begin()), size_(list.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
   constexpr T *data() const noexcept { return data_; }
   constexpr std::size_t size() const noexcept { return size_; }
