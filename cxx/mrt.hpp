@@ -27,6 +27,7 @@
 #include <exception>
 #include <functional>
 #include <future>
+#include <initializer_list>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -110,6 +111,18 @@ class Span {
   template <class C, class Pointer = decltype(std::data(std::declval<C &>())),
             class = std::enable_if_t<std::is_convertible_v<Pointer, T *> && !std::is_array_v<std::remove_reference_t<C>>>>
   constexpr Span(C &&container) noexcept : data_(std::data(container)), size_(std::size(container)) {}
+  // A braced list written in a call, f({a, b}): valid until the end of the
+  // call's full expression, and no allocation (as std::span in C++26; GCC
+  // warns that the Span does not extend the list's life, which is the point).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
+  template <class U = T, class = std::enable_if_t<std::is_const_v<U>>>
+  constexpr Span(std::initializer_list<value_type> list) noexcept : data_(list.begin()), size_(list.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
   constexpr T *data() const noexcept { return data_; }
   constexpr std::size_t size() const noexcept { return size_; }
@@ -1502,32 +1515,65 @@ class Future {
 // ---------------------------------------------------------------------------
 // Model runner
 
-// The bytes of one named input, borrowed from the caller.
+// The bytes of one named input, borrowed from the caller, and so is the
+// name: it must outlive the view (a string literal, or a std::string that
+// is not a temporary). The layout of mrt_tensor_view, so an array of views
+// goes to the C API as it is, with no copy and no allocation.
 struct ConstTensorView {
-  std::string name;
+  const char *name = nullptr;
   const void *data = nullptr;
   uint64_t size_bytes = 0;
 
-  ConstTensorView(std::string n, const void *d, uint64_t size) : name(std::move(n)), data(d), size_bytes(size) {}
+  ConstTensorView(const char *n, const void *d, uint64_t size) noexcept : name(n), data(d), size_bytes(size) {}
+  ConstTensorView(const std::string &n, const void *d, uint64_t size) noexcept : ConstTensorView(n.c_str(), d, size) {}
+  ConstTensorView(std::string &&, const void *, uint64_t) = delete;  // the name would dangle
   // Any contiguous container or Span (std::vector<float>, float[N], ...).
   template <class C, class P = decltype(std::data(std::declval<const C &>())),
             class = std::enable_if_t<std::is_pointer_v<P>>>
-  ConstTensorView(std::string n, const C &c)
-      : name(std::move(n)), data(std::data(c)), size_bytes(std::size(c) * sizeof(*std::data(c))) {}
+  ConstTensorView(const char *n, const C &c) noexcept
+      : name(n), data(std::data(c)), size_bytes(std::size(c) * sizeof(*std::data(c))) {}
+  template <class C, class P = decltype(std::data(std::declval<const C &>())),
+            class = std::enable_if_t<std::is_pointer_v<P>>>
+  ConstTensorView(const std::string &n, const C &c) noexcept : ConstTensorView(n.c_str(), c) {}
+  template <class C>
+  ConstTensorView(std::string &&, const C &) = delete;  // the name would dangle
 };
 
-// The bytes of one named output, borrowed from the caller.
+// The bytes of one named output, borrowed from the caller, with its name
+// (as for ConstTensorView). The layout of mrt_tensor_view.
 struct TensorView {
-  std::string name;
+  const char *name = nullptr;
   void *data = nullptr;
   uint64_t size_bytes = 0;
 
-  TensorView(std::string n, void *d, uint64_t size) : name(std::move(n)), data(d), size_bytes(size) {}
+  TensorView(const char *n, void *d, uint64_t size) noexcept : name(n), data(d), size_bytes(size) {}
+  TensorView(const std::string &n, void *d, uint64_t size) noexcept : TensorView(n.c_str(), d, size) {}
+  TensorView(std::string &&, void *, uint64_t) = delete;  // the name would dangle
   template <class C, class P = decltype(std::data(std::declval<C &>())),
             class = std::enable_if_t<std::is_pointer_v<P> && !std::is_const_v<std::remove_pointer_t<P>>>>
-  TensorView(std::string n, C &c)
-      : name(std::move(n)), data(std::data(c)), size_bytes(std::size(c) * sizeof(*std::data(c))) {}
+  TensorView(const char *n, C &c) noexcept : name(n), data(std::data(c)), size_bytes(std::size(c) * sizeof(*std::data(c))) {}
+  template <class C, class P = decltype(std::data(std::declval<C &>())),
+            class = std::enable_if_t<std::is_pointer_v<P> && !std::is_const_v<std::remove_pointer_t<P>>>>
+  TensorView(const std::string &n, C &c) noexcept : TensorView(n.c_str(), c) {}
+  template <class C>
+  TensorView(std::string &&, C &) = delete;  // the name would dangle
 };
+
+namespace detail {
+template <class View>
+constexpr bool kLaidOutAsCView = std::is_standard_layout_v<View> && sizeof(View) == sizeof(mrt_tensor_view) &&
+                                 offsetof(View, name) == offsetof(mrt_tensor_view, name) &&
+                                 offsetof(View, data) == offsetof(mrt_tensor_view, data) &&
+                                 offsetof(View, size_bytes) == offsetof(mrt_tensor_view, size_bytes);
+static_assert(kLaidOutAsCView<ConstTensorView> && kLaidOutAsCView<TensorView>,
+              "tensor views pass to the C API as mrt_tensor_view arrays");
+
+// The views as the C API's array, without a copy.
+template <class View>
+const mrt_tensor_view *cViews(Span<const View> views) noexcept {
+  return reinterpret_cast<const mrt_tensor_view *>(views.data());
+}
+}  // namespace detail
 
 // One output held by a TensorMemory: name and bytes borrowed from it.
 struct TensorMemoryView {
@@ -1641,7 +1687,7 @@ struct ModelRunnerConfig {
   uint32_t replication_factor;
   bool run_save_programs;
   bool thread_safe;  // allow concurrent execute calls
-  std::vector<ConstTensorView> frozen_inputs;  // copied at construction
+  std::vector<ConstTensorView> frozen_inputs;  // copied at construction (names too)
   std::vector<ReplicaOutputs> replica_to_save_programs_outputs;
   // [replica id] -> device, nullptr entries for automatic choice; the runner
   // keeps its own reference.
@@ -1706,40 +1752,39 @@ class ModelRunner {
   }
 
   // Runs one request and returns once the outputs are in the caller's buffers.
-  void execute(const std::vector<ConstTensorView> &inputs, const std::vector<TensorView> &outputs,
-               unsigned replica_id = 0) {
-    auto in = cViews(inputs), out = cViews(outputs);
-    check(mrt_model_runner_execute(get(), in.data(), in.size(), out.data(), out.size(), replica_id));
+  // The views (a std::vector, an array, or a braced list written in the
+  // call: {{"x", x}}) reach the C API as they are: no allocation.
+  void execute(Span<const ConstTensorView> inputs, Span<const TensorView> outputs, unsigned replica_id = 0) {
+    check(mrt_model_runner_execute(get(), detail::cViews(inputs), inputs.size(), detail::cViews(outputs),
+                                   outputs.size(), replica_id));
   }
   // As above with outputs in memory the library allocates.
-  TensorMemory execute(const std::vector<ConstTensorView> &inputs, unsigned replica_id = 0) {
-    auto in = cViews(inputs);
+  TensorMemory execute(Span<const ConstTensorView> inputs, unsigned replica_id = 0) {
     mrt_tensor_memory *out = nullptr;
-    check(mrt_model_runner_execute_alloc(get(), in.data(), in.size(), replica_id, &out));
+    check(mrt_model_runner_execute_alloc(get(), detail::cViews(inputs), inputs.size(), replica_id, &out));
     return TensorMemory::adopt(out);
   }
 
   // Queues one request; the std::future becomes ready when it is done
   // (get() throws mrt::Error with the request's code and message if it
   // failed). The buffers must stay valid and untouched until then.
-  std::future<void> executeAsync(const std::vector<ConstTensorView> &inputs, const std::vector<TensorView> &outputs,
+  std::future<void> executeAsync(Span<const ConstTensorView> inputs, Span<const TensorView> outputs,
                                  unsigned replica_id = 0) {
     return toStdFuture(submit(inputs, outputs, replica_id));
   }
   // As above with library-allocated outputs, delivered by the std::future.
-  std::future<TensorMemory> executeAsync(const std::vector<ConstTensorView> &inputs, unsigned replica_id = 0) {
-    auto in = cViews(inputs);
+  std::future<TensorMemory> executeAsync(Span<const ConstTensorView> inputs, unsigned replica_id = 0) {
     mrt_future *future = nullptr;
     mrt_tensor_memory *memory = nullptr;
-    check(mrt_model_runner_execute_async_alloc(get(), in.data(), in.size(), replica_id, &future, &memory));
+    check(mrt_model_runner_execute_async_alloc(get(), detail::cViews(inputs), inputs.size(), replica_id, &future,
+                                               &memory));
     return toStdFuture(Future::adopt(future), TensorMemory::adopt(memory));
   }
   // The raw mrt::Future of a request (for onReady callbacks, timed waits).
-  Future submit(const std::vector<ConstTensorView> &inputs, const std::vector<TensorView> &outputs,
-                unsigned replica_id = 0) {
-    auto in = cViews(inputs), out = cViews(outputs);
+  Future submit(Span<const ConstTensorView> inputs, Span<const TensorView> outputs, unsigned replica_id = 0) {
     mrt_future *future = nullptr;
-    check(mrt_model_runner_execute_async(get(), in.data(), in.size(), out.data(), out.size(), replica_id, &future));
+    check(mrt_model_runner_execute_async(get(), detail::cViews(inputs), inputs.size(), detail::cViews(outputs),
+                                         outputs.size(), replica_id, &future));
     return Future::adopt(future);
   }
 
@@ -1816,10 +1861,10 @@ class ModelRunner {
       c.replication_factor = config.replication_factor;
       c.run_save_programs = config.run_save_programs;
       c.thread_safe = config.thread_safe;
-      frozen = cViews(config.frozen_inputs);
+      frozen = cViewsCopy(config.frozen_inputs);
       c.frozen_inputs = frozen.data();
       c.num_frozen_inputs = frozen.size();
-      for (const auto &r : config.replica_to_save_programs_outputs) keep->views.push_back(cViews(r.outputs));
+      for (const auto &r : config.replica_to_save_programs_outputs) keep->views.push_back(cViewsCopy(r.outputs));
       for (std::size_t i = 0; i < keep->views.size(); ++i) {
         const auto &views = keep->views[i];
         keep->replicas.push_back(
@@ -1878,12 +1923,11 @@ class ModelRunner {
     if (!c.keep->replicas.empty()) saveOutputs_ = std::move(c.keep);
   }
 
+  // A copy of the views for arrays the runner borrows past the call.
   template <class View>
-  static std::vector<mrt_tensor_view> cViews(const std::vector<View> &views) {
-    std::vector<mrt_tensor_view> c;
-    c.reserve(views.size());
-    for (const auto &v : views) c.push_back({v.name.c_str(), const_cast<void *>(static_cast<const void *>(v.data)), v.size_bytes});
-    return c;
+  static std::vector<mrt_tensor_view> cViewsCopy(const std::vector<View> &views) {
+    const mrt_tensor_view *c = detail::cViews(Span<const View>(views));
+    return std::vector<mrt_tensor_view>(c, c + views.size());
   }
 
   template <class Fn>

@@ -121,12 +121,12 @@ void Engine::Impl::planComputeSets() {
 
 void Engine::Impl::deploy() {
   for (auto &rep : replicas) {
-    static_assert(kArenaAlignment == 64, "AlignedDelete frees with 64-byte alignment");
-    rep->memory.reset(static_cast<std::uint8_t *>(::operator new[](arenaBytes, std::align_val_t(kArenaAlignment))));
-    std::memset(rep->memory.get(), 0, arenaBytes);
+    // Fresh zero pages at every load (a reload after a device error starts
+    // from zeros too), mapped, not cleared: see ZeroedArena.
+    rep->memory = detail::ZeroedArena(arenaBytes);
     for (std::size_t i = 0; i < d->variables.size(); ++i) {
       const auto &v = d->variables[i];
-      if (v.isConstant && !v.constantData.empty()) std::memcpy(rep->memory.get() + varOffsets[i], v.constantData.data(), v.constantData.size());
+      if (v.isConstant && !v.constantData.empty()) std::memcpy(rep->memory.data() + varOffsets[i], v.constantData.data(), v.constantData.size());
     }
     rep->remote.clear();
     for (const auto &rb : d->remoteBuffers) rep->remote.emplace_back(rb.slotBytes() * rb.repeats, 0);
@@ -334,7 +334,11 @@ void Engine::connectStreamToCallback(std::string_view handle, unsigned replica, 
   c = {};
   c.kind = Impl::StreamConn::Kind::Callback;
   c.callback = std::move(cb);
-  if (info.direction == StreamDirection::HostToDevice) c.prefetchBuffer.resize(info.numBytes());
+  // Not zero-filled: prefetch writes it before anything reads it, and a big
+  // one then costs nothing until the first prefetch touches it.
+  if (info.direction == StreamDirection::HostToDevice) {
+    c.prefetchBuffer = std::make_unique_for_overwrite<std::uint8_t[]>(info.numBytes());
+  }
 }
 
 std::vector<std::string> Engine::listStreams() const {

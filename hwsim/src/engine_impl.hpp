@@ -13,6 +13,7 @@
 #include "device_state.hpp"
 #include "exe_data.hpp"
 #include "hwsim/engine.hpp"
+#include "zeroed_arena.hpp"
 
 namespace hwsim {
 
@@ -36,18 +37,13 @@ struct Engine::Impl {
     Kind kind = Kind::None;
     std::unique_ptr<StreamCallback> callback;
     std::uint8_t *begin = nullptr, *end = nullptr, *cursor = nullptr;
-    std::vector<std::uint8_t> prefetchBuffer;
+    std::unique_ptr<std::uint8_t[]> prefetchBuffer;  // one transfer, host-to-device streams only
     bool prefetched = false;
     std::vector<std::uint8_t> staging;  // for views that are not contiguous
   };
 
-  // Arena memory comes from aligned operator new[] and must go back the same way.
-  struct AlignedDelete {
-    void operator()(std::uint8_t *p) const { ::operator delete[](p, std::align_val_t(64)); }
-  };
-
   struct Replica {
-    std::unique_ptr<std::uint8_t[], AlignedDelete> memory;
+    detail::ZeroedArena memory;
     std::vector<std::vector<std::uint8_t>> remote;
     std::vector<StreamConn> streams;
     std::atomic<std::uint64_t> cycles{0};  // written only by the thread running this replica
@@ -64,7 +60,7 @@ struct Engine::Impl {
   void resolveLayout();
   void planComputeSets();
   void deploy();
-  std::uint8_t *base(unsigned replica) const { return replicas[replica]->memory.get(); }
+  std::uint8_t *base(unsigned replica) const { return replicas[replica]->memory.data(); }
 
   // ---- execution (interpreter.cpp) ----
   RunStatus runOne(unsigned program, unsigned replica);

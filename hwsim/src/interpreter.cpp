@@ -228,7 +228,7 @@ void Engine::Impl::streamToTensor(const ExeNode &n, unsigned replica) {
       fail(ErrorKind::FailedPrecondition, "stream '{}' (replica {}) is not connected", info.handle, replica);
     case StreamConn::Kind::Callback:
       if (conn.prefetched) {
-        if (rv.bytes) std::memcpy(dst, conn.prefetchBuffer.data(), rv.bytes);
+        if (rv.bytes) std::memcpy(dst, conn.prefetchBuffer.get(), rv.bytes);
         conn.prefetched = false;
       } else {
         conn.callback->fetch(dst);
@@ -247,7 +247,7 @@ void Engine::Impl::streamToTensor(const ExeNode &n, unsigned replica) {
   if (conn.kind == StreamConn::Kind::Callback) {
     conn.callback->complete();
     if (prefetch && !stopRequested.load(std::memory_order_acquire)) {
-      conn.prefetched = conn.callback->prefetch(conn.prefetchBuffer.data()) == StreamCallback::Result::Success;
+      conn.prefetched = conn.callback->prefetch(conn.prefetchBuffer.get()) == StreamCallback::Result::Success;
     }
   }
 }

@@ -127,36 +127,38 @@ class Checker {
 
   void computeSets() {
     const auto &lib = codeletLibrary();
+    std::vector<Operand> ops;  // one vertex's, reused
     for (const auto &cs : exe_.computeSets) {
       for (std::size_t vi = 0; vi < cs.vertices.size(); ++vi) {
         const auto &vx = cs.vertices[vi];
         if (vx.codelet >= lib.size()) bad("compute set '{}' vertex {} has unknown codelet {}", cs.name, vi, vx.codelet);
         const auto &spec = lib[vx.codelet];
-        const auto where = fmt::format("compute set '{}' vertex {} ({}) on tile {}", cs.name, vi, spec.name, vx.tile);
-        if (vx.tile >= exe_.target.numTiles()) bad("{}: tile out of range", where);
+        // Formatted only for an error: a valid executable has many vertices.
+        const auto where = [&] { return fmt::format("compute set '{}' vertex {} ({}) on tile {}", cs.name, vi, spec.name, vx.tile); };
+        if (vx.tile >= exe_.target.numTiles()) bad("{}: tile out of range", where());
         if (vi > 0 && vx.tile < cs.vertices[vi - 1].tile) bad("compute set '{}' vertices are not sorted by tile", cs.name);
-        if (vx.operands.size() != spec.fields.size()) bad("{}: has {} operands, needs {}", where, vx.operands.size(), spec.fields.size());
-        if (vx.attrs.size() != spec.attrs.size()) bad("{}: has {} attributes, needs {}", where, vx.attrs.size(), spec.attrs.size());
+        if (vx.operands.size() != spec.fields.size()) bad("{}: has {} operands, needs {}", where(), vx.operands.size(), spec.fields.size());
+        if (vx.attrs.size() != spec.attrs.size()) bad("{}: has {} attributes, needs {}", where(), vx.attrs.size(), spec.attrs.size());
         for (const auto &a : vx.attrs) {
-          if (a.size() > 64) bad("{}: attribute has {} values", where, a.size());
+          if (a.size() > 64) bad("{}: attribute has {} values", where(), a.size());
           for (double d : a) {
-            if (!std::isfinite(d)) bad("{}: attribute value is not finite", where);
+            if (!std::isfinite(d)) bad("{}: attribute value is not finite", where());
           }
         }
-        std::vector<Operand> ops(spec.fields.size());
+        ops.assign(spec.fields.size(), Operand{});
         for (std::size_t f = 0; f < spec.fields.size(); ++f) {
           const auto &v = view(vx.operands[f], "vertex");
           ops[f] = {nullptr, v.type, &v.shape, v.numElements};
-          if (spec.fields[f].dir != FieldDir::In && touchesConstant(v)) bad("{}: field '{}' writes a constant", where, spec.fields[f].name);
+          if (spec.fields[f].dir != FieldDir::In && touchesConstant(v)) bad("{}: field '{}' writes a constant", where(), spec.fields[f].name);
           forEachTileRun(exe_, v, [&](std::uint64_t b, std::uint64_t, std::uint32_t tile) {
             if (tile != vx.tile) {
-              bad("{}: field '{}' element {} is on tile {} (a vertex may only touch data on its own tile)", where,
+              bad("{}: field '{}' element {} is on tile {} (a vertex may only touch data on its own tile)", where(),
                   spec.fields[f].name, b, tile);
             }
           });
         }
         const std::string err = spec.validate(spec, ops.data(), vx.attrs);
-        if (!err.empty()) bad("{}: {}", where, err);
+        if (!err.empty()) bad("{}: {}", where(), err);
       }
     }
   }
@@ -219,54 +221,55 @@ class Checker {
       // Children always come first, so the program graph cannot have a cycle.
       if (c >= id) bad("step {} has child {} that does not precede it", id, c);
     }
-    const std::string name = fmt::format("step {} ({} '{}')", id, toString(n.kind), n.name);
+    // Formatted only for an error: a valid executable has many steps.
+    const auto name = [&] { return fmt::format("step {} ({} '{}')", id, toString(n.kind), n.name); };
     switch (n.kind) {
       case NodeKind::Sequence: break;
       case NodeKind::Execute:
         children(n, id, 0);
-        if (n.index >= exe_.computeSets.size()) bad("{}: compute set {} of {}", name, n.index, exe_.computeSets.size());
+        if (n.index >= exe_.computeSets.size()) bad("{}: compute set {} of {}", name(), n.index, exe_.computeSets.size());
         break;
       case NodeKind::Copy: {
         children(n, id, 0);
         const auto &s = view(n.view0, "Copy"), &d = view(n.view1, "Copy");
         if (s.type != d.type || s.numElements != d.numElements) {
-          bad("{}: copies {} {} elements into {} {} elements", name, s.numElements, toString(s.type), d.numElements, toString(d.type));
+          bad("{}: copies {} {} elements into {} {} elements", name(), s.numElements, toString(s.type), d.numElements, toString(d.type));
         }
-        if (touchesConstant(d)) bad("{}: destination is a constant", name);
+        if (touchesConstant(d)) bad("{}: destination is a constant", name());
         break;
       }
       case NodeKind::StreamToTensor:
       case NodeKind::TensorToStream: {
         children(n, id, 0);
-        if (n.index >= exe_.streams.size()) bad("{}: stream {} of {}", name, n.index, exe_.streams.size());
+        if (n.index >= exe_.streams.size()) bad("{}: stream {} of {}", name(), n.index, exe_.streams.size());
         const auto &s = exe_.streams[n.index];
         const bool h2d = n.kind == NodeKind::StreamToTensor;
-        if ((s.direction == StreamDirection::HostToDevice) != h2d) bad("{}: stream '{}' goes the other way", name, s.handle);
+        if ((s.direction == StreamDirection::HostToDevice) != h2d) bad("{}: stream '{}' goes the other way", name(), s.handle);
         const auto &v = view(h2d ? n.view1 : n.view0, "stream copy");
         if (v.type != s.type || v.numElements != s.numElements) {
-          bad("{}: stream '{}' carries {} {} elements, the tensor has {} {}", name, s.handle, s.numElements,
+          bad("{}: stream '{}' carries {} {} elements, the tensor has {} {}", name(), s.handle, s.numElements,
               toString(s.type), v.numElements, toString(v.type));
         }
-        if (h2d && touchesConstant(v)) bad("{}: destination is a constant", name);
+        if (h2d && touchesConstant(v)) bad("{}: destination is a constant", name());
         break;
       }
       case NodeKind::RemoteToTensor:
       case NodeKind::TensorToRemote: {
         children(n, id, 0);
-        if (n.index >= exe_.remoteBuffers.size()) bad("{}: remote buffer {} of {}", name, n.index, exe_.remoteBuffers.size());
+        if (n.index >= exe_.remoteBuffers.size()) bad("{}: remote buffer {} of {}", name(), n.index, exe_.remoteBuffers.size());
         const auto &rb = exe_.remoteBuffers[n.index];
         const auto &v = view(n.view0, "remote copy");
         if (v.type != rb.type || v.numElements != rb.numElements) {
-          bad("{}: remote buffer '{}' slots hold {} {} elements, the tensor has {} {}", name, rb.handle, rb.numElements,
+          bad("{}: remote buffer '{}' slots hold {} {} elements, the tensor has {} {}", name(), rb.handle, rb.numElements,
               toString(rb.type), v.numElements, toString(v.type));
         }
-        if (n.kind == NodeKind::RemoteToTensor && touchesConstant(v)) bad("{}: destination is a constant", name);
+        if (n.kind == NodeKind::RemoteToTensor && touchesConstant(v)) bad("{}: destination is a constant", name());
         if (n.view1 == kNoView) {
-          if (n.count >= rb.repeats) bad("{}: slot {} of remote buffer '{}' with {} slots", name, n.count, rb.handle, rb.repeats);
+          if (n.count >= rb.repeats) bad("{}: slot {} of remote buffer '{}' with {} slots", name(), n.count, rb.handle, rb.repeats);
         } else {
           const auto &idx = view(n.view1, "remote slot index");
           scalar(idx, "a remote slot index");
-          if (idx.type != Type::U32 && idx.type != Type::S32) bad("{}: slot index must be U32 or S32", name);
+          if (idx.type != Type::U32 && idx.type != Type::S32) bad("{}: slot index must be U32 or S32", name());
         }
         break;
       }
@@ -281,15 +284,15 @@ class Checker {
         scalar(view(n.view0, "If predicate"), "an If predicate");
         break;
       case NodeKind::Switch: {
-        if (n.children.empty() || n.caseValues.size() != n.children.size() - 1) bad("{}: {} cases for {} bodies", name, n.caseValues.size(), n.children.size());
+        if (n.children.empty() || n.caseValues.size() != n.children.size() - 1) bad("{}: {} cases for {} bodies", name(), n.caseValues.size(), n.children.size());
         const auto &c = view(n.view0, "Switch control");
         scalar(c, "a Switch control");
-        if (c.type != Type::S32 && c.type != Type::U32) bad("{}: control must be S32 or U32, is {}", name, toString(c.type));
+        if (c.type != Type::S32 && c.type != Type::U32) bad("{}: control must be S32 or U32, is {}", name(), toString(c.type));
         break;
       }
       case NodeKind::Sync:
         children(n, id, 0);
-        if (n.index > 2) bad("{}: unknown sync type {}", name, n.index);
+        if (n.index > 2) bad("{}: unknown sync type {}", name(), n.index);
         break;
       case NodeKind::Call: children(n, id, 1); break;
       case NodeKind::WriteUndef:

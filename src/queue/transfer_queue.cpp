@@ -1,6 +1,8 @@
 #include "queue/transfer_queue.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 #include <type_traits>
 
 #include "common/error.hpp"
@@ -44,7 +46,11 @@ TransferQueue<Entry>::TransferQueue(std::shared_ptr<Ring> ring, const popef::Ten
     throw Error(ErrorCode::InvalidArgument, "{} queue '{}': tensor {} has no bytes to transfer", kDirection<Entry>,
                 ring_->label(), info.toString());
   }
-  scratch_.assign(static_cast<std::size_t>(transfer_bytes_), 0);
+  // calloc, not a zero-filled vector: a big block comes straight from the
+  // kernel's zero pages, so a queue of a large tensor costs no memset to
+  // create, and nothing at all until a flush first touches it.
+  scratch_.reset(static_cast<std::uint8_t *>(std::calloc(static_cast<std::size_t>(transfer_bytes_), 1)));
+  if (!scratch_) throw std::bad_alloc();
 }
 
 template <typename Entry>
@@ -96,7 +102,7 @@ void TransferQueue<Entry>::flush() {
   if (!ring_->isValid()) return;
   try {
     Entry *entry = enqueueLock();
-    entry->data = scratch_.data();
+    entry->data = scratch_.get();
     entry->data_size = transfer_bytes_ - enqueued_in_transfer_;
     enqueueComplete();
   } catch (const Error &error) {
@@ -166,7 +172,7 @@ void TransferQueue<Entry>::transfer(void *device_buffer) {
   if (done < transfer_bytes_) {
     // Disconnected: dummy input data lets the program run to its end.
     if constexpr (kIsInput<Entry>) {
-      layout_.copy(device, transfer_bytes_, done, scratch_.data(), transfer_bytes_, done, transfer_bytes_ - done);
+      layout_.copy(device, transfer_bytes_, done, scratch_.get(), transfer_bytes_, done, transfer_bytes_ - done);
     }
     current_ = nullptr;
     current_offset_ = 0;

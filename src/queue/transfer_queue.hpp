@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -106,8 +107,11 @@ class TransferQueue : public IQueue {
   SampleLayout layout_;
   std::int64_t transfer_bytes_;
   // flush()'s dummy entry: zeros read by an input's device side, or written
-  // by an output's (and never read).
-  std::vector<std::uint8_t> scratch_;
+  // by an output's (and never read). One transfer, from calloc.
+  struct Free {
+    void operator()(std::uint8_t *p) const noexcept { std::free(p); }
+  };
+  std::unique_ptr<std::uint8_t[], Free> scratch_;
 
   // Producer state.
   bool locked_ = false;

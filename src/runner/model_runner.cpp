@@ -14,7 +14,7 @@ namespace mrt {
 
 struct ModelRunner::Impl {
   Impl(std::shared_ptr<popef::Model> m, const ModelRunnerConfig &c)
-      : model(std::move(m)), config((validate(c), c)), layout(checked(model), config) {
+      : model(std::move(m)), config((validate(c), c)), executable(checkedExecutable(*model)), layout(model, config) {
     std::optional<DeviceManager> manager;
     replicas.reserve(config.replication_factor);
     for (unsigned r = 0; r < config.replication_factor; ++r) {
@@ -25,7 +25,7 @@ struct ModelRunner::Impl {
         if (!manager) manager.emplace();
         device = manager->getDevice(model, config.device_wait_config);
       }
-      replicas.push_back(std::make_unique<Replica>(r, model, config, layout, std::move(device)));
+      replicas.push_back(std::make_unique<Replica>(r, model, executable, config, layout, std::move(device)));
     }
     for (auto &replica : replicas) replica->start();
     watchdog = std::thread([this] { watch(); });
@@ -69,15 +69,16 @@ struct ModelRunner::Impl {
 
   // The runner sizes its queues and picks devices from the metadata, so the
   // metadata must agree with the executable before anything else is done
-  // with it (each replica's Session checks again: creation only, off the
-  // request path).
-  static const std::shared_ptr<popef::Model> &checked(const std::shared_ptr<popef::Model> &model) {
-    popef::checkAgainstExecutable(*model);
-    return model;
+  // with it. Read once, for every replica's Session.
+  static hwsim::Executable checkedExecutable(const popef::Model &model) {
+    hwsim::Executable executable = popef::readExecutable(model);
+    popef::checkAgainstExecutable(model, executable);
+    return executable;
   }
 
   std::shared_ptr<popef::Model> model;
   ModelRunnerConfig config;
+  hwsim::Executable executable;
   RunnerLayout layout;
   std::vector<std::unique_ptr<Replica>> replicas;
 
@@ -92,6 +93,16 @@ namespace {
 std::shared_ptr<popef::Model> requireModel(std::shared_ptr<popef::Model> model) {
   if (!model) throw Error(ErrorCode::InvalidArgument, "ModelRunner: the model must not be null");
   return model;
+}
+
+// The views of the request this thread is submitting, kept for its next
+// request: once their vectors have grown, ordering a request's maps
+// allocates nothing. One per thread suffices: from filling them to the end
+// of Replica::submit no user code runs on this thread (a full queue makes it
+// wait for the device thread), so no other request starts on it meanwhile.
+RequestViews &threadRequestViews() {
+  thread_local RequestViews views;
+  return views;
 }
 
 void waitFor(const Completion &completion) {
@@ -118,7 +129,8 @@ std::shared_ptr<Completion> ModelRunner::submit(const InputMemoryView &input_dat
                                                 unsigned replica_id) {
   const auto received = RequestClock::now();
   Replica &replica = impl_->replica(replica_id);
-  RequestViews views = impl_->layout.inputViews(input_data);
+  RequestViews &views = threadRequestViews();
+  impl_->layout.setInputViews(views, input_data);
   impl_->layout.addOutputViews(views, output_data);
   return replica.submit(views, received, {});
 }
@@ -131,15 +143,15 @@ Submission ModelRunner::Impl::submitAllocating(const InputMemoryView &input_data
                                                bool wake_device) {
   const auto received = RequestClock::now();
   Replica &replica = this->replica(replica_id);
-  RequestViews views = layout.inputViews(input_data);
-  const std::vector<std::int64_t> sizes = layout.outputSizes(views);
+  RequestViews &views = threadRequestViews();
+  layout.setInputViews(views, input_data);
   const auto &outputs = layout.executeOutputs();
   Submission submission;
   std::vector<std::shared_ptr<void>> keep;
   keep.reserve(outputs.size());
   views.outputs.reserve(outputs.size());
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    TensorMemory memory(sizes[i]);
+    TensorMemory memory(layout.outputBytes(views, i));
     views.outputs.push_back(memory.getView());
     keep.push_back(memory.data);
     submission.outputs.emplace(outputs[i].anchor->name(), std::move(memory));
@@ -161,7 +173,8 @@ void ModelRunner::execute(const InputMemoryView &input_data, const OutputMemoryV
                           unsigned replica_id) {
   const auto received = RequestClock::now();
   Replica &replica = impl_->replica(replica_id);
-  RequestViews views = impl_->layout.inputViews(input_data);
+  RequestViews &views = threadRequestViews();
+  impl_->layout.setInputViews(views, input_data);
   impl_->layout.addOutputViews(views, output_data);
   const std::shared_ptr<Completion> completion = replica.submit(views, received, {}, false);
   replica.serveInline(*completion);

@@ -13,7 +13,7 @@
 namespace mrt {
 
 struct Replica::Request {
-  std::shared_ptr<Completion> completion = std::make_shared<Completion>();
+  std::shared_ptr<Completion> completion = std::allocate_shared<Completion>(RecyclingAllocator<Completion>());
   // Outputs (or, without outputs, inputs) still to be transferred. Only the
   // device thread changes it after the request is enqueued.
   std::uint32_t remaining = 0;
@@ -66,8 +66,8 @@ SessionConfig sessionConfigFor(const ModelRunnerConfig &config, const RunnerLayo
 
 }  // namespace
 
-Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const ModelRunnerConfig &config,
-                 const RunnerLayout &layout, std::shared_ptr<Device> device)
+Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const hwsim::Executable &executable,
+                 const ModelRunnerConfig &config, const RunnerLayout &layout, std::shared_ptr<Device> device)
     : id_(id), config_(config), device_(std::move(device)), stats_(config.request_tracepoints_buffer_size) {
   // Each replica's engine writes its own profile reports (autoReport.*):
   // in replica<N> under the model's directory when there are several.
@@ -76,7 +76,9 @@ Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const M
       config.replication_factor > 1 && dir != engineOptions.end()) {
     model = popef::withEngineOptions(*model, {{"autoReport.directory", fmt::format("{}/replica{}", dir->second, id)}});
   }
-  session_ = std::make_unique<Session>(model, sessionConfigFor(config, layout));
+  SessionConfig session_config = sessionConfigFor(config, layout);
+  session_config.executable = executable;
+  session_ = std::make_unique<Session>(model, session_config);
   bindSideStreams(layout);
 
   std::vector<const popef::Anchor *> anchors;
@@ -134,7 +136,7 @@ void Replica::start() { thread_ = std::thread([this] { deviceLoop(); }); }
 
 std::shared_ptr<Completion> Replica::submit(const RequestViews &views, RequestClock::time_point received,
                                             std::vector<std::shared_ptr<void>> keep, bool wake_device) {
-  auto request = std::make_shared<Request>();
+  auto request = std::allocate_shared<Request>(RecyclingAllocator<Request>());
   Request *raw = request.get();
   raw->times.received = received;
   raw->keep = std::move(keep);

@@ -29,6 +29,7 @@
 #include "queue/queue_manager.hpp"
 #include "runner/completion.hpp"
 #include "runner/model_runner_config.hpp"
+#include "runner/recycling_allocator.hpp"
 #include "runner/request_stats.hpp"
 #include "runner/runner_layout.hpp"
 #include "session/session.hpp"
@@ -37,8 +38,9 @@ namespace mrt {
 
 class Replica {
  public:
-  Replica(unsigned id, std::shared_ptr<const popef::Model> model, const ModelRunnerConfig &config,
-          const RunnerLayout &layout, std::shared_ptr<Device> device);
+  // `executable`: the model's, read and checked by the runner.
+  Replica(unsigned id, std::shared_ptr<const popef::Model> model, const hwsim::Executable &executable,
+          const ModelRunnerConfig &config, const RunnerLayout &layout, std::shared_ptr<Device> device);
   ~Replica();
 
   Replica(const Replica &) = delete;
@@ -87,7 +89,9 @@ class Replica {
 
  private:
   struct Request;
-  using PendingList = std::list<std::shared_ptr<Request>>;
+  // Requests, their nodes and Completions are made and freed at every
+  // request: from recycled blocks, not the heap.
+  using PendingList = std::list<std::shared_ptr<Request>, RecyclingAllocator<std::shared_ptr<Request>>>;
 
   void enqueueRequest(const RequestViews &views, const std::shared_ptr<Request> &request);
   // Throws what the queues would refuse in views, before anything is pushed.

@@ -16,7 +16,13 @@ double microseconds(RequestClock::duration d) {
   return std::chrono::duration<double, std::micro>(d).count();
 }
 
+constexpr std::size_t kReservedTraces = 4096;
+
 }  // namespace
+
+RequestStats::RequestStats(std::size_t capacity) : capacity_(capacity) {
+  traces_.reserve(capacity == 0 ? kReservedTraces : std::min(capacity, kReservedTraces));
+}
 
 void RequestStats::record(const RequestTimes &t) {
   // A request whose device side never signalled a read start (no inputs)
@@ -26,8 +32,12 @@ void RequestStats::record(const RequestTimes &t) {
                      microseconds(std::max(read_start, t.enqueued) - t.enqueued),
                      microseconds(t.completed - std::max(read_start, t.enqueued))}};
   std::lock_guard lock(mutex_);
-  if (capacity_ != 0 && traces_.size() == capacity_) traces_.pop_front();
-  traces_.push_back(trace);
+  if (capacity_ == 0 || traces_.size() < capacity_) {
+    traces_.push_back(trace);
+  } else {
+    traces_[oldest_] = trace;
+    oldest_ = (oldest_ + 1) % capacity_;
+  }
   ++total_;
 }
 
@@ -44,7 +54,7 @@ void RequestStats::timeTrace(std::map<std::string, float> &out, int index) const
     throw Error(ErrorCode::InvalidArgument, "getTimeTrace: trace {} out of range: {} traces are kept", index,
                 traces_.size());
   }
-  const Trace &trace = index < 0 ? traces_.back() : traces_[static_cast<std::size_t>(index)];
+  const Trace &trace = at(index < 0 ? traces_.size() - 1 : static_cast<std::size_t>(index));
   for (int p = 0; p < 4; ++p) out[std::string(kPhases[p]) + "_duration_us"] = static_cast<float>(trace.us[p]);
 }
 

@@ -7,10 +7,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace mrt {
 
@@ -27,7 +27,9 @@ struct RequestTimes {
 class RequestStats {
  public:
   // capacity: traces kept (the oldest is dropped first); 0 = unbounded.
-  explicit RequestStats(std::size_t capacity) : capacity_(capacity) {}
+  // Room for up to 4096 traces is made at once, so that recording one does
+  // not allocate (a bigger buffer grows as requests come until it is full).
+  explicit RequestStats(std::size_t capacity);
 
   void record(const RequestTimes &times);
 
@@ -43,9 +45,15 @@ class RequestStats {
     double us[4];
   };
 
+  // Trace `index` (0 = oldest kept).
+  const Trace &at(std::size_t index) const { return traces_[(oldest_ + index) % traces_.size()]; }
+
   mutable std::mutex mutex_;
   std::size_t capacity_;
-  std::deque<Trace> traces_;
+  // A ring once full: the newest trace overwrites the oldest, so a replica
+  // serving for ever allocates nothing here once it has kept `capacity_`.
+  std::vector<Trace> traces_;
+  std::size_t oldest_ = 0;
   std::uint64_t total_ = 0;
 };
 

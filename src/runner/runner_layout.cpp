@@ -204,8 +204,9 @@ std::int64_t RunnerLayout::unitBytes(const QueuedTensor &tensor) const {
   return batching_ ? tensor.sample_bytes : tensor.transfer_bytes;
 }
 
-RequestViews RunnerLayout::inputViews(const InputMemoryView &inputs) const {
-  RequestViews views;
+void RunnerLayout::setInputViews(RequestViews &views, const InputMemoryView &inputs) const {
+  views.inputs.clear();
+  views.outputs.clear();
   views.inputs.reserve(inputs_.size());
   for (const QueuedTensor &tensor : inputs_) {
     auto it = inputs.find(tensor.anchor->name());
@@ -213,7 +214,6 @@ RequestViews RunnerLayout::inputViews(const InputMemoryView &inputs) const {
     views.inputs.push_back(it->second);
   }
   if (validate_) checkInputs(inputs, views);
-  return views;
 }
 
 void RunnerLayout::checkInputs(const InputMemoryView &inputs, const RequestViews &views) const {
@@ -247,12 +247,8 @@ std::int64_t RunnerLayout::requestUnits(const RequestViews &views) const {
   return static_cast<std::int64_t>(views.inputs[0].data_size_bytes) / unitBytes(inputs_[0]);
 }
 
-std::vector<std::int64_t> RunnerLayout::outputSizes(const RequestViews &views) const {
-  const std::int64_t units = requestUnits(views);
-  std::vector<std::int64_t> sizes;
-  sizes.reserve(outputs_.size());
-  for (const QueuedTensor &tensor : outputs_) sizes.push_back(units * unitBytes(tensor));
-  return sizes;
+std::int64_t RunnerLayout::outputBytes(const RequestViews &views, std::size_t index) const {
+  return requestUnits(views) * unitBytes(outputs_[index]);
 }
 
 void RunnerLayout::addOutputViews(RequestViews &views, const OutputMemoryView &outputs) const {
@@ -266,12 +262,12 @@ void RunnerLayout::addOutputViews(RequestViews &views, const OutputMemoryView &o
   if (outputs.size() != outputs_.size()) {
     if (const std::string *unknown = unknownName(outputs, outputs_)) throwUnknown("output", *unknown, outputs_);
   }
-  const std::vector<std::int64_t> sizes = outputSizes(views);
   for (std::size_t i = 0; i < outputs_.size(); ++i) {
     const TensorMemoryView &view = views.outputs[i];
-    if (static_cast<std::int64_t>(view.data_size_bytes) != sizes[i]) {
+    const std::int64_t expected = outputBytes(views, i);
+    if (static_cast<std::int64_t>(view.data_size_bytes) != expected) {
       throw Error(ErrorCode::InvalidArgument, "output '{}': expected {} bytes, got {}", outputs_[i].anchor->name(),
-                  sizes[i], view.data_size_bytes);
+                  expected, view.data_size_bytes);
     }
     if (view.data == nullptr) throw Error(ErrorCode::InvalidArgument, "output '{}': data is null", outputs_[i].anchor->name());
   }

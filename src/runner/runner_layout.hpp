@@ -63,13 +63,16 @@ class RunnerLayout {
   std::vector<DataDesc> modelInputDescs() const;
   std::vector<DataDesc> modelOutputDescs() const;
 
-  // Orders the caller's maps and (with validate_io_params) checks names,
-  // counts, null data and sizes: NotFound for an unknown name,
+  // Orders the caller's maps into `views` and (with validate_io_params)
+  // checks names, counts, null data and sizes: NotFound for an unknown name,
   // InvalidArgument otherwise. Present inputs are always required.
-  RequestViews inputViews(const InputMemoryView &inputs) const;
+  // setInputViews replaces what `views` held, reusing its vectors' memory (a
+  // caller that keeps one RequestViews across requests allocates nothing).
+  void setInputViews(RequestViews &views, const InputMemoryView &inputs) const;
   void addOutputViews(RequestViews &views, const OutputMemoryView &outputs) const;
-  // The bytes of each output for a request with these inputs.
-  std::vector<std::int64_t> outputSizes(const RequestViews &views) const;
+  // The bytes of output `index` (execute-output order) for a request with
+  // these inputs.
+  std::int64_t outputBytes(const RequestViews &views, std::size_t index) const;
 
  private:
   // The request's size in model batches (or samples, with batching) as its

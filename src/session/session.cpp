@@ -82,8 +82,12 @@ struct Session::Impl {
       : model(requireModel(std::move(m))), config(c), name(model->metadata.executable()) {
     validate(config);
     verifyModel();
-    executable = popef::readExecutable(*model);
-    popef::checkAgainstExecutable(*model, executable);
+    if (config.executable.valid()) {
+      executable = config.executable;
+    } else {
+      executable = popef::readExecutable(*model);
+      popef::checkAgainstExecutable(*model, executable);
+    }
     hostMemory = HostMemoryReservation(hostBytesOf(executable), fmt::format("session of model '{}'", name));
     engine = callHwsim([&] {
       return std::make_unique<hwsim::Engine>(executable, hwsim::OptionFlags(model->metadata.engineOptions().begin(),

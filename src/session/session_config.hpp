@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <hwsim/executable.hpp>
+
 #include "device/device_wait_config.hpp"
 #include "session/predicates.hpp"
 
@@ -25,6 +27,11 @@ struct SessionConfig {
   // "unlimited" or an unsigned integer: host sync points prepared ahead.
   // Checked and kept; the simulated engine has no look-ahead to limit.
   std::string max_look_ahead = "unlimited";
+  // The model's executable, already read from it and checked against its
+  // metadata by the caller (a ModelRunner does so once for all its
+  // replicas: deserializing and verifying the executable is much of what
+  // creating a Session costs). Empty (the default): the Session reads it.
+  hwsim::Executable executable;
 };
 
 // Throws mrt::Error(InvalidArgument) naming the bad value for a malformed

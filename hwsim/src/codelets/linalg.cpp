@@ -263,9 +263,13 @@ void executeSoftmax(const CodeletSpec &, const Operand *ops, const Attrs &) {
   float *y = out.type == Type::F32 ? ptr<Type::F32>(out) : (scratch(2).resize(in.numElements), scratch(2).data());
   Eigen::Map<const RowMajorA> X(x, rows, cols);
   Eigen::Map<RowMajorA> Y(y, rows, cols);
-  // Subtract the row maximum first so exp cannot overflow.
-  Y = (X.colwise() - X.rowwise().maxCoeff()).exp();
-  Y.colwise() /= Y.rowwise().sum();
+  // Subtract the row maximum first so exp cannot overflow. Row by row: the
+  // whole-array form allocates the column of maxima and of sums each call.
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    auto yr = Y.row(r);
+    yr = (X.row(r) - X.row(r).maxCoeff()).exp();
+    yr /= yr.sum();
+  }
   if (out.type == Type::F16) {
     auto *h = ptr<Type::F16>(out);
     for (std::size_t i = 0; i < out.numElements; ++i) h[i] = Eigen::half(y[i]);

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "cxx_test_util.hpp"
@@ -240,3 +241,18 @@ TEST(CxxRunner, ClientThreadsOnTwoReplicas) {
 }
 
 }  // namespace
+
+// Views borrow their names: a std::string name is not copied, and a
+// temporary one (which would dangle) does not compile.
+static_assert(!std::is_constructible_v<mrt::ConstTensorView, std::string, const std::vector<float> &>);
+static_assert(!std::is_constructible_v<mrt::TensorView, std::string, std::vector<float> &>);
+TEST(CxxRunner, ViewsBorrowTheirNames) {
+  const std::string name = "x";
+  std::vector<float> x(kAddOneN, 1.0f), y(kAddOneN);
+  const mrt::ConstTensorView in(name, x);
+  EXPECT_EQ(in.name, name.c_str());
+  EXPECT_EQ(in.size_bytes, kAddOneN * sizeof(float));
+  mrt::ModelRunner runner(modelPath("add_one"));
+  runner.execute(mrt::Span<const mrt::ConstTensorView>(&in, 1), {{std::string("y").c_str(), y}});
+  EXPECT_EQ(y[0], 2.0f);
+}
