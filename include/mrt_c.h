@@ -25,7 +25,15 @@
  *   beyond it, taking defaults for the config fields it lacks; a caller built
  *   against a newer header sends a larger one, read or written as far as this
  *   library knows the struct. Config structs are filled with defaults by their
- *   mrt_X_init() function; set fields after calling it.
+ *   mrt_X_init() function; set fields after calling it. mrt_X_init(p) is a
+ *   macro for mrt_X_init_sized(p, sizeof *(p)): the library writes the
+ *   defaults into the first `size` bytes only (struct_size = size), so a
+ *   program built against this header never gets a byte written beyond its
+ *   struct by a newer library, and fields a newer header appended stay as
+ *   they were with an older library. init_sized returns MRT_INVALID_ARGUMENT
+ *   for NULL or a size below MRT_<STRUCT>_V1_SIZE. The exported function
+ *   mrt_X_init(p) (what programs built before the macro call) writes exactly
+ *   the V1 fields; call it as (mrt_X_init)(p) to bypass the macro.
  * - Callbacks come as (fn, user_data, user_data_free). user_data is passed as
  *   the last argument of fn. user_data_free (may be NULL) is called exactly
  *   once when the library no longer needs user_data, also when registration
@@ -422,9 +430,10 @@ typedef struct mrt_device_wait_config {
 } mrt_device_wait_config;
 #define MRT_DEVICE_WAIT_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_device_wait_config, sleep_time_ns)
 
-/* Sets struct_size = sizeof(mrt_device_wait_config) and every field to its
- * default. NULL is ignored. */
+/* Every field's default, as far as "Sized structs" at the top says. */
 MRT_API void mrt_device_wait_config_init(mrt_device_wait_config *config) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_device_wait_config_init_sized(mrt_device_wait_config *config, size_t size) MRT_NOEXCEPT;
+#define mrt_device_wait_config_init(config) mrt_device_wait_config_init_sized((config), sizeof *(config))
 
 /* One device of the simulated system, as listed by
  * mrt_device_manager_device_info(). Set struct_size = sizeof(mrt_device_info)
@@ -733,8 +742,10 @@ typedef struct mrt_session_config {
 } mrt_session_config;
 #define MRT_SESSION_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_session_config, max_look_ahead)
 
-/* Sets struct_size = sizeof(mrt_session_config) and the defaults. NULL is ignored. */
+/* The defaults, struct_size and init_sized as in "Sized structs" at the top. */
 MRT_API void mrt_session_config_init(mrt_session_config *config) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_session_config_init_sized(mrt_session_config *config, size_t size) MRT_NOEXCEPT;
+#define mrt_session_config_init(config) mrt_session_config_init_sized((config), sizeof *(config))
 
 /* A session of `model` (the session keeps the model alive); config NULL for
  * the defaults. An Immediate session gets a device for the model (as
@@ -916,9 +927,10 @@ typedef struct mrt_queue_manager_config {
 } mrt_queue_manager_config;
 #define MRT_QUEUE_MANAGER_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_queue_manager_config, timeout_user_data_free)
 
-/* Sets struct_size = sizeof(mrt_queue_manager_config) and the defaults.
- * NULL is ignored. */
+/* The defaults, as far as "Sized structs" at the top says. */
 MRT_API void mrt_queue_manager_config_init(mrt_queue_manager_config *config) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_queue_manager_config_init_sized(mrt_queue_manager_config *config, size_t size) MRT_NOEXCEPT;
+#define mrt_queue_manager_config_init(config) mrt_queue_manager_config_init_sized((config), sizeof *(config))
 
 /* A manager over a model's anchors, not connected to any device: the caller
  * moves the data with mrt_queue_manager_transfer(). config may be NULL for
@@ -1064,8 +1076,10 @@ typedef struct mrt_queue_info {
 } mrt_queue_info;
 #define MRT_QUEUE_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_queue_info, connected)
 
-/* Zeroes *info and sets struct_size = sizeof(mrt_queue_info). NULL is ignored. */
+/* Zeroes *info and sets struct_size, as far as "Sized structs" at the top says. */
 MRT_API void mrt_queue_info_init(mrt_queue_info *info) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_queue_info_init_sized(mrt_queue_info *info, size_t size) MRT_NOEXCEPT;
+#define mrt_queue_info_init(info) mrt_queue_info_init_sized((info), sizeof *(info))
 MRT_API mrt_status mrt_input_queue_info(const mrt_input_queue *queue,
                                         mrt_queue_info *out_info) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_output_queue_info(const mrt_output_queue *queue,
@@ -1224,8 +1238,10 @@ typedef struct mrt_model_runner_config {
 } mrt_model_runner_config;
 #define MRT_MODEL_RUNNER_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_model_runner_config, flush_user_data_free)
 
-/* Fills every field with its default (struct_size = sizeof(*config)). */
+/* Fills every field with its default, as far as "Sized structs" at the top says. */
 MRT_API void mrt_model_runner_config_init(mrt_model_runner_config *config) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_model_runner_config_init_sized(mrt_model_runner_config *config, size_t size) MRT_NOEXCEPT;
+#define mrt_model_runner_config_init(config) mrt_model_runner_config_init_sized((config), sizeof *(config))
 
 /* Creates a runner for model (which it keeps alive) and attaches one device
  * per replica. config may be NULL for the defaults. *out belongs to the
@@ -1433,9 +1449,14 @@ typedef struct mrt_target {
 
 /* Fills *out_target with the system `system` ("gc200", "bow", "c600" or
  * "ipu-model-small", case-insensitive; MRT_NOT_FOUND listing them otherwise)
- * with num_ipus IPUs per replica (1 to 64). Sets struct_size. */
+ * with num_ipus IPUs per replica (1 to 64), as far as "Sized structs" at
+ * the top says for mrt_X_init (struct_size = size). */
 MRT_API mrt_status mrt_target_init(const char *system, uint32_t num_ipus,
                                    mrt_target *out_target) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_target_init_sized(const char *system, uint32_t num_ipus, mrt_target *out_target,
+                                         size_t size) MRT_NOEXCEPT;
+#define mrt_target_init(system, num_ipus, out_target) \
+  mrt_target_init_sized((system), (num_ipus), (out_target), sizeof *(out_target))
 
 /* A graph: what one replica holds and does. */
 typedef struct mrt_graph mrt_graph;
@@ -1998,6 +2019,8 @@ typedef struct mrt_anchor_config {
 } mrt_anchor_config;
 #define MRT_ANCHOR_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_anchor_config, data_source)
 MRT_API void mrt_anchor_config_init(mrt_anchor_config *config) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_anchor_config_init_sized(mrt_anchor_config *config, size_t size) MRT_NOEXCEPT;
+#define mrt_anchor_config_init(config) mrt_anchor_config_init_sized((config), sizeof *(config))
 /* MRT_INVALID_ARGUMENT naming the anchor for an unknown handle, a shape of
  * the wrong size or a duplicate name or handle. */
 MRT_API mrt_status mrt_model_builder_add_anchor(mrt_model_builder *builder,
@@ -2091,8 +2114,10 @@ typedef struct mrt_onnx_options {
 /* The first published mrt_onnx_options ended at user_data_free. */
 #define MRT_ONNX_OPTIONS_V1_SIZE MRT_STRUCT_SIZE(mrt_onnx_options, user_data_free)
 
-/* Sets struct_size and every default. NULL is ignored. */
+/* Every default, as far as "Sized structs" at the top says. */
 MRT_API void mrt_onnx_options_init(mrt_onnx_options *options) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_onnx_options_init_sized(mrt_onnx_options *options, size_t size) MRT_NOEXCEPT;
+#define mrt_onnx_options_init(options) mrt_onnx_options_init_sized((options), sizeof *(options))
 
 /* Compiles the ONNX file at path (external data files are read from its
  * directory) or size bytes of one in memory (copied; no external data).
