@@ -112,6 +112,26 @@ MRT_API const char *mrt_last_error_message(void) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_last_error_message_copy(char *buffer, size_t buffer_size,
                                                size_t *out_length) MRT_NOEXCEPT;
 
+/* What a device needs after an MRT_DEVICE_ERROR before it runs again (the
+ * seed's, i.e. Poplar's, RecoveryAction), so that a program acts on it
+ * without reading messages. A ModelRunner with auto_reset recovers from
+ * IPU_RESET itself; for the others (or without auto_reset) destroy the
+ * runner and create a new one, which resets the device when it loads. A
+ * Session recovers with mrt_session_reload(), an engine with
+ * mrt_engine_load(). */
+typedef enum mrt_recovery_action {
+  MRT_RECOVERY_NONE = 0,            /* not a device error */
+  MRT_RECOVERY_IPU_RESET = 1,       /* reset the IPU(s) of the device */
+  MRT_RECOVERY_PARTITION_RESET = 2, /* reset every IPU of the partition */
+  MRT_RECOVERY_FULL_RESET = 3       /* power-cycle the system */
+} mrt_recovery_action;
+
+/* The mrt_recovery_action of the last failed mrt_* call on this thread:
+ * the device's for MRT_DEVICE_ERROR (also "out of service" refusals of a
+ * ModelRunner replica), MRT_RECOVERY_NONE for any other failure or if none
+ * failed yet. Like the message, successful calls leave it as it is. */
+MRT_API int32_t mrt_last_error_recovery_action(void) MRT_NOEXCEPT;
+
 /* ------------------------------------------------------------------------ */
 /* ---- Versions ---- */
 
@@ -582,8 +602,8 @@ MRT_API mrt_status mrt_device_num_ipus(const mrt_device *device, int64_t *out_nu
  * than 1, remote-buffer anchors without TensorData), MRT_VERSION_MISMATCH
  * for a model built for another runtime package (unless check_package_hash
  * is false), MRT_DEVICE_ERROR for a simulated device failure (the message
- * names the recovery action; mrt_session_reload() resets the device and
- * recovers), MRT_CANCELLED when mrt_session_stop() interrupted the programs.
+ * names the recovery action, mrt_last_error_recovery_action() gives it;
+ * mrt_session_reload() resets the device and recovers), MRT_CANCELLED when mrt_session_stop() interrupted the programs.
  * A failed call leaves the session usable.
  *
  * Thread safety: mrt_session_stop() and mrt_session_is_stopped() may be
@@ -866,6 +886,21 @@ MRT_API mrt_status mrt_session_error_if_anchors_not_connected(const mrt_session 
 MRT_API mrt_status mrt_session_stop(mrt_session *session) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_session_is_stopped(const mrt_session *session, bool *out_stopped) MRT_NOEXCEPT;
 
+/* Simulated faults, as mrt_engine_insert_simulated_error() and the seed's
+ * Engine: `error` (an mrt_simulated_error) fires whenever the session runs
+ * program step `step` (an index of mrt_executable_step() on the model's
+ * executable, mrt_model_get_executable()) on `tile`, until erased or
+ * cleared. The run fails with MRT_DEVICE_ERROR and the error's recovery
+ * action (mrt_last_error_recovery_action()); mrt_session_reload() resets the
+ * device. MRT_INVALID_ARGUMENT for an unknown error, a step or tile out of
+ * range or a location that already has one; MRT_NOT_FOUND when erasing a
+ * location that has none. Not during a run of the session. */
+MRT_API mrt_status mrt_session_insert_simulated_error(mrt_session *session, int32_t error, uint32_t step,
+                                                      uint32_t tile) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_session_erase_simulated_error(mrt_session *session, uint32_t step,
+                                                     uint32_t tile) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_session_clear_simulated_errors(mrt_session *session) MRT_NOEXCEPT;
+
 /* ------------------------------------------------------------------------ */
 /* ---- Queues ---- */
 
@@ -1115,6 +1150,10 @@ MRT_API mrt_status mrt_future_status(const mrt_future *future,
  * for NULL. Borrowed from the future: valid until mrt_future_destroy(). */
 MRT_API const char *mrt_future_error_message(const mrt_future *future) MRT_NOEXCEPT;
 
+/* The mrt_recovery_action of a request that failed with MRT_DEVICE_ERROR;
+ * MRT_RECOVERY_NONE for any other outcome, a request not done yet, or NULL. */
+MRT_API int32_t mrt_future_recovery_action(const mrt_future *future) MRT_NOEXCEPT;
+
 /* Called once with the request's status. */
 typedef void (*mrt_future_ready_fn)(mrt_status status, void *user_data);
 
@@ -1146,8 +1185,9 @@ MRT_API void mrt_future_destroy(mrt_future *future) MRT_NOEXCEPT;
  * message names the value and what was expected; a misspelt name is
  * MRT_NOT_FOUND); they leave the runner serving. A request fails with
  * MRT_DEVICE_ERROR if its replica's device fails in a run that had started
- * moving its data (with auto_reset the replica recovers and serves the
- * requests queued behind it, and later ones; a request still waiting for
+ * moving its data (with auto_reset and an IPU_RESET error the replica
+ * recovers and serves the requests queued behind it, and later ones;
+ * mrt_future_recovery_action() tells the action; a request still waiting for
  * room in a full queue when the device fails is refused with the same
  * error), and with MRT_CANCELLED if the runner is destroyed before it ran.
  *
@@ -1223,7 +1263,8 @@ typedef struct mrt_model_runner_config {
                                         execute tensor (all must have it, of the model's
                                         batch size): requests of any number of samples;
                                         default MRT_BATCHING_DISABLED */
-  bool auto_reset;                   /* reset the device after a device error; default false */
+  bool auto_reset;                   /* reset the device after a device error needing
+                                        MRT_RECOVERY_IPU_RESET, or a hang; default false */
   int64_t max_look_ahead;            /* host syncs prepared ahead; < 0: unlimited (default) */
   uint32_t ring_buffer_size_multiplier; /* ring entries = multiplier x batch; default 2 */
   bool flush_on_waiting_outputs;     /* flush only while outputs are awaited; default false */
@@ -1388,10 +1429,14 @@ typedef enum mrt_simulated_error {
  * set, stream or codelet of the executable, e.g. "Add") of its next Main
  * run; if that run does not reach the step, nothing fails. Errors inserted
  * at one step before the run: the last one counts. The requests of that run
- * fail with MRT_DEVICE_ERROR naming the fault; then, with auto_reset, the
- * replica resets its device and serves on, running the requests that were
- * queued behind them; without it, every pending and later request of the
- * replica fails with MRT_DEVICE_ERROR. MRT_NOT_FOUND if no step has that
+ * fail with MRT_DEVICE_ERROR naming the fault and its recovery action
+ * (mrt_future_recovery_action()); then, with auto_reset and an IPU_RESET
+ * fault (TILE_EXCEPTION, MEMORY_PARITY), the replica resets its device and
+ * serves on, running the requests that were queued behind them. Otherwise
+ * (no auto_reset, or a PARTITION_RESET / FULL_RESET fault) every pending and
+ * later request of the replica fails with MRT_DEVICE_ERROR and the same
+ * recovery action, whose message says to destroy the runner and create a
+ * new one. MRT_NOT_FOUND if no step has that
  * name, MRT_INVALID_ARGUMENT for an empty step_name, an unknown error or a
  * replica id out of range. Any thread; for tests and diagnostics. */
 MRT_API mrt_status mrt_model_runner_insert_simulated_error(mrt_model_runner *runner, int32_t error,

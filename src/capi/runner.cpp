@@ -14,6 +14,7 @@
 #include "capi/future.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
+#include "capi/simulated_error.hpp"
 #include "capi/sized_struct.hpp"
 #include "capi/tensor_views.hpp"
 #include "capi/user_data.hpp"
@@ -453,10 +454,7 @@ MRT_API mrt_status mrt_model_runner_insert_simulated_error(mrt_model_runner *run
   return mrt::capi::guard(__func__, [&] {
     mrt::ModelRunner &r = runnerOf(runner);
     requireNotNull(step_name, "step_name");
-    if (error < MRT_SIMULATED_TILE_EXCEPTION || error > MRT_SIMULATED_HOST_LINK_ERROR) {
-      throw Error(ErrorCode::InvalidArgument, "error {} is not an mrt_simulated_error value", error);
-    }
-    r.insertSimulatedError(static_cast<hwsim::DeviceErrorCode>(error), step_name, replica_id);
+    r.insertSimulatedError(mrt::capi::simulatedErrorOf(error), step_name, replica_id);
   });
 }
 

@@ -33,6 +33,7 @@ using mrt::capi::fillSized;
 using mrt::capi::modelOf;
 using mrt::capi::ownUserData;
 using mrt::capi::requireNotNull;
+using mrt::capi::sessionOf;
 namespace popef = mrt::popef;
 namespace cb = mrt::predicate_factory::anchor_callbacks;
 namespace du = mrt::predicate_factory::popef_data_usage;
@@ -188,10 +189,6 @@ std::function<Policy(const popef::Anchor &)> combine(bool all, Policy accept, Po
 
 // ---- sessions ----
 
-mrt::Session &sessionOf(const mrt_session *handle) {
-  requireNotNull(handle, "session");
-  return *handle->session;
-}
 
 // The C defaults: SessionConfig's, NULL for the pointers.
 mrt_session_config defaultSessionConfig() {
