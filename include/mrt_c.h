@@ -757,8 +757,14 @@ typedef struct mrt_session_config {
   bool check_package_hash;    /* default true */
   /* How an Immediate session waits for a device; NULL (default): NO_WAIT. Copied. */
   const mrt_device_wait_config *wait_config;
-  /* "unlimited" or an unsigned integer; NULL (default): "unlimited". Copied. */
+  /* Deprecated spelling of max_look_ahead_syncs (the first header's): "unlimited"
+   * or an unsigned integer; NULL (default): use max_look_ahead_syncs. Copied. */
   const char *max_look_ahead;
+  /* ---- appended after V1 ---- */
+  /* Host syncs prepared ahead; < 0: unlimited (default). The same type and
+   * meaning as mrt_model_runner_config.max_look_ahead. MRT_INVALID_ARGUMENT
+   * if max_look_ahead is also set. */
+  int64_t max_look_ahead_syncs;
 } mrt_session_config;
 #define MRT_SESSION_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_session_config, max_look_ahead)
 

@@ -196,6 +196,7 @@ mrt_session_config defaultSessionConfig() {
   mrt_session_config c{};
   c.policy = defaults.policy == mrt::LaunchPolicy::Immediate ? MRT_LAUNCH_IMMEDIATE : MRT_LAUNCH_DEFERRED;
   c.check_package_hash = defaults.check_package_hash;
+  c.max_look_ahead_syncs = -1;
   return c;
 }
 
@@ -213,7 +214,17 @@ mrt::SessionConfig sessionConfigOf(const mrt_session_config *config) {
   }
   result.check_package_hash = c.check_package_hash;
   result.wait_config = mrt::capi::waitConfigOf(c.wait_config, "config->wait_config");
-  if (c.max_look_ahead != nullptr) result.max_look_ahead = c.max_look_ahead;
+  if (c.max_look_ahead != nullptr && c.max_look_ahead_syncs >= 0) {
+    throw Error(ErrorCode::InvalidArgument,
+                "config->max_look_ahead '{}' and config->max_look_ahead_syncs {} are both set; set only "
+                "max_look_ahead_syncs",
+                c.max_look_ahead, c.max_look_ahead_syncs);
+  }
+  if (c.max_look_ahead != nullptr) {
+    result.max_look_ahead = c.max_look_ahead;
+  } else if (c.max_look_ahead_syncs >= 0) {
+    result.max_look_ahead = std::to_string(c.max_look_ahead_syncs);
+  }
   return result;
 }
 
@@ -420,7 +431,7 @@ MRT_API void mrt_anchor_predicate_destroy(mrt_anchor_predicate *predicate) noexc
 MRT_API mrt_status mrt_session_config_init_sized(mrt_session_config *config, size_t size) noexcept {
   return mrt::capi::guard(__func__, [&] {
     mrt::capi::initSized(config, defaultSessionConfig(), size, MRT_SESSION_CONFIG_V1_SIZE,
-                         MRT_STRUCT_SIZE(mrt_session_config, max_look_ahead), "config");
+                         MRT_STRUCT_SIZE(mrt_session_config, max_look_ahead_syncs), "config");
   });
 }
 

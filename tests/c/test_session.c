@@ -536,6 +536,14 @@ static void test_wrong_state_and_names(void **state) {
   config.max_look_ahead = "later";
   assert_int_equal(mrt_session_create(model, &config, &other), MRT_INVALID_ARGUMENT);
   expect_message_contains("'later'");
+  config.max_look_ahead = "2";
+  config.max_look_ahead_syncs = 2;
+  assert_int_equal(mrt_session_create(model, &config, &other), MRT_INVALID_ARGUMENT);
+  expect_message_contains("both set");
+  config.max_look_ahead = NULL;
+  assert_int_equal(mrt_session_create(model, &config, &other), MRT_OK);
+  mrt_session_destroy(other);
+  other = NULL;
 
   /* Still usable: bind, find the missing anchor, connect it, run. */
   mrt_device *device = test_small_device_for_model(model);

@@ -148,7 +148,7 @@ typedef struct {
   {#type, type##_sized, type##_v1, V1, MRT_STRUCT_SIZE(type, last_field), sizeof(type)}
 static const init_case kInitCases[] = {
     INIT_CASE(mrt_device_wait_config, MRT_DEVICE_WAIT_CONFIG_V1_SIZE, sleep_time_ns),
-    INIT_CASE(mrt_session_config, MRT_SESSION_CONFIG_V1_SIZE, max_look_ahead),
+    INIT_CASE(mrt_session_config, MRT_SESSION_CONFIG_V1_SIZE, max_look_ahead_syncs),
     INIT_CASE(mrt_queue_manager_config, MRT_QUEUE_MANAGER_CONFIG_V1_SIZE, timeout_user_data_free),
     INIT_CASE(mrt_queue_info, MRT_QUEUE_INFO_V1_SIZE, connected),
     INIT_CASE(mrt_model_runner_config, MRT_MODEL_RUNNER_CONFIG_V1_SIZE, flush_user_data_free),
@@ -232,6 +232,7 @@ static void init_of_a_newer_struct_gives_the_defaults_this_library_knows(void **
   session.appended_field = kCanary;
   assert_int_equal(mrt_session_config_init_sized(&session.current, sizeof session), MRT_OK);
   assert_int_equal(session.current.policy, MRT_LAUNCH_DEFERRED);
+  assert_int_equal(session.current.max_look_ahead_syncs, -1);
   assert_true(session.current.check_package_hash);
   assert_true(session.appended_field == kCanary);
 
