@@ -25,7 +25,15 @@
  *   beyond it, taking defaults for the config fields it lacks; a caller built
  *   against a newer header sends a larger one, read or written as far as this
  *   library knows the struct. Config structs are filled with defaults by their
- *   mrt_X_init() function; set fields after calling it.
+ *   mrt_X_init() function; set fields after calling it. mrt_X_init(p) is a
+ *   macro for mrt_X_init_sized(p, sizeof *(p)): the library writes the
+ *   defaults into the first `size` bytes only (struct_size = size), so a
+ *   program built against this header never gets a byte written beyond its
+ *   struct by a newer library, and fields a newer header appended stay as
+ *   they were with an older library. init_sized returns MRT_INVALID_ARGUMENT
+ *   for NULL or a size below MRT_<STRUCT>_V1_SIZE. The exported function
+ *   mrt_X_init(p) (what programs built before the macro call) writes exactly
+ *   the V1 fields; call it as (mrt_X_init)(p) to bypass the macro.
  * - Callbacks come as (fn, user_data, user_data_free). user_data is passed as
  *   the last argument of fn. user_data_free (may be NULL) is called exactly
  *   once when the library no longer needs user_data, also when registration
@@ -103,6 +111,26 @@ MRT_API const char *mrt_last_error_message(void) MRT_NOEXCEPT;
  * not change the stored message, even when it fails. */
 MRT_API mrt_status mrt_last_error_message_copy(char *buffer, size_t buffer_size,
                                                size_t *out_length) MRT_NOEXCEPT;
+
+/* What a device needs after an MRT_DEVICE_ERROR before it runs again (the
+ * seed's, i.e. Poplar's, RecoveryAction), so that a program acts on it
+ * without reading messages. A ModelRunner with auto_reset recovers from
+ * IPU_RESET itself; for the others (or without auto_reset) destroy the
+ * runner and create a new one, which resets the device when it loads. A
+ * Session recovers with mrt_session_reload(), an engine with
+ * mrt_engine_load(). */
+typedef enum mrt_recovery_action {
+  MRT_RECOVERY_NONE = 0,            /* not a device error */
+  MRT_RECOVERY_IPU_RESET = 1,       /* reset the IPU(s) of the device */
+  MRT_RECOVERY_PARTITION_RESET = 2, /* reset every IPU of the partition */
+  MRT_RECOVERY_FULL_RESET = 3       /* power-cycle the system */
+} mrt_recovery_action;
+
+/* The mrt_recovery_action of the last failed mrt_* call on this thread:
+ * the device's for MRT_DEVICE_ERROR (also "out of service" refusals of a
+ * ModelRunner replica), MRT_RECOVERY_NONE for any other failure or if none
+ * failed yet. Like the message, successful calls leave it as it is. */
+MRT_API int32_t mrt_last_error_recovery_action(void) MRT_NOEXCEPT;
 
 /* ------------------------------------------------------------------------ */
 /* ---- Versions ---- */
@@ -424,9 +452,10 @@ typedef struct mrt_device_wait_config {
 } mrt_device_wait_config;
 #define MRT_DEVICE_WAIT_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_device_wait_config, sleep_time_ns)
 
-/* Sets struct_size = sizeof(mrt_device_wait_config) and every field to its
- * default. NULL is ignored. */
+/* Every field's default, as far as "Sized structs" at the top says. */
 MRT_API void mrt_device_wait_config_init(mrt_device_wait_config *config) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_device_wait_config_init_sized(mrt_device_wait_config *config, size_t size) MRT_NOEXCEPT;
+#define mrt_device_wait_config_init(config) mrt_device_wait_config_init_sized((config), sizeof *(config))
 
 /* One device of the simulated system, as listed by
  * mrt_device_manager_device_info(). Set struct_size = sizeof(mrt_device_info)
@@ -575,8 +604,8 @@ MRT_API mrt_status mrt_device_num_ipus(const mrt_device *device, int64_t *out_nu
  * than 1, remote-buffer anchors without TensorData), MRT_VERSION_MISMATCH
  * for a model built for another runtime package (unless check_package_hash
  * is false), MRT_DEVICE_ERROR for a simulated device failure (the message
- * names the recovery action; mrt_session_reload() resets the device and
- * recovers), MRT_CANCELLED when mrt_session_stop() interrupted the programs.
+ * names the recovery action, mrt_last_error_recovery_action() gives it;
+ * mrt_session_reload() resets the device and recovers), MRT_CANCELLED when mrt_session_stop() interrupted the programs.
  * A failed call leaves the session usable.
  *
  * Thread safety: mrt_session_stop() and mrt_session_is_stopped() may be
@@ -730,13 +759,21 @@ typedef struct mrt_session_config {
   bool check_package_hash;    /* default true */
   /* How an Immediate session waits for a device; NULL (default): NO_WAIT. Copied. */
   const mrt_device_wait_config *wait_config;
-  /* "unlimited" or an unsigned integer; NULL (default): "unlimited". Copied. */
+  /* Deprecated spelling of max_look_ahead_syncs (the first header's): "unlimited"
+   * or an unsigned integer; NULL (default): use max_look_ahead_syncs. Copied. */
   const char *max_look_ahead;
+  /* ---- appended after V1 ---- */
+  /* Host syncs prepared ahead; < 0: unlimited (default). The same type and
+   * meaning as mrt_model_runner_config.max_look_ahead. MRT_INVALID_ARGUMENT
+   * if max_look_ahead is also set. */
+  int64_t max_look_ahead_syncs;
 } mrt_session_config;
 #define MRT_SESSION_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_session_config, max_look_ahead)
 
-/* Sets struct_size = sizeof(mrt_session_config) and the defaults. NULL is ignored. */
+/* The defaults, struct_size and init_sized as in "Sized structs" at the top. */
 MRT_API void mrt_session_config_init(mrt_session_config *config) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_session_config_init_sized(mrt_session_config *config, size_t size) MRT_NOEXCEPT;
+#define mrt_session_config_init(config) mrt_session_config_init_sized((config), sizeof *(config))
 
 /* A session of `model` (the session keeps the model alive); config NULL for
  * the defaults. An Immediate session gets a device for the model (as
@@ -857,6 +894,21 @@ MRT_API mrt_status mrt_session_error_if_anchors_not_connected(const mrt_session 
 MRT_API mrt_status mrt_session_stop(mrt_session *session) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_session_is_stopped(const mrt_session *session, bool *out_stopped) MRT_NOEXCEPT;
 
+/* Simulated faults, as mrt_engine_insert_simulated_error() and the seed's
+ * Engine: `error` (an mrt_simulated_error) fires whenever the session runs
+ * program step `step` (an index of mrt_executable_step() on the model's
+ * executable, mrt_model_get_executable()) on `tile`, until erased or
+ * cleared. The run fails with MRT_DEVICE_ERROR and the error's recovery
+ * action (mrt_last_error_recovery_action()); mrt_session_reload() resets the
+ * device. MRT_INVALID_ARGUMENT for an unknown error, a step or tile out of
+ * range or a location that already has one; MRT_NOT_FOUND when erasing a
+ * location that has none. Not during a run of the session. */
+MRT_API mrt_status mrt_session_insert_simulated_error(mrt_session *session, int32_t error, uint32_t step,
+                                                      uint32_t tile) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_session_erase_simulated_error(mrt_session *session, uint32_t step,
+                                                     uint32_t tile) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_session_clear_simulated_errors(mrt_session *session) MRT_NOEXCEPT;
+
 /* ------------------------------------------------------------------------ */
 /* ---- Queues ---- */
 
@@ -918,9 +970,10 @@ typedef struct mrt_queue_manager_config {
 } mrt_queue_manager_config;
 #define MRT_QUEUE_MANAGER_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_queue_manager_config, timeout_user_data_free)
 
-/* Sets struct_size = sizeof(mrt_queue_manager_config) and the defaults.
- * NULL is ignored. */
+/* The defaults, as far as "Sized structs" at the top says. */
 MRT_API void mrt_queue_manager_config_init(mrt_queue_manager_config *config) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_queue_manager_config_init_sized(mrt_queue_manager_config *config, size_t size) MRT_NOEXCEPT;
+#define mrt_queue_manager_config_init(config) mrt_queue_manager_config_init_sized((config), sizeof *(config))
 
 /* A manager over a model's anchors, not connected to any device: the caller
  * moves the data with mrt_queue_manager_transfer(). config may be NULL for
@@ -1066,8 +1119,10 @@ typedef struct mrt_queue_info {
 } mrt_queue_info;
 #define MRT_QUEUE_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_queue_info, connected)
 
-/* Zeroes *info and sets struct_size = sizeof(mrt_queue_info). NULL is ignored. */
+/* Zeroes *info and sets struct_size, as far as "Sized structs" at the top says. */
 MRT_API void mrt_queue_info_init(mrt_queue_info *info) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_queue_info_init_sized(mrt_queue_info *info, size_t size) MRT_NOEXCEPT;
+#define mrt_queue_info_init(info) mrt_queue_info_init_sized((info), sizeof *(info))
 MRT_API mrt_status mrt_input_queue_info(const mrt_input_queue *queue,
                                         mrt_queue_info *out_info) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_output_queue_info(const mrt_output_queue *queue,
@@ -1103,6 +1158,10 @@ MRT_API mrt_status mrt_future_status(const mrt_future *future,
  * for NULL. Borrowed from the future: valid until mrt_future_destroy(). */
 MRT_API const char *mrt_future_error_message(const mrt_future *future) MRT_NOEXCEPT;
 
+/* The mrt_recovery_action of a request that failed with MRT_DEVICE_ERROR;
+ * MRT_RECOVERY_NONE for any other outcome, a request not done yet, or NULL. */
+MRT_API int32_t mrt_future_recovery_action(const mrt_future *future) MRT_NOEXCEPT;
+
 /* Called once with the request's status. */
 typedef void (*mrt_future_ready_fn)(mrt_status status, void *user_data);
 
@@ -1134,8 +1193,9 @@ MRT_API void mrt_future_destroy(mrt_future *future) MRT_NOEXCEPT;
  * message names the value and what was expected; a misspelt name is
  * MRT_NOT_FOUND); they leave the runner serving. A request fails with
  * MRT_DEVICE_ERROR if its replica's device fails in a run that had started
- * moving its data (with auto_reset the replica recovers and serves the
- * requests queued behind it, and later ones; a request still waiting for
+ * moving its data (with auto_reset and an IPU_RESET error the replica
+ * recovers and serves the requests queued behind it, and later ones;
+ * mrt_future_recovery_action() tells the action; a request still waiting for
  * room in a full queue when the device fails is refused with the same
  * error), and with MRT_CANCELLED if the runner is destroyed before it ran.
  *
@@ -1211,7 +1271,8 @@ typedef struct mrt_model_runner_config {
                                         execute tensor (all must have it, of the model's
                                         batch size): requests of any number of samples;
                                         default MRT_BATCHING_DISABLED */
-  bool auto_reset;                   /* reset the device after a device error; default false */
+  bool auto_reset;                   /* reset the device after a device error needing
+                                        MRT_RECOVERY_IPU_RESET, or a hang; default false */
   int64_t max_look_ahead;            /* host syncs prepared ahead; < 0: unlimited (default) */
   uint32_t ring_buffer_size_multiplier; /* ring entries = multiplier x batch; default 2 */
   bool flush_on_waiting_outputs;     /* flush only while outputs are awaited; default false */
@@ -1226,8 +1287,10 @@ typedef struct mrt_model_runner_config {
 } mrt_model_runner_config;
 #define MRT_MODEL_RUNNER_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_model_runner_config, flush_user_data_free)
 
-/* Fills every field with its default (struct_size = sizeof(*config)). */
+/* Fills every field with its default, as far as "Sized structs" at the top says. */
 MRT_API void mrt_model_runner_config_init(mrt_model_runner_config *config) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_model_runner_config_init_sized(mrt_model_runner_config *config, size_t size) MRT_NOEXCEPT;
+#define mrt_model_runner_config_init(config) mrt_model_runner_config_init_sized((config), sizeof *(config))
 
 /* Creates a runner for model (which it keeps alive) and attaches one device
  * per replica. config may be NULL for the defaults. *out belongs to the
@@ -1374,10 +1437,14 @@ typedef enum mrt_simulated_error {
  * set, stream or codelet of the executable, e.g. "Add") of its next Main
  * run; if that run does not reach the step, nothing fails. Errors inserted
  * at one step before the run: the last one counts. The requests of that run
- * fail with MRT_DEVICE_ERROR naming the fault; then, with auto_reset, the
- * replica resets its device and serves on, running the requests that were
- * queued behind them; without it, every pending and later request of the
- * replica fails with MRT_DEVICE_ERROR. MRT_NOT_FOUND if no step has that
+ * fail with MRT_DEVICE_ERROR naming the fault and its recovery action
+ * (mrt_future_recovery_action()); then, with auto_reset and an IPU_RESET
+ * fault (TILE_EXCEPTION, MEMORY_PARITY), the replica resets its device and
+ * serves on, running the requests that were queued behind them. Otherwise
+ * (no auto_reset, or a PARTITION_RESET / FULL_RESET fault) every pending and
+ * later request of the replica fails with MRT_DEVICE_ERROR and the same
+ * recovery action, whose message says to destroy the runner and create a
+ * new one. MRT_NOT_FOUND if no step has that
  * name, MRT_INVALID_ARGUMENT for an empty step_name, an unknown error or a
  * replica id out of range. Any thread; for tests and diagnostics. */
 MRT_API mrt_status mrt_model_runner_insert_simulated_error(mrt_model_runner *runner, int32_t error,
@@ -1435,9 +1502,14 @@ typedef struct mrt_target {
 
 /* Fills *out_target with the system `system` ("gc200", "bow", "c600" or
  * "ipu-model-small", case-insensitive; MRT_NOT_FOUND listing them otherwise)
- * with num_ipus IPUs per replica (1 to 64). Sets struct_size. */
+ * with num_ipus IPUs per replica (1 to 64), as far as "Sized structs" at
+ * the top says for mrt_X_init (struct_size = size). */
 MRT_API mrt_status mrt_target_init(const char *system, uint32_t num_ipus,
                                    mrt_target *out_target) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_target_init_sized(const char *system, uint32_t num_ipus, mrt_target *out_target,
+                                         size_t size) MRT_NOEXCEPT;
+#define mrt_target_init(system, num_ipus, out_target) \
+  mrt_target_init_sized((system), (num_ipus), (out_target), sizeof *(out_target))
 
 /* A graph: what one replica holds and does. */
 typedef struct mrt_graph mrt_graph;
@@ -2000,6 +2072,8 @@ typedef struct mrt_anchor_config {
 } mrt_anchor_config;
 #define MRT_ANCHOR_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_anchor_config, data_source)
 MRT_API void mrt_anchor_config_init(mrt_anchor_config *config) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_anchor_config_init_sized(mrt_anchor_config *config, size_t size) MRT_NOEXCEPT;
+#define mrt_anchor_config_init(config) mrt_anchor_config_init_sized((config), sizeof *(config))
 /* MRT_INVALID_ARGUMENT naming the anchor for an unknown handle, a shape of
  * the wrong size or a duplicate name or handle. */
 MRT_API mrt_status mrt_model_builder_add_anchor(mrt_model_builder *builder,
@@ -2093,8 +2167,10 @@ typedef struct mrt_onnx_options {
 /* The first published mrt_onnx_options ended at user_data_free. */
 #define MRT_ONNX_OPTIONS_V1_SIZE MRT_STRUCT_SIZE(mrt_onnx_options, user_data_free)
 
-/* Sets struct_size and every default. NULL is ignored. */
+/* Every default, as far as "Sized structs" at the top says. */
 MRT_API void mrt_onnx_options_init(mrt_onnx_options *options) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_onnx_options_init_sized(mrt_onnx_options *options, size_t size) MRT_NOEXCEPT;
+#define mrt_onnx_options_init(options) mrt_onnx_options_init_sized((options), sizeof *(options))
 
 /* Compiles the ONNX file at path (external data files are read from its
  * directory) or size bytes of one in memory (copied; no external data).

@@ -237,7 +237,7 @@ for _name, _restype, _argtypes in [
     ("mrt_model_get_info", _CHECKED, [_ptr, _POINTER(_ModelInfo)]),
     ("mrt_model_anchor", _CHECKED, [_ptr, _size, _POINTER(_AnchorInfo)]),
     ("mrt_model_anchor_by_name", _CHECKED, [_ptr, _str, _POINTER(_AnchorInfo)]),
-    ("mrt_model_runner_config_init", None, [_ptr]),
+    ("mrt_model_runner_config_init_sized", _CHECKED, [_ptr, _size]),
     ("mrt_model_runner_create", _CHECKED, [_ptr, _POINTER(_RunnerConfig), _POINTER(_ptr)]),
     ("mrt_model_runner_destroy", None, [_ptr]),
     ("mrt_model_runner_execute_inputs", _CHECKED, [_ptr, _POINTER(_POINTER(_DataDesc)), _POINTER(_size)]),
@@ -601,16 +601,10 @@ class ModelRunner(_Closable):
         owned_model = None
         if not isinstance(model, Model):
             owned_model = model = Model(model)
-        # A newer library may have a longer config: let init write into room
-        # to spare, then tell the library how much of it this module knows.
-        room = ctypes.create_string_buffer(max(4096, 2 * ctypes.sizeof(_RunnerConfig)))
-        _lib["mrt_model_runner_config_init"](ctypes.addressof(room))
-        config = _RunnerConfig.from_buffer_copy(room.raw[:ctypes.sizeof(_RunnerConfig)])
-        if config.struct_size < ctypes.sizeof(_RunnerConfig):
-            raise MrtError(Status.VERSION_MISMATCH,
-                           f"libmrt's mrt_model_runner_config has {config.struct_size} bytes, "
-                           f"this module needs {ctypes.sizeof(_RunnerConfig)}")
-        config.struct_size = ctypes.sizeof(_RunnerConfig)
+        # init_sized writes the defaults of the fields this module knows, and
+        # no byte beyond them whatever the library's version.
+        config = _RunnerConfig()
+        _lib["mrt_model_runner_config_init_sized"](ctypes.byref(config), ctypes.sizeof(config))
         for key, value in options.items():
             if key == "batching_dim" and value is None:
                 value = _BATCHING_DISABLED
@@ -1077,7 +1071,7 @@ for _name_, _restype, _argtypes in [
     ("mrt_device_id", _CHECKED, [_ptr, _P(_i64)]),
     ("mrt_device_num_ipus", _CHECKED, [_ptr, _P(_i64)]),
     # Targets and graphs.
-    ("mrt_target_init", _CHECKED, [_str, _u32, _P(_Target)]),
+    ("mrt_target_init_sized", _CHECKED, [_str, _u32, _P(_Target), _size]),
     ("mrt_graph_create", _CHECKED, [_P(_Target), _u32, _P(_ptr)]),
     ("mrt_graph_destroy", None, [_ptr]),
     ("mrt_graph_get_target", _CHECKED, [_ptr, _P(_Target)]),
@@ -1183,7 +1177,7 @@ for _name_, _restype, _argtypes in [
     ("mrt_model_builder_set_seed_handle", _CHECKED, [_ptr, _str]),
     ("mrt_model_builder_set_program_name", _CHECKED, [_ptr, _u64, _str]),
     ("mrt_model_builder_set_program_flow", _CHECKED, [_ptr, _i32, _SHAPE, _size]),
-    ("mrt_anchor_config_init", None, [_P(_AnchorConfig)]),
+    ("mrt_anchor_config_init_sized", _CHECKED, [_P(_AnchorConfig), _size]),
     ("mrt_model_builder_add_anchor", _CHECKED, [_ptr, _P(_AnchorConfig)]),
     ("mrt_model_builder_add_tensor_data", _CHECKED, [_ptr, _str, _i32, _P(_i64), _size, _ptr, _u64]),
     ("mrt_model_builder_add_feed_data", _CHECKED,
@@ -1194,7 +1188,7 @@ for _name_, _restype, _argtypes in [
     ("mrt_model_write_to_memory", _CHECKED, [_ptr, _ptr, _size, _P(_size)]),
     ("mrt_model_load_from_memory", _CHECKED, [_ptr, _size, _P(_ptr)]),
     # Importing ONNX models.
-    ("mrt_onnx_options_init", None, [_P(_OnnxOptions)]),
+    ("mrt_onnx_options_init_sized", _CHECKED, [_P(_OnnxOptions), _size]),
     ("mrt_onnx_compile_file", _CHECKED, [_str, _P(_OnnxOptions), _P(_ptr)]),
     ("mrt_onnx_compile_memory", _CHECKED, [_ptr, _size, _P(_OnnxOptions), _P(_ptr)]),
 ]:
@@ -1301,7 +1295,7 @@ class Target:
 
     def __init__(self, system: str = "gc200", num_ipus: int = 1):
         struct = _Target()
-        _lib["mrt_target_init"](system.encode(), num_ipus, ctypes.byref(struct))
+        _lib["mrt_target_init_sized"](system.encode(), num_ipus, ctypes.byref(struct), ctypes.sizeof(struct))
         object.__setattr__(self, "_struct", struct)
         object.__setattr__(self, "_name_bytes", struct.name)
 
@@ -1995,7 +1989,7 @@ class ModelBuilder(_Closable):
         """An anchor naming stream or remote buffer `handle`, moved by the
         program indices `programs`."""
         config = _AnchorConfig()
-        _lib["mrt_anchor_config_init"](ctypes.byref(config))
+        _lib["mrt_anchor_config_init_sized"](ctypes.byref(config), ctypes.sizeof(config))
         dims, rank = _i64_array(shape)
         ids, count = _u64_array(programs)
         config.name = _name(name)
@@ -2050,7 +2044,7 @@ def compile_onnx(model, *, target: str = "gc200", num_ipus: int = 1, replication
         raise MrtError(Status.INVALID_ARGUMENT,
                        f"precision {precision!r}: expected one of {sorted(_PRECISIONS)}")
     options = _OnnxOptions()
-    _lib["mrt_onnx_options_init"](ctypes.byref(options))
+    _lib["mrt_onnx_options_init_sized"](ctypes.byref(options), ctypes.sizeof(options))
     options.target = target.encode()
     options.num_ipus = num_ipus
     options.replication_factor = replication_factor

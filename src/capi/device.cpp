@@ -124,13 +124,21 @@ mrt::DeviceWaitConfig waitConfigOf(const mrt_device_wait_config *config, const c
 
 extern "C" {
 
-MRT_API void mrt_device_wait_config_init(mrt_device_wait_config *config) noexcept {
-  if (config == nullptr) return;
-  const mrt::DeviceWaitConfig defaults;
-  config->struct_size = sizeof(mrt_device_wait_config);
-  config->strategy = static_cast<int32_t>(defaults.strategy);
-  config->timeout_ns = defaults.timeout.count();
-  config->sleep_time_ns = defaults.sleepTime.count();
+MRT_API mrt_status mrt_device_wait_config_init_sized(mrt_device_wait_config *config, size_t size) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const mrt::DeviceWaitConfig defaults;
+    mrt_device_wait_config c{};
+    c.strategy = static_cast<int32_t>(defaults.strategy);
+    c.timeout_ns = defaults.timeout.count();
+    c.sleep_time_ns = defaults.sleepTime.count();
+    mrt::capi::initSized(config, c, size, MRT_DEVICE_WAIT_CONFIG_V1_SIZE,
+                         MRT_STRUCT_SIZE(mrt_device_wait_config, sleep_time_ns), "config");
+  });
+}
+
+// The symbol of callers built before mrt_device_wait_config_init_sized: V1 fields.
+MRT_API void(mrt_device_wait_config_init)(mrt_device_wait_config *config) noexcept {
+  if (config != nullptr) mrt_device_wait_config_init_sized(config, MRT_DEVICE_WAIT_CONFIG_V1_SIZE);
 }
 
 MRT_API mrt_status mrt_device_manager_create(mrt_device_manager **out) noexcept {

@@ -126,7 +126,8 @@ void runProgram(EngineCall &call, std::uint32_t program, Run &&run) {
     if (error.code() == ErrorCode::DeviceError) {
       engine.loaded = false;
       throw Error(ErrorCode::DeviceError, "program {}: {}; call mrt_engine_load to reset the device and load again",
-                  program, error.what());
+                  program, error.what())
+          .withRecoveryAction(error.recoveryAction());
     }
     throw;
   }

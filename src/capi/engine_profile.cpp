@@ -10,6 +10,7 @@
 
 #include "capi/engine.hpp"
 #include "capi/guard.hpp"
+#include "capi/simulated_error.hpp"
 #include "device/hwsim_error.hpp"
 
 namespace mrt::capi {
@@ -28,13 +29,6 @@ std::string profileText(const hwsim::Engine &engine, std::int32_t format) {
     }
   });
   return std::move(out).str();
-}
-
-hwsim::DeviceErrorCode deviceErrorOf(std::int32_t error) {
-  if (error < MRT_SIMULATED_TILE_EXCEPTION || error > MRT_SIMULATED_HOST_LINK_ERROR) {
-    throw Error(ErrorCode::InvalidArgument, "error {} is not an mrt_simulated_error (0 to 3)", error);
-  }
-  return static_cast<hwsim::DeviceErrorCode>(error);
 }
 
 }  // namespace
@@ -90,7 +84,7 @@ MRT_API mrt_status mrt_engine_insert_simulated_error(mrt_engine *engine, int32_t
                                                      uint32_t tile) MRT_NOEXCEPT {
   return guard("mrt_engine_insert_simulated_error", [&] {
     EngineCall call(engine, "mrt_engine_insert_simulated_error");
-    const hwsim::DeviceErrorCode code = deviceErrorOf(error);
+    const hwsim::DeviceErrorCode code = simulatedErrorOf(error);
     call.requireLoaded();
     callHwsim([&] { call.hw().insertSimulatedError(code, {step, tile}); });
   });

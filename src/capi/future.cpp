@@ -56,6 +56,11 @@ MRT_API const char *mrt_future_error_message(const mrt_future *future) noexcept 
   return future->completion->message().c_str();
 }
 
+MRT_API int32_t mrt_future_recovery_action(const mrt_future *future) noexcept {
+  if (future == nullptr || !future->completion->isReady()) return MRT_RECOVERY_NONE;
+  return static_cast<int32_t>(future->completion->recoveryAction());
+}
+
 MRT_API mrt_status mrt_future_on_ready(mrt_future *future, mrt_future_ready_fn fn, void *user_data,
                                        void (*user_data_free)(void *)) noexcept {
   return mrt::capi::guard(__func__, [&] {

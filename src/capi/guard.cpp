@@ -9,9 +9,10 @@
 
 namespace mrt::capi {
 
-mrt_status fail(const char *function, mrt_status code, const std::string &message) noexcept {
+mrt_status fail(const char *function, mrt_status code, const std::string &message,
+                RecoveryAction action) noexcept {
   try {
-    setLastError(fmt::format("{}: {}", function, message));
+    setLastError(fmt::format("{}: {}", function, message), action);
     log::logger().debug("{} failed with {}: {}", function, mrt_status_string(code), message);
   } catch (...) {
     // Out of memory while reporting: the status code still tells the story.
@@ -27,7 +28,7 @@ mrt_status failFromCurrentException(const char *function) noexcept {
   try {
     throw;
   } catch (const Error &e) {
-    return fail(function, static_cast<mrt_status>(e.code()), e.what());
+    return fail(function, static_cast<mrt_status>(e.code()), e.what(), e.recoveryAction());
   } catch (const std::bad_alloc &) {
     return fail(function, MRT_RESOURCE_EXHAUSTED, "out of memory");
   } catch (const std::invalid_argument &e) {

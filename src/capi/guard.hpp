@@ -12,9 +12,10 @@
 
 namespace mrt::capi {
 
-// Records message as this thread's last error, logs it at debug level and
-// returns code.
-mrt_status fail(const char *function, mrt_status code, const std::string &message) noexcept;
+// Records message (and a device error's recovery action) as this thread's
+// last error, logs it at debug level and returns code.
+mrt_status fail(const char *function, mrt_status code, const std::string &message,
+                RecoveryAction action = RecoveryAction::None) noexcept;
 
 // Maps the exception in flight to a status (mrt::Error -> its code,
 // std::bad_alloc -> RESOURCE_EXHAUSTED, std::invalid_argument /

@@ -228,8 +228,16 @@ MRT_API mrt_status mrt_model_builder_set_program_flow(mrt_model_builder *builder
   });
 }
 
-MRT_API void mrt_anchor_config_init(mrt_anchor_config *config) noexcept {
-  if (config != nullptr) *config = defaultAnchorConfig();
+MRT_API mrt_status mrt_anchor_config_init_sized(mrt_anchor_config *config, size_t size) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    mrt::capi::initSized(config, defaultAnchorConfig(), size, MRT_ANCHOR_CONFIG_V1_SIZE,
+                         MRT_STRUCT_SIZE(mrt_anchor_config, data_source), "config");
+  });
+}
+
+// The symbol of callers built before mrt_anchor_config_init_sized: V1 fields.
+MRT_API void(mrt_anchor_config_init)(mrt_anchor_config *config) noexcept {
+  if (config != nullptr) mrt_anchor_config_init_sized(config, MRT_ANCHOR_CONFIG_V1_SIZE);
 }
 
 MRT_API mrt_status mrt_model_builder_add_anchor(mrt_model_builder *builder,

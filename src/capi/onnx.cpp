@@ -110,8 +110,16 @@ void compile(const mrt_onnx_options *options, mrt_model **out, Compile &&compile
 
 }  // namespace
 
-MRT_API void mrt_onnx_options_init(mrt_onnx_options *options) noexcept {
-  if (options != nullptr) *options = defaults();
+MRT_API mrt_status mrt_onnx_options_init_sized(mrt_onnx_options *options, size_t size) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    mrt::capi::initSized(options, defaults(), size, MRT_ONNX_OPTIONS_V1_SIZE,
+                         MRT_STRUCT_SIZE(mrt_onnx_options, precision), "options");
+  });
+}
+
+// The symbol of callers built before mrt_onnx_options_init_sized: V1 fields.
+MRT_API void(mrt_onnx_options_init)(mrt_onnx_options *options) noexcept {
+  if (options != nullptr) mrt_onnx_options_init_sized(options, MRT_ONNX_OPTIONS_V1_SIZE);
 }
 
 MRT_API mrt_status mrt_onnx_compile_file(const char *path, const mrt_onnx_options *options,

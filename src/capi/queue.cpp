@@ -133,12 +133,19 @@ QueueManagerArgs queueManagerArgs(const popef::Model &model, const mrt_queue_man
 
 extern "C" {
 
-MRT_API void mrt_queue_manager_config_init(mrt_queue_manager_config *config) noexcept {
-  if (config == nullptr) return;
-  *config = mrt_queue_manager_config{};
-  config->struct_size = sizeof(mrt_queue_manager_config);
-  config->ring_size_multiplier = mrt::kDefaultRingSizeMultiplier;
-  config->load_save_ring_size_multiplier = 1;
+MRT_API mrt_status mrt_queue_manager_config_init_sized(mrt_queue_manager_config *config, size_t size) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    mrt_queue_manager_config c{};
+    c.ring_size_multiplier = mrt::kDefaultRingSizeMultiplier;
+    c.load_save_ring_size_multiplier = 1;
+    mrt::capi::initSized(config, c, size, MRT_QUEUE_MANAGER_CONFIG_V1_SIZE,
+              MRT_STRUCT_SIZE(mrt_queue_manager_config, timeout_user_data_free), "config");
+  });
+}
+
+// The symbol of callers built before mrt_queue_manager_config_init_sized: V1 fields.
+MRT_API void(mrt_queue_manager_config_init)(mrt_queue_manager_config *config) noexcept {
+  if (config != nullptr) mrt_queue_manager_config_init_sized(config, MRT_QUEUE_MANAGER_CONFIG_V1_SIZE);
 }
 
 MRT_API mrt_status mrt_queue_manager_create(const mrt_model *model,
@@ -308,10 +315,16 @@ MRT_API mrt_status mrt_output_queue_disconnect(mrt_output_queue *queue) noexcept
   return mrt::capi::guard(__func__, [&] { queueOf(queue).disconnect(); });
 }
 
-MRT_API void mrt_queue_info_init(mrt_queue_info *info) noexcept {
-  if (info == nullptr) return;
-  *info = mrt_queue_info{};
-  info->struct_size = sizeof(mrt_queue_info);
+MRT_API mrt_status mrt_queue_info_init_sized(mrt_queue_info *info, size_t size) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    mrt::capi::initSized(info, mrt_queue_info{}, size, MRT_QUEUE_INFO_V1_SIZE, MRT_STRUCT_SIZE(mrt_queue_info, connected),
+              "info");
+  });
+}
+
+// The symbol of callers built before mrt_queue_info_init_sized: V1 fields.
+MRT_API void(mrt_queue_info_init)(mrt_queue_info *info) noexcept {
+  if (info != nullptr) mrt_queue_info_init_sized(info, MRT_QUEUE_INFO_V1_SIZE);
 }
 
 MRT_API mrt_status mrt_input_queue_info(const mrt_input_queue *queue,

@@ -14,6 +14,7 @@
 #include "capi/future.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
+#include "capi/simulated_error.hpp"
 #include "capi/sized_struct.hpp"
 #include "capi/tensor_views.hpp"
 #include "capi/user_data.hpp"
@@ -92,6 +93,28 @@ const mrt_tensor_memory &memoryOf(const mrt_tensor_memory *handle) {
   return *handle;
 }
 
+// The C defaults: ModelRunnerConfig's, with the C spellings of "none".
+mrt_model_runner_config defaultConfig() {
+  const mrt::ModelRunnerConfig defaults;
+  mrt_model_runner_config c{};
+  c.replication_factor = defaults.replication_factor;
+  c.run_save_programs = defaults.run_save_programs;
+  c.thread_safe = defaults.thread_safe;
+  c.check_package_hash = defaults.check_package_hash;
+  c.timeout_ns = defaults.timeout_ns.count();
+  c.validate_io_params = defaults.validate_io_params;
+  c.batching_dim = MRT_BATCHING_DISABLED;
+  c.auto_reset = defaults.auto_reset;
+  c.max_look_ahead = -1;
+  c.ring_buffer_size_multiplier = defaults.ring_buffer_size_multiplier;
+  c.flush_on_waiting_outputs = defaults.flush_on_waiting_outputs;
+  c.batch_size_timeout_ns = -1;
+  c.data_parallel_timeout_ns = -1;
+  c.is_batch_size_timeout_enabled = defaults.is_batch_size_timeout_enabled;
+  c.request_tracepoints_buffer_size = defaults.request_tracepoints_buffer_size;
+  return c;
+}
+
 // < 0 in C means "never" / "unlimited"; the C++ config says max().
 std::chrono::nanoseconds optionalTimeout(int64_t ns) {
   return ns < 0 ? std::chrono::nanoseconds::max() : std::chrono::nanoseconds(ns);
@@ -101,10 +124,8 @@ mrt::ModelRunnerConfig configOf(const mrt_model_runner_config *config,
                                 std::shared_ptr<mrt::capi::UserData> flushUserData) {
   mrt::ModelRunnerConfig result;
   if (config == nullptr) return result;
-  mrt_model_runner_config defaults;
-  mrt_model_runner_config_init(&defaults);
   const mrt_model_runner_config c =
-      mrt::capi::readSized(config, defaults, MRT_MODEL_RUNNER_CONFIG_V1_SIZE, "config");
+      mrt::capi::readSized(config, defaultConfig(), MRT_MODEL_RUNNER_CONFIG_V1_SIZE, "config");
   result.replication_factor = c.replication_factor;
   result.run_save_programs = c.run_save_programs;
   result.thread_safe = c.thread_safe;
@@ -192,27 +213,18 @@ void fillTimes(const Map &values, const std::string &suffix, mrt_request_times *
 
 extern "C" {
 
-MRT_API void mrt_model_runner_config_init(mrt_model_runner_config *config) noexcept {
-  if (config == nullptr) return;
-  const mrt::ModelRunnerConfig defaults;
-  *config = mrt_model_runner_config{};
-  config->struct_size = sizeof(mrt_model_runner_config);
-  config->replication_factor = defaults.replication_factor;
-  config->run_save_programs = defaults.run_save_programs;
-  config->thread_safe = defaults.thread_safe;
-  config->check_package_hash = defaults.check_package_hash;
-  config->timeout_ns = defaults.timeout_ns.count();
-  config->validate_io_params = defaults.validate_io_params;
-  config->batching_dim = MRT_BATCHING_DISABLED;
-  config->auto_reset = defaults.auto_reset;
-  config->max_look_ahead = -1;
-  config->ring_buffer_size_multiplier = defaults.ring_buffer_size_multiplier;
-  config->flush_on_waiting_outputs = defaults.flush_on_waiting_outputs;
-  config->batch_size_timeout_ns = -1;
-  config->data_parallel_timeout_ns = -1;
-  config->is_batch_size_timeout_enabled = defaults.is_batch_size_timeout_enabled;
-  config->request_tracepoints_buffer_size = defaults.request_tracepoints_buffer_size;
+MRT_API mrt_status mrt_model_runner_config_init_sized(mrt_model_runner_config *config, size_t size) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    mrt::capi::initSized(config, defaultConfig(), size, MRT_MODEL_RUNNER_CONFIG_V1_SIZE,
+                         MRT_STRUCT_SIZE(mrt_model_runner_config, flush_user_data_free), "config");
+  });
 }
+
+// The symbol of callers built before mrt_model_runner_config_init_sized: V1 fields.
+MRT_API void(mrt_model_runner_config_init)(mrt_model_runner_config *config) noexcept {
+  if (config != nullptr) mrt_model_runner_config_init_sized(config, MRT_MODEL_RUNNER_CONFIG_V1_SIZE);
+}
+
 
 MRT_API mrt_status mrt_model_runner_create(const mrt_model *model, const mrt_model_runner_config *config,
                                            mrt_model_runner **out) noexcept {
@@ -414,8 +426,7 @@ MRT_API mrt_status mrt_model_runner_get_config(const mrt_model_runner *runner,
                                                mrt_model_runner_config *out_config) noexcept {
   return mrt::capi::guard(__func__, [&] {
     const mrt::ModelRunnerConfig &c = runnerOf(runner).config();
-    mrt_model_runner_config config;
-    mrt_model_runner_config_init(&config);  // pointer fields stay NULL, counts 0
+    mrt_model_runner_config config = defaultConfig();  // pointer fields stay NULL, counts 0
     config.replication_factor = c.replication_factor;
     config.run_save_programs = c.run_save_programs;
     config.thread_safe = c.thread_safe;
@@ -443,10 +454,7 @@ MRT_API mrt_status mrt_model_runner_insert_simulated_error(mrt_model_runner *run
   return mrt::capi::guard(__func__, [&] {
     mrt::ModelRunner &r = runnerOf(runner);
     requireNotNull(step_name, "step_name");
-    if (error < MRT_SIMULATED_TILE_EXCEPTION || error > MRT_SIMULATED_HOST_LINK_ERROR) {
-      throw Error(ErrorCode::InvalidArgument, "error {} is not an mrt_simulated_error value", error);
-    }
-    r.insertSimulatedError(static_cast<hwsim::DeviceErrorCode>(error), step_name, replica_id);
+    r.insertSimulatedError(mrt::capi::simulatedErrorOf(error), step_name, replica_id);
   });
 }
 

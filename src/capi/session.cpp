@@ -33,6 +33,7 @@ using mrt::capi::fillSized;
 using mrt::capi::modelOf;
 using mrt::capi::ownUserData;
 using mrt::capi::requireNotNull;
+using mrt::capi::sessionOf;
 namespace popef = mrt::popef;
 namespace cb = mrt::predicate_factory::anchor_callbacks;
 namespace du = mrt::predicate_factory::popef_data_usage;
@@ -188,17 +189,22 @@ std::function<Policy(const popef::Anchor &)> combine(bool all, Policy accept, Po
 
 // ---- sessions ----
 
-mrt::Session &sessionOf(const mrt_session *handle) {
-  requireNotNull(handle, "session");
-  return *handle->session;
+
+// The C defaults: SessionConfig's, NULL for the pointers.
+mrt_session_config defaultSessionConfig() {
+  const mrt::SessionConfig defaults;
+  mrt_session_config c{};
+  c.policy = defaults.policy == mrt::LaunchPolicy::Immediate ? MRT_LAUNCH_IMMEDIATE : MRT_LAUNCH_DEFERRED;
+  c.check_package_hash = defaults.check_package_hash;
+  c.max_look_ahead_syncs = -1;
+  return c;
 }
 
 mrt::SessionConfig sessionConfigOf(const mrt_session_config *config) {
   mrt::SessionConfig result;
   if (config == nullptr) return result;
-  mrt_session_config defaults;
-  mrt_session_config_init(&defaults);
-  const mrt_session_config c = mrt::capi::readSized(config, defaults, MRT_SESSION_CONFIG_V1_SIZE, "config");
+  const mrt_session_config c =
+      mrt::capi::readSized(config, defaultSessionConfig(), MRT_SESSION_CONFIG_V1_SIZE, "config");
   if (c.policy != MRT_LAUNCH_IMMEDIATE && c.policy != MRT_LAUNCH_DEFERRED) {
     throw Error(ErrorCode::InvalidArgument, "config->policy {} is not an mrt_launch_policy value", c.policy);
   }
@@ -208,7 +214,17 @@ mrt::SessionConfig sessionConfigOf(const mrt_session_config *config) {
   }
   result.check_package_hash = c.check_package_hash;
   result.wait_config = mrt::capi::waitConfigOf(c.wait_config, "config->wait_config");
-  if (c.max_look_ahead != nullptr) result.max_look_ahead = c.max_look_ahead;
+  if (c.max_look_ahead != nullptr && c.max_look_ahead_syncs >= 0) {
+    throw Error(ErrorCode::InvalidArgument,
+                "config->max_look_ahead '{}' and config->max_look_ahead_syncs {} are both set; set only "
+                "max_look_ahead_syncs",
+                c.max_look_ahead, c.max_look_ahead_syncs);
+  }
+  if (c.max_look_ahead != nullptr) {
+    result.max_look_ahead = c.max_look_ahead;
+  } else if (c.max_look_ahead_syncs >= 0) {
+    result.max_look_ahead = std::to_string(c.max_look_ahead_syncs);
+  }
   return result;
 }
 
@@ -412,16 +428,16 @@ MRT_API void mrt_anchor_predicate_destroy(mrt_anchor_predicate *predicate) noexc
 
 // ---- sessions ----
 
-MRT_API void mrt_session_config_init(mrt_session_config *config) noexcept {
-  if (config == nullptr) return;
-  const mrt::SessionConfig defaults;
-  *config = mrt_session_config{};
-  config->struct_size = sizeof(mrt_session_config);
-  config->policy = defaults.policy == mrt::LaunchPolicy::Immediate ? MRT_LAUNCH_IMMEDIATE : MRT_LAUNCH_DEFERRED;
-  config->pred_tensor_data = nullptr;
-  config->check_package_hash = defaults.check_package_hash;
-  config->wait_config = nullptr;
-  config->max_look_ahead = nullptr;
+MRT_API mrt_status mrt_session_config_init_sized(mrt_session_config *config, size_t size) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    mrt::capi::initSized(config, defaultSessionConfig(), size, MRT_SESSION_CONFIG_V1_SIZE,
+                         MRT_STRUCT_SIZE(mrt_session_config, max_look_ahead_syncs), "config");
+  });
+}
+
+// The symbol of callers built before mrt_session_config_init_sized: V1 fields.
+MRT_API void(mrt_session_config_init)(mrt_session_config *config) noexcept {
+  if (config != nullptr) mrt_session_config_init_sized(config, MRT_SESSION_CONFIG_V1_SIZE);
 }
 
 MRT_API mrt_status mrt_session_create(const mrt_model *model, const mrt_session_config *config,

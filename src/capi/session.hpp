@@ -1,10 +1,11 @@
 // The C handle of a session (include/mrt_c.h, "Sessions"), shared by the
-// session glue (session.cpp) and the session's queue manager
-// (session_queue_manager.cpp).
+// session glue (session.cpp), the session's queue manager
+// (session_queue_manager.cpp) and its simulated errors.
 #pragma once
 
 #include <memory>
 
+#include "capi/guard.hpp"
 #include "capi/session_queue_link.hpp"
 #include "mrt_c.h"
 #include "popef/model.hpp"
@@ -19,6 +20,12 @@ struct mrt_session {
 };
 
 namespace mrt::capi {
+
+// The session of a handle; InvalidArgument naming `session` for NULL.
+inline mrt::Session &sessionOf(const mrt_session *handle) {
+  requireNotNull(handle, "session");
+  return *handle->session;
+}
 
 // Detaches the session's queue manager (if it made one) before the session
 // destroys or replaces it: see SessionQueueLink::detach. `reason` is static

@@ -3,6 +3,8 @@
 // against an older, shorter version of the struct is safe. Input (config)
 // structs: the library reads only as far, taking defaults for the fields a
 // shorter struct lacks. Both reject sizes below the first published version.
+// Init (mrt_X_init_sized): the library writes defaults only as far as the
+// caller's struct is long.
 #pragma once
 
 #include <algorithm>
@@ -42,6 +44,24 @@ Struct readSized(const Struct *in, Struct defaults, std::size_t oldestSize, cons
   std::memcpy(&defaults, in, std::min(size, sizeof(Struct)));
   defaults.struct_size = sizeof(Struct);
   return defaults;
+}
+
+// The body of mrt_X_init_sized(): the first min(size, knownSize) bytes of
+// *out get `defaults`, struct_size = size. knownSize is the struct as this
+// library knows it, MRT_STRUCT_SIZE of its last field rather than sizeof, so
+// that its tail padding never covers a field a newer header appended there;
+// a caller built against such a header keeps those bytes untouched, and one
+// built against an older header gets no byte written beyond its struct.
+template <typename Struct>
+void initSized(Struct *out, Struct defaults, std::size_t size, std::size_t oldestSize, std::size_t knownSize,
+               const char *argument) {
+  requireNotNull(out, argument);
+  if (size < oldestSize) {
+    throw Error(ErrorCode::InvalidArgument, "size is {}, expected at least {} (the first published size of *{})",
+                size, oldestSize, argument);
+  }
+  defaults.struct_size = size;
+  std::memcpy(out, &defaults, std::min(size, knownSize));
 }
 
 }  // namespace mrt::capi

@@ -10,10 +10,15 @@ namespace mrt::capi {
 
 namespace {
 thread_local std::string t_lastError;
-}
+thread_local RecoveryAction t_lastRecoveryAction = RecoveryAction::None;
+}  // namespace
 
-void setLastError(std::string message) { t_lastError = std::move(message); }
+void setLastError(std::string message, RecoveryAction action) {
+  t_lastRecoveryAction = action;
+  t_lastError = std::move(message);
+}
 const std::string &lastError() noexcept { return t_lastError; }
+RecoveryAction lastErrorRecoveryAction() noexcept { return t_lastRecoveryAction; }
 
 // The internal codes must stay aligned with the public ones.
 static_assert(static_cast<mrt_status>(ErrorCode::Ok) == MRT_OK);
@@ -29,6 +34,10 @@ static_assert(static_cast<mrt_status>(ErrorCode::CorruptModel) == MRT_CORRUPT_MO
 static_assert(static_cast<mrt_status>(ErrorCode::VersionMismatch) == MRT_VERSION_MISMATCH);
 static_assert(static_cast<mrt_status>(ErrorCode::Unimplemented) == MRT_UNIMPLEMENTED);
 static_assert(static_cast<mrt_status>(ErrorCode::Internal) == MRT_INTERNAL);
+static_assert(static_cast<int>(RecoveryAction::None) == MRT_RECOVERY_NONE);
+static_assert(static_cast<int>(RecoveryAction::IpuReset) == MRT_RECOVERY_IPU_RESET);
+static_assert(static_cast<int>(RecoveryAction::PartitionReset) == MRT_RECOVERY_PARTITION_RESET);
+static_assert(static_cast<int>(RecoveryAction::FullReset) == MRT_RECOVERY_FULL_RESET);
 
 }  // namespace mrt::capi
 
@@ -55,6 +64,10 @@ MRT_API const char *mrt_status_string(mrt_status code) noexcept {
 
 MRT_API const char *mrt_last_error_message(void) noexcept {
   return mrt::capi::lastError().c_str();
+}
+
+MRT_API int32_t mrt_last_error_recovery_action(void) noexcept {
+  return static_cast<int32_t>(mrt::capi::lastErrorRecoveryAction());
 }
 
 MRT_API mrt_status mrt_last_error_message_copy(char *buffer, size_t buffer_size,

@@ -159,8 +159,9 @@ const char *staticNameOf(const std::string &name) {
 
 }  // namespace
 
-MRT_API mrt_status mrt_target_init(const char *system, uint32_t num_ipus, mrt_target *out_target) noexcept {
-  return mrt::capi::guard("mrt_target_init", [&] {
+MRT_API mrt_status mrt_target_init_sized(const char *system, uint32_t num_ipus, mrt_target *out_target,
+                                         size_t size) noexcept {
+  return mrt::capi::guard(__func__, [&] {
     mrt::capi::requireNotNull(system, "system");
     mrt::capi::requireNotNull(out_target, "out_target");
     if (num_ipus == 0 || num_ipus > 64) {
@@ -173,10 +174,16 @@ MRT_API mrt_status mrt_target_init(const char *system, uint32_t num_ipus, mrt_ta
       c.struct_size = sizeof(mrt_target);
       mrt::capi::fillTarget(target, &c, "out_target");
       c.name = staticNameOf(target.name);
-      *out_target = c;
+      mrt::capi::initSized(out_target, c, size, MRT_TARGET_V1_SIZE, MRT_STRUCT_SIZE(mrt_target, host_sync_cycles),
+                           "out_target");
       return;
     }
     throw mrt::Error(mrt::ErrorCode::NotFound,
                      "unknown system '{}'; the systems are gc200, bow, c600 and ipu-model-small", system);
   });
+}
+
+// The symbol of callers built before mrt_target_init_sized: V1 fields.
+MRT_API mrt_status(mrt_target_init)(const char *system, uint32_t num_ipus, mrt_target *out_target) noexcept {
+  return mrt_target_init_sized(system, num_ipus, out_target, MRT_TARGET_V1_SIZE);
 }

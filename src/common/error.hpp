@@ -29,6 +29,16 @@ enum class ErrorCode : std::int32_t {
   Internal = 12,
 };
 
+// What a device needs after a device error before it runs again (Poplar's
+// RecoveryAction; hwsim::RecoveryAction and mrt_recovery_action have the
+// same values). None for every error that is not a device error.
+enum class RecoveryAction : std::uint8_t {
+  None = 0,
+  IpuReset = 1,        // reset the IPU(s) of the device and load again
+  PartitionReset = 2,  // reset every IPU of the partition
+  FullReset = 3,       // power-cycle the system
+};
+
 class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string &message) : std::runtime_error(message), code_(code) {}
@@ -39,8 +49,17 @@ class Error : public std::runtime_error {
 
   ErrorCode code() const noexcept { return code_; }
 
+  // For device errors: what the device needs, for callers to act on without
+  // reading the message (`throw Error(...).withRecoveryAction(action)`).
+  RecoveryAction recoveryAction() const noexcept { return recovery_; }
+  Error &withRecoveryAction(RecoveryAction action) noexcept {
+    recovery_ = action;
+    return *this;
+  }
+
  private:
   ErrorCode code_;
+  RecoveryAction recovery_ = RecoveryAction::None;
 };
 
 }  // namespace mrt

@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include <hwsim/device_error.hpp>
 #include <hwsim/error.hpp>
 
 #include "common/error.hpp"
@@ -29,11 +30,21 @@ inline ErrorCode errorCodeOf(hwsim::ErrorKind kind) noexcept {
   return ErrorCode::Internal;
 }
 
-// Runs fn() and returns its result; an hwsim::Error becomes an mrt::Error.
+inline RecoveryAction recoveryActionOf(hwsim::RecoveryAction action) noexcept {
+  static_assert(int(hwsim::RecoveryAction::IpuReset) == int(RecoveryAction::IpuReset) &&
+                int(hwsim::RecoveryAction::PartitionReset) == int(RecoveryAction::PartitionReset) &&
+                int(hwsim::RecoveryAction::FullReset) == int(RecoveryAction::FullReset));
+  return static_cast<RecoveryAction>(action);
+}
+
+// Runs fn() and returns its result; an hwsim::Error becomes an mrt::Error,
+// a device error with its recovery action.
 template <typename Fn>
 decltype(auto) callHwsim(Fn &&fn) {
   try {
     return std::forward<Fn>(fn)();
+  } catch (const hwsim::RuntimeError &error) {
+    throw Error(ErrorCode::DeviceError, error.what()).withRecoveryAction(recoveryActionOf(error.recoveryAction()));
   } catch (const hwsim::Error &error) {
     throw Error(errorCodeOf(error.kind()), error.what());
   } catch (const std::system_error &error) {

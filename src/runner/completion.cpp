@@ -20,7 +20,7 @@ void runSwallowingExceptions(const Completion::ReadyCallback &callback, ErrorCod
 }
 }  // namespace
 
-bool Completion::complete(ErrorCode code, std::string message) {
+bool Completion::complete(ErrorCode code, std::string message, RecoveryAction action) {
   std::uint32_t expected = kPending;
   // acq_rel: the winner's writes below happen after it owns the state.
   if (!state_.compare_exchange_strong(expected, kCompleting, std::memory_order_acq_rel)) {
@@ -28,6 +28,7 @@ bool Completion::complete(ErrorCode code, std::string message) {
   }
   code_ = code;
   message_ = std::move(message);
+  action_ = action;
   std::vector<ReadyCallback> callbacks;
   {
     // Under the mutex, so onReady() either queues before this point or sees
@@ -90,6 +91,11 @@ void Completion::requireReady(const char *what) const {
 ErrorCode Completion::code() const {
   requireReady("status");
   return code_;
+}
+
+RecoveryAction Completion::recoveryAction() const {
+  requireReady("recoveryAction");
+  return action_;
 }
 
 const std::string &Completion::message() const {

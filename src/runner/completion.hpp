@@ -30,9 +30,10 @@ class Completion {
   Completion(const Completion &) = delete;
   Completion &operator=(const Completion &) = delete;
 
-  // Records the outcome and wakes waiters and callbacks. Only the first call
-  // counts: it returns true, later ones return false and change nothing.
-  bool complete(ErrorCode code, std::string message = {});
+  // Records the outcome (with a device error's recovery action) and wakes
+  // waiters and callbacks. Only the first call counts: it returns true, later
+  // ones return false and change nothing.
+  bool complete(ErrorCode code, std::string message = {}, RecoveryAction action = RecoveryAction::None);
 
   bool isReady() const noexcept;
 
@@ -44,6 +45,7 @@ class Completion {
   // The outcome. Precondition: isReady() (FailedPrecondition otherwise).
   ErrorCode code() const;
   const std::string &message() const;
+  RecoveryAction recoveryAction() const;
 
   // Calls `callback` exactly once with the outcome: now, on this thread, if
   // the request is done, otherwise on the thread that completes it, after
@@ -62,6 +64,7 @@ class Completion {
   mutable std::atomic<std::uint32_t> parked_{0};
   ErrorCode code_ = ErrorCode::Ok;  // written before state_ becomes kReady
   std::string message_;
+  RecoveryAction action_ = RecoveryAction::None;
   std::mutex callbacksMutex_;
   std::vector<ReadyCallback> callbacks_;
 };

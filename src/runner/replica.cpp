@@ -50,6 +50,24 @@ std::chrono::nanoseconds timeoutPeriod(const ModelRunnerConfig &config) {
   return period == kNever ? std::chrono::nanoseconds::zero() : period;
 }
 
+void complete(Completion &completion, const Error &reason) {
+  completion.complete(reason.code(), reason.what(), reason.recoveryAction());
+}
+
+// What a runner's user can do about a replica out of service: not
+// Session::reload(), which only the replica can call.
+std::string outOfServiceAdvice(bool autoReset, RecoveryAction action) {
+  constexpr const char *kRecreate = "destroy this runner and create a new one to serve again";
+  if (!autoReset) {
+    return fmt::format("auto_reset is off: {} (with auto_reset a replica resets its device itself after an "
+                       "IPU_RESET error or a hang)",
+                       kRecreate);
+  }
+  return fmt::format("auto_reset recovers from IPU_RESET errors only, this one needs {}: {} (the new runner "
+                     "resets the device when it loads)",
+                     hwsim::toString(static_cast<hwsim::RecoveryAction>(action)), kRecreate);
+}
+
 SessionConfig sessionConfigFor(const ModelRunnerConfig &config, const RunnerLayout &layout) {
   SessionConfig session;
   session.policy = LaunchPolicy::Deferred;
@@ -158,7 +176,8 @@ void Replica::enqueueRequest(const RequestViews &views, const std::shared_ptr<Re
   std::lock_guard producer(producer_mutex_);
   if (failed_.load(std::memory_order_acquire)) {
     std::lock_guard state(state_mutex_);
-    throw Error(ErrorCode::DeviceError, "replica {} is out of service: {}", id_, failure_);
+    throw Error(ErrorCode::DeviceError, "replica {} is out of service: {}", id_, failure_->what())
+        .withRecoveryAction(failure_->recoveryAction());
   }
   if (stopping_.load(std::memory_order_relaxed)) {
     throw Error(ErrorCode::Cancelled, "replica {}: the runner is shutting down", id_);
@@ -174,14 +193,13 @@ void Replica::enqueueRequest(const RequestViews &views, const std::shared_ptr<Re
   } catch (const Error &error) {
     // Disconnected by a device error or shutdown (Cancelled); what was
     // pushed is dropped when the queues are reset or never read.
-    auto [code, message] = error.code() == ErrorCode::Cancelled ? refusalReason()
-                                                                 : std::pair{error.code(), std::string(error.what())};
+    const Error reason = error.code() == ErrorCode::Cancelled ? refusalReason() : error;
     {
       std::lock_guard state(state_mutex_);
       // The device side may already have failed and dropped it.
       if (std::find(pending_.begin(), pending_.end(), request) != pending_.end()) pending_.erase(raw->self);
     }
-    completion->complete(code, message);
+    completion->complete(reason.code(), reason.what(), reason.recoveryAction());
   }
 }
 
@@ -210,11 +228,18 @@ void Replica::pushEntries(const RequestViews &views, Request *request) {
   }
 }
 
-std::pair<ErrorCode, std::string> Replica::refusalReason() {
+Error Replica::deviceError(const Error &error, const std::string &advice) const {
+  const std::string failure = session_->deviceFailure();
+  std::string message = fmt::format("replica {}: device error: {}", id_, failure.empty() ? error.what() : failure);
+  if (!advice.empty()) message += "; " + advice;
+  return Error(ErrorCode::DeviceError, message).withRecoveryAction(error.recoveryAction());
+}
+
+Error Replica::refusalReason() {
   std::lock_guard state(state_mutex_);
-  if (!recovering_.empty()) return {ErrorCode::DeviceError, recovering_};
-  if (!failure_.empty()) return {ErrorCode::DeviceError, failure_};
-  return {ErrorCode::Cancelled, fmt::format("replica {}: the runner was destroyed before the request ran", id_)};
+  if (recovering_) return *recovering_;
+  if (failure_) return *failure_;
+  return Error(ErrorCode::Cancelled, "replica {}: the runner was destroyed before the request ran", id_);
 }
 
 // ---- device side ------------------------------------------------------------
@@ -282,18 +307,19 @@ bool Replica::runProgram(bool load) {
     // requests failing with DeadlineExceeded: the stop left the device state
     // undefined, so only a reset lets the replica serve on.
     const bool hung = error.code() == ErrorCode::Cancelled && takeHangStop();
-    const ErrorCode code = hung ? ErrorCode::DeadlineExceeded : error.code();
-    const std::string message = hung ? hangMessage() : error.what();
-    if ((hung || code == ErrorCode::DeviceError) && config_.auto_reset) {
-      log::logger().warn("replica {}: {}; resetting the device (auto_reset)", id_, message);
-      if (recover(code, message)) return true;
-    } else if (hung || code == ErrorCode::DeviceError) {
-      failReplica(code, fmt::format("{} (auto_reset is off)", message));
+    if (!hung && error.code() != ErrorCode::DeviceError) {
+      failReplica(error);
+    } else if (config_.auto_reset && (hung || error.recoveryAction() == RecoveryAction::IpuReset)) {
+      const Error reason = hung ? Error(ErrorCode::DeadlineExceeded, hangMessage()) : deviceError(error);
+      log::logger().warn("{}; resetting the device (auto_reset)", reason.what());
+      if (recover(reason)) return true;
     } else {
-      failReplica(code, message);
+      const std::string advice = outOfServiceAdvice(config_.auto_reset, error.recoveryAction());
+      failReplica(hung ? Error(ErrorCode::DeadlineExceeded, "{}; {}", hangMessage(), advice)
+                       : deviceError(error, advice));
     }
   } catch (const std::exception &error) {
-    failReplica(ErrorCode::Internal, error.what());
+    failReplica(Error(ErrorCode::Internal, error.what()));
   }
   serving_.store(false);
   wakeDevice();  // the device thread leaves its loop too
@@ -381,19 +407,19 @@ bool Replica::applyInjectedErrors() {
   return true;
 }
 
-void Replica::failPending(ErrorCode code, const std::string &message) {
+void Replica::failPending(const Error &reason) {
   PendingList failed;
   {
     std::lock_guard state(state_mutex_);
     failed.swap(pending_);
   }
-  for (const auto &request : failed) request->completion->complete(code, message);
+  for (const auto &request : failed) complete(*request->completion, reason);
 }
 
-bool Replica::recover(ErrorCode code, const std::string &message) {
+bool Replica::recover(const Error &reason) {
   {
     std::lock_guard state(state_mutex_);
-    recovering_ = message;
+    recovering_ = reason;
   }
   // Wakes producers blocked on full queues so they release the mutex; what
   // they enqueue from now on is refused with the device error.
@@ -401,7 +427,7 @@ bool Replica::recover(ErrorCode code, const std::string &message) {
   std::optional<Error> reset_error;
   {
     std::lock_guard producer(producer_mutex_);
-    const std::vector<std::shared_ptr<Request>> queued = failRunRequests(code, message);
+    const std::vector<std::shared_ptr<Request>> queued = failRunRequests(reason);
     try {
       session_->engine().clearSimulatedErrors();  // a simulated fault happens once
       session_->reload();                         // resets the device and the queues
@@ -422,22 +448,21 @@ bool Replica::recover(ErrorCode code, const std::string &message) {
   // what is pending.
   if (stopping_.load()) return false;
   if (reset_error) {
-    failReplica(reset_error->code(), fmt::format("{}; then the reset failed: {}", message, reset_error->what()));
+    failReplica(Error(reset_error->code(), "{}; then the reset failed: {}", reason.what(), reset_error->what()));
     return false;
   }
   std::lock_guard state(state_mutex_);
-  recovering_.clear();
+  recovering_.reset();
   return true;
 }
 
-std::vector<std::shared_ptr<Replica::Request>> Replica::failRunRequests(ErrorCode code,
-                                                                       const std::string &message) {
+std::vector<std::shared_ptr<Replica::Request>> Replica::failRunRequests(const Error &reason) {
   // A request the device started to read belongs to the failed run (or an
   // earlier run of it, for a request split over several). Without execute
   // inputs nothing tells, so every pending request counts as started. After
   // a hang too: the run may have hung before reading any, and would hang
   // again on the same requests.
-  const bool all = input_queues_.empty() || code == ErrorCode::DeadlineExceeded;
+  const bool all = input_queues_.empty() || reason.code() == ErrorCode::DeadlineExceeded;
   PendingList failed;
   std::vector<std::shared_ptr<Request>> queued;
   {
@@ -452,19 +477,19 @@ std::vector<std::shared_ptr<Replica::Request>> Replica::failRunRequests(ErrorCod
       it = next;
     }
   }
-  for (const auto &request : failed) request->completion->complete(code, message);
+  for (const auto &request : failed) complete(*request->completion, reason);
   return queued;
 }
 
-void Replica::failReplica(ErrorCode code, const std::string &message) {
+void Replica::failReplica(const Error &reason) {
   {
     std::lock_guard state(state_mutex_);
-    failure_ = message;
+    failure_ = reason;
   }
   failed_.store(true, std::memory_order_release);
   queues_->disconnectAll();
   std::lock_guard producer(producer_mutex_);
-  failPending(code, message);
+  failPending(reason);
 }
 
 void Replica::onTimeout(const std::string &anchor, popef::TensorType, std::int64_t bytes_done) {
@@ -646,7 +671,7 @@ void Replica::shutdown() {
   // the flush above); from here on the device is ours.
   std::lock_guard device(device_mutex_);
   queues_->disconnectAll();
-  failPending(ErrorCode::Cancelled, fmt::format("replica {}: the runner was destroyed before the request ran", id_));
+  failPending(Error(ErrorCode::Cancelled, "replica {}: the runner was destroyed before the request ran", id_));
   if (config_.run_save_programs && !failed_.load() && !session_->isStopped()) {
     try {
       session_->runSavePrograms();

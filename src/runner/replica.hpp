@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -118,20 +119,24 @@ class Replica {
   // Fails the requests of the failed run, reloads the session and enqueues
   // the other pending requests again. False if the replica must stop
   // (shutting down, or the reload failed).
-  bool recover(ErrorCode code, const std::string &message);
+  bool recover(const Error &reason);
   // Fails the pending requests whose data the failed run had started to move
   // and returns the others, in order (producer_mutex_ held).
-  std::vector<std::shared_ptr<Request>> failRunRequests(ErrorCode code, const std::string &message);
-  void failReplica(ErrorCode code, const std::string &message);
+  std::vector<std::shared_ptr<Request>> failRunRequests(const Error &reason);
+  void failReplica(const Error &reason);
   // True (once) if the run that just ended Cancelled was stopped by watch().
   bool takeHangStop();
   std::string hangMessage() const;
-  void failPending(ErrorCode code, const std::string &message);
+  void failPending(const Error &reason);
   void finishOne(Request *request);
   void onTimeout(const std::string &anchor, popef::TensorType direction, std::int64_t bytes_done);
   void flushForTimeout(const std::string &anchor);
   // The code and message of a request the queues refused (disconnected).
-  std::pair<ErrorCode, std::string> refusalReason();
+  Error refusalReason();
+  // A device error as a runner's user reads it: the device's message and
+  // recovery action without the Session's advice (reload(), which is the
+  // replica's to call), then `advice` if not empty.
+  Error deviceError(const Error &error, const std::string &advice = {}) const;
   void bindSideStreams(const RunnerLayout &layout);
 
   const unsigned id_;
@@ -150,8 +155,8 @@ class Replica {
   // Guards pending_, failure_, recovering_ and watch()'s state below.
   std::mutex state_mutex_;
   PendingList pending_;
-  std::string failure_;     // non-empty: the replica is out of service
-  std::string recovering_;  // non-empty while a device error is being handled
+  std::optional<Error> failure_;     // set: the replica is out of service
+  std::optional<Error> recovering_;  // set while a device error is being handled
   std::atomic<bool> failed_{false};
 
   // Bumped by the device side when data of a request moved or the device

@@ -354,7 +354,8 @@ struct Session::Impl {
     } catch (const hwsim::RuntimeError &error) {
       failure = fmt::format("{} (recovery action {})", error.what(), hwsim::toString(error.recoveryAction()));
       throw Error(ErrorCode::DeviceError, "session '{}': {} program {}: device error: {}; call reload()", name,
-                  phase, index, failure);
+                  phase, index, failure)
+          .withRecoveryAction(recoveryActionOf(error.recoveryAction()));
     } catch (const hwsim::Error &error) {
       throw Error(errorCodeOf(error.kind()), "session '{}': {} program {}: {}", name, phase, index, error.what());
     }
@@ -536,6 +537,8 @@ QueueManager *Session::adoptQueueManager(std::unique_ptr<QueueManager> manager) 
 }
 
 hwsim::Engine &Session::engine() { return *impl_->engine; }
+
+std::string Session::deviceFailure() const { return impl_->failure; }
 
 bool Session::isStopped() const { return impl_->stopped.load(); }
 

@@ -144,6 +144,11 @@ class Session {
   // (profiles, simulated errors). Connect streams through the Session only.
   hwsim::Engine &engine();
 
+  // After a device error until reload(): the device's message with its
+  // recovery action, without this class's advice (which a ModelRunner's
+  // user cannot follow); "" otherwise.
+  std::string deviceFailure() const;
+
   struct Impl;
 
  private:

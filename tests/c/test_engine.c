@@ -364,6 +364,7 @@ static void test_simulated_errors(void **state) {
   const char *message = mrt_last_error_message();
   test_expect_contains(message, "TILE_EXCEPTION");
   test_expect_contains(message, "IPU_RESET");
+  assert_int_equal(mrt_last_error_recovery_action(), MRT_RECOVERY_IPU_RESET);
   test_expect_contains(message, "on tile 0, replica 0");
   char at_step[64];
   snprintf(at_step, sizeof at_step, "program step %u", step);

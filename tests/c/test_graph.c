@@ -69,7 +69,7 @@ static void test_targets(void **state) {
   expect_error(mrt_target_init("bow", 0, &t), MRT_INVALID_ARGUMENT, "num_ipus is 0");
   expect_error(mrt_target_init("bow", 65, &t), MRT_INVALID_ARGUMENT, "65");
   expect_error(mrt_target_init(NULL, 1, &t), MRT_INVALID_ARGUMENT, "system");
-  expect_error(mrt_target_init("bow", 1, NULL), MRT_INVALID_ARGUMENT, "out_target");
+  expect_error((mrt_target_init)("bow", 1, NULL), MRT_INVALID_ARGUMENT, "out_target");
 
   /* Custom rates round-trip through a graph; malformed ones name the field. */
   mrt_graph *g = NULL;

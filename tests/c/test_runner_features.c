@@ -208,9 +208,20 @@ typedef struct stream_outcome {
   int ok, device_errors, other;
 } stream_outcome;
 
-/* `requests` async add_one requests with a simulated tile exception
- * inserted before request error_at. Every future must resolve in time. */
-static stream_outcome stream_with_error(mrt_model_runner *runner, int requests, int error_at) {
+/* A simulated error, the text its messages name and its recovery action. */
+typedef struct fault {
+  int32_t error;
+  const char *text;
+  int32_t action;
+} fault;
+static const fault kTileException = {MRT_SIMULATED_TILE_EXCEPTION, "TILE_EXCEPTION", MRT_RECOVERY_IPU_RESET};
+static const fault kExchangeError = {MRT_SIMULATED_EXCHANGE_ERROR, "PARTITION_RESET", MRT_RECOVERY_PARTITION_RESET};
+static const fault kHostLinkError = {MRT_SIMULATED_HOST_LINK_ERROR, "FULL_RESET", MRT_RECOVERY_FULL_RESET};
+
+/* `requests` async add_one requests with simulated error f inserted before
+ * request error_at. Every future must resolve in time; every device error
+ * names the fault and carries its recovery action. */
+static stream_outcome stream_with_error(mrt_model_runner *runner, int requests, int error_at, fault f) {
   enum { MAX = 400 };
   assert_true(requests <= MAX);
   static float xs[MAX][ADD_ONE_N], ys[MAX][ADD_ONE_N];
@@ -220,13 +231,15 @@ static stream_outcome stream_with_error(mrt_model_runner *runner, int requests, 
   for (int i = 0; i < requests; ++i) {
     test_fill_random(xs[i], ADD_ONE_N, &seed, -4, 4);
     if (i == error_at) {
-      assert_int_equal(mrt_model_runner_insert_simulated_error(runner, MRT_SIMULATED_TILE_EXCEPTION, "Add", 0), MRT_OK);
+      assert_int_equal(mrt_model_runner_insert_simulated_error(runner, f.error, "Add", 0), MRT_OK);
     }
     mrt_tensor_view in = {"x", xs[i], sizeof xs[i]}, out = {"y", ys[i], sizeof ys[i]};
     futures[i] = NULL;
     const mrt_status status = mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 0, &futures[i]);
     if (status == MRT_DEVICE_ERROR) {
       ++outcome.device_errors; /* refused at once: the replica is out of service */
+      test_expect_contains(mrt_last_error_message(), f.text);
+      assert_int_equal(mrt_last_error_recovery_action(), f.action);
     } else if (status != MRT_OK) {
       fail_msg("request %d: %s", i, mrt_last_error_message());
     }
@@ -237,9 +250,11 @@ static stream_outcome stream_with_error(mrt_model_runner *runner, int requests, 
     if (status == MRT_OK) {
       ++outcome.ok;
       for (int k = 0; k < ADD_ONE_N; ++k) assert_float_equal(ys[i][k], xs[i][k] + 1.0f, 0);
+      assert_int_equal(mrt_future_recovery_action(futures[i]), MRT_RECOVERY_NONE);
     } else if (status == MRT_DEVICE_ERROR) {
       ++outcome.device_errors;
-      test_expect_contains(mrt_future_error_message(futures[i]), "TILE_EXCEPTION");
+      test_expect_contains(mrt_future_error_message(futures[i]), f.text);
+      assert_int_equal(mrt_future_recovery_action(futures[i]), f.action);
     } else {
       fail_msg("request %d: %s: %s", i, mrt_status_string(status), mrt_future_error_message(futures[i]));
     }
@@ -256,7 +271,7 @@ static void auto_reset_recovers_from_device_errors_mid_stream(void **state) {
   mrt_model_runner *runner = test_make_runner("add_one", &config);
   unsigned seed = 1;
   for (int round = 0; round < 3; ++round) {
-    const stream_outcome outcome = stream_with_error(runner, 200, 50 + 40 * round);
+    const stream_outcome outcome = stream_with_error(runner, 200, 50 + 40 * round, kTileException);
     assert_int_equal(outcome.ok + outcome.device_errors, 200);
     assert_true(outcome.device_errors >= 1);
     expect_add_one(runner, 1, &seed); /* serving goes on */
@@ -267,13 +282,16 @@ static void auto_reset_recovers_from_device_errors_mid_stream(void **state) {
 static void without_auto_reset_pending_and_later_requests_fail(void **state) {
   (void)state;
   mrt_model_runner *runner = test_make_runner("add_one", NULL);
-  const stream_outcome outcome = stream_with_error(runner, 150, 50);
+  const stream_outcome outcome = stream_with_error(runner, 150, 50, kTileException);
   assert_int_equal(outcome.ok + outcome.device_errors, 150);
   assert_true(outcome.device_errors >= 1);
   float x[ADD_ONE_N] = {0}, y[ADD_ONE_N];
   mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};
   expect_last_error(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_DEVICE_ERROR, "out of service");
   test_expect_contains(mrt_last_error_message(), "TILE_EXCEPTION");
+  test_expect_contains(mrt_last_error_message(), "auto_reset is off: destroy this runner and create a new one");
+  if (strstr(mrt_last_error_message(), "reload") != NULL) fail_msg("%s", mrt_last_error_message());
+  assert_int_equal(mrt_last_error_recovery_action(), MRT_RECOVERY_IPU_RESET);
   mrt_future *future = NULL;
   const mrt_status status = mrt_model_runner_execute_async(runner, &in, 1, &out, 1, 0, &future);
   if (status == MRT_OK) {
@@ -287,9 +305,41 @@ static void without_auto_reset_pending_and_later_requests_fail(void **state) {
                     MRT_NOT_FOUND, "'nope'");
   expect_last_error(mrt_model_runner_insert_simulated_error(runner, 7, "Add", 0), MRT_INVALID_ARGUMENT,
                     "error 7 is not an mrt_simulated_error value");
+  assert_int_equal(mrt_last_error_recovery_action(), MRT_RECOVERY_NONE);
   expect_last_error(mrt_model_runner_insert_simulated_error(runner, MRT_SIMULATED_MEMORY_PARITY, "Add", 3),
                     MRT_INVALID_ARGUMENT, "replica_id 3 out of range");
   mrt_model_runner_destroy(runner);
+}
+
+/* auto_reset recovers from IPU_RESET only (the seed's contract): after a
+ * fault needing a partition or full reset the replica is out of service, and
+ * the message tells a runner's user what to do, which is not reload(). */
+static void auto_reset_leaves_partition_and_full_resets_to_the_user(void **state) {
+  (void)state;
+  const fault faults[] = {kExchangeError, kHostLinkError};
+  for (size_t i = 0; i < 2; ++i) {
+    mrt_model_runner_config config;
+    mrt_model_runner_config_init(&config);
+    config.auto_reset = true;
+    mrt_model_runner *runner = test_make_runner("add_one", &config);
+    const stream_outcome outcome = stream_with_error(runner, 100, 30, faults[i]);
+    assert_int_equal(outcome.ok + outcome.device_errors, 100);
+    assert_true(outcome.device_errors >= 1);
+    float x[ADD_ONE_N] = {0}, y[ADD_ONE_N];
+    mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};
+    expect_last_error(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_DEVICE_ERROR, "out of service");
+    test_expect_contains(mrt_last_error_message(), "auto_reset recovers from IPU_RESET errors only");
+    test_expect_contains(mrt_last_error_message(), "destroy this runner and create a new one");
+    if (strstr(mrt_last_error_message(), "reload") != NULL) fail_msg("%s", mrt_last_error_message());
+    assert_int_equal(mrt_last_error_recovery_action(), faults[i].action);
+    mrt_model_runner_destroy(runner);
+
+    /* As the message says: a new runner resets the device and serves. */
+    runner = test_make_runner("add_one", &config);
+    unsigned seed = 3;
+    expect_add_one(runner, 1, &seed);
+    mrt_model_runner_destroy(runner);
+  }
 }
 
 /* ---- destruction in flight ---- */
@@ -555,6 +605,7 @@ int main(void) {
       cmocka_unit_test(conditional_routing_follows_the_flag),
       cmocka_unit_test(auto_reset_recovers_from_device_errors_mid_stream),
       cmocka_unit_test(without_auto_reset_pending_and_later_requests_fail),
+      cmocka_unit_test(auto_reset_leaves_partition_and_full_resets_to_the_user),
       cmocka_unit_test(destroying_the_runner_cancels_requests_in_flight),
       cmocka_unit_test(batch_sizes_without_batching_dim),
       cmocka_unit_test(batch_sizes_with_batching_dim),

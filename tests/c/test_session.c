@@ -3,7 +3,8 @@
  * through anchor callbacks, checked against a reference computed here from
  * the model's TensorData; stateful Load/Main x3/Save; conditional both ways;
  * remote_buffer; two sessions alternating on one device; stop() from another
- * thread and reload(); predicates; wrong-state and wrong-name calls; and,
+ * thread and reload(); simulated device errors with their recovery
+ * actions; predicates; wrong-state and wrong-name calls; and,
  * across processes (fork), waiting for a device another process holds. */
 #include <math.h>
 #include <pthread.h>
@@ -334,6 +335,91 @@ static void test_stop_from_another_thread_then_reload(void **state) {
   mrt_session_destroy(session);
 }
 
+/* ---- simulated device errors ---- */
+
+/* The first Execute step of the session's model. */
+static uint32_t first_execute_step(const mrt_session *session) {
+  mrt_model *model = NULL;
+  assert_int_equal(mrt_session_model(session, &model), MRT_OK);
+  mrt_executable *exe = NULL;
+  assert_int_equal(mrt_model_get_executable(model, &exe), MRT_OK);
+  mrt_executable_info info;
+  info.struct_size = sizeof info;
+  assert_int_equal(mrt_executable_get_info(exe, &info), MRT_OK);
+  uint32_t found = UINT32_MAX;
+  for (size_t i = 0; i < info.num_steps && found == UINT32_MAX; ++i) {
+    mrt_step_info step;
+    step.struct_size = sizeof step;
+    assert_int_equal(mrt_executable_step(exe, i, &step), MRT_OK);
+    if (strcmp(step.kind, "Execute") == 0) found = (uint32_t)i;
+  }
+  mrt_executable_destroy(exe);
+  mrt_model_destroy(model);
+  assert_true(found != UINT32_MAX);
+  return found;
+}
+
+static void test_simulated_errors_and_their_recovery_actions(void **state) {
+  (void)state;
+  mrt_session *session = bound_session("add_one", NULL);
+  float x[16], y[16];
+  for (int i = 0; i < 16; ++i) x[i] = (float)i;
+  buffer bx = {x, sizeof x, 0}, by = {y, sizeof y, 0};
+  assert_int_equal(mrt_session_set_callback_for_anchor(session, "x", copy_in, &bx, NULL), MRT_OK);
+  assert_int_equal(mrt_session_set_callback_for_anchor(session, "y", copy_out, &by, NULL), MRT_OK);
+  const uint32_t step = first_execute_step(session);
+
+  assert_int_equal(mrt_session_insert_simulated_error(session, 7, step, 0), MRT_INVALID_ARGUMENT);
+  expect_message_contains("error 7 is not an mrt_simulated_error");
+  assert_int_equal(mrt_last_error_recovery_action(), MRT_RECOVERY_NONE);
+  assert_int_equal(mrt_session_insert_simulated_error(session, MRT_SIMULATED_TILE_EXCEPTION, 100000, 0),
+                   MRT_INVALID_ARGUMENT);
+  expect_message_contains("step 100000");
+  assert_int_equal(mrt_session_insert_simulated_error(NULL, MRT_SIMULATED_TILE_EXCEPTION, step, 0),
+                   MRT_INVALID_ARGUMENT);
+  expect_message_contains("session must not be NULL");
+  assert_int_equal(mrt_session_erase_simulated_error(session, step, 0), MRT_NOT_FOUND);
+  expect_message_contains("no simulated error at step");
+  assert_int_equal(mrt_session_clear_simulated_errors(NULL), MRT_INVALID_ARGUMENT);
+
+  const struct {
+    int32_t error;
+    int32_t action;
+    const char *text;
+  } kFaults[] = {
+      {MRT_SIMULATED_TILE_EXCEPTION, MRT_RECOVERY_IPU_RESET, "TILE_EXCEPTION"},
+      {MRT_SIMULATED_MEMORY_PARITY, MRT_RECOVERY_IPU_RESET, "MEMORY_PARITY"},
+      {MRT_SIMULATED_EXCHANGE_ERROR, MRT_RECOVERY_PARTITION_RESET, "PARTITION_RESET"},
+      {MRT_SIMULATED_HOST_LINK_ERROR, MRT_RECOVERY_FULL_RESET, "FULL_RESET"},
+  };
+  for (size_t i = 0; i < sizeof kFaults / sizeof kFaults[0]; ++i) {
+    assert_int_equal(mrt_session_insert_simulated_error(session, kFaults[i].error, step, 0), MRT_OK);
+    assert_int_equal(mrt_session_insert_simulated_error(session, kFaults[i].error, step, 0), MRT_INVALID_ARGUMENT);
+    expect_message_contains("already");
+    assert_int_equal(mrt_session_run_main_programs(session), MRT_DEVICE_ERROR);
+    expect_message_contains(kFaults[i].text);
+    assert_int_equal(mrt_last_error_recovery_action(), kFaults[i].action);
+    /* A failure that is not a device error has no recovery action. */
+    assert_int_equal(mrt_session_run_main_programs(session), MRT_FAILED_PRECONDITION);
+    expect_message_contains("reload()");
+    assert_int_equal(mrt_last_error_recovery_action(), MRT_RECOVERY_NONE);
+    /* The fault stays until erased or cleared, as on the seed's Engine. */
+    assert_int_equal(mrt_session_reload(session), MRT_OK);
+    assert_int_equal(mrt_session_run_main_programs(session), MRT_DEVICE_ERROR);
+    assert_int_equal(mrt_last_error_recovery_action(), kFaults[i].action);
+    if (i % 2 == 0) {
+      assert_int_equal(mrt_session_erase_simulated_error(session, step, 0), MRT_OK);
+    } else {
+      assert_int_equal(mrt_session_clear_simulated_errors(session), MRT_OK);
+    }
+    assert_int_equal(mrt_session_reload(session), MRT_OK);
+    memset(y, 0, sizeof y);
+    assert_int_equal(mrt_session_run_main_programs(session), MRT_OK);
+    for (int j = 0; j < 16; ++j) assert_float_equal(y[j], x[j] + 1, 0);
+  }
+  mrt_session_destroy(session);
+}
+
 /* ---- predicates ---- */
 
 static int32_t only_x(const mrt_anchor_info *anchor, void *user_data) {
@@ -450,6 +536,14 @@ static void test_wrong_state_and_names(void **state) {
   config.max_look_ahead = "later";
   assert_int_equal(mrt_session_create(model, &config, &other), MRT_INVALID_ARGUMENT);
   expect_message_contains("'later'");
+  config.max_look_ahead = "2";
+  config.max_look_ahead_syncs = 2;
+  assert_int_equal(mrt_session_create(model, &config, &other), MRT_INVALID_ARGUMENT);
+  expect_message_contains("both set");
+  config.max_look_ahead = NULL;
+  assert_int_equal(mrt_session_create(model, &config, &other), MRT_OK);
+  mrt_session_destroy(other);
+  other = NULL;
 
   /* Still usable: bind, find the missing anchor, connect it, run. */
   mrt_device *device = test_small_device_for_model(model);
@@ -577,6 +671,7 @@ int main(void) {
       cmocka_unit_test(test_remote_buffer),
       cmocka_unit_test(test_two_sessions_share_a_device),
       cmocka_unit_test(test_stop_from_another_thread_then_reload),
+      cmocka_unit_test(test_simulated_errors_and_their_recovery_actions),
       cmocka_unit_test(test_predicates),
       cmocka_unit_test(test_wrong_state_and_names),
   };

@@ -22,6 +22,14 @@ TEST(Completion, FirstCompletionWinsAndLaterOnesChangeNothing) {
   EXPECT_EQ(c.message(), "replica 0: IPU_RESET needed");
 }
 
+TEST(Completion, KeepsTheRecoveryActionOfADeviceError) {
+  Completion ok, failed;
+  ok.complete(ErrorCode::Ok);
+  EXPECT_EQ(ok.recoveryAction(), mrt::RecoveryAction::None);
+  failed.complete(ErrorCode::DeviceError, "replica 0: EXCHANGE_ERROR", mrt::RecoveryAction::PartitionReset);
+  EXPECT_EQ(failed.recoveryAction(), mrt::RecoveryAction::PartitionReset);
+}
+
 TEST(Completion, OutcomeOfAPendingRequestIsAFailedPrecondition) {
   Completion c;
   try {
