@@ -86,3 +86,15 @@ inline double maxError(const float *actual, const std::vector<double> &expected)
 }
 
 }  // namespace compat_test
+
+namespace compat_test {
+
+// The seed programs' assertion: prints what failed and exits 1.
+inline void require(bool condition, const std::string &what) {
+  if (!condition) {
+    std::fprintf(stderr, "FAILED: %s\n", what.c_str());
+    std::exit(1);
+  }
+}
+
+}  // namespace compat_test

@@ -10,3 +10,8 @@
 #include "popef/Reader.hpp"
 #include "popef/Types.hpp"
 #include "poplar/OptionFlags.hpp"
+#include "model_runtime/Callbacks.hpp"
+#include "model_runtime/QueueManager.hpp"
+#include "model_runtime/Session.hpp"
+#include "model_runtime/SessionUtils.hpp"
+#include "poplar/StreamCallback.hpp"

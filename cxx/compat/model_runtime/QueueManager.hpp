@@ -1,0 +1,125 @@
+// model_runtime::QueueManager, InputQueue, OutputQueue: the queues a
+// Session feeds its user anchors from, with the Model Runtime API's names,
+// over the queue manager of the C API (mrt_session_create_queue_manager).
+// A producer thread enqueues while the thread running the session's
+// programs consumes; one producer per queue at a time. Errors throw
+// mrt::Error (a std::runtime_error) naming the queue and the bad size.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "mrt.hpp"
+#include "popef/Types.hpp"
+
+namespace model_runtime {
+
+using ReadStartCallback = std::function<void(void)>;
+using ReadCompleteCallback = ReadStartCallback;
+using WriteCompleteCallback = std::function<void(void)>;
+
+class IQueue {
+ public:
+  virtual ~IQueue() = default;
+  virtual const popef::TensorInfo &tensorInfo() const = 0;
+  virtual int64_t numBuffers() const = 0;
+  virtual void disconnect() = 0;
+};
+
+namespace detail {
+inline popef::TensorInfo tensorInfo(const mrt::QueueInfo &info) {
+  return {info.shape, static_cast<popef::DataType>(info.data_type), info.size_in_bytes};
+}
+}  // namespace detail
+
+class InputQueue : public IQueue {
+ public:
+  // libmrt extension (the seed's takes a ring buffer): a view of a queue of
+  // the C API's queue manager, which owns it.
+  explicit InputQueue(mrt::InputQueue queue)
+      : queue_(queue), info_(queue.info()), tensorInfo_(detail::tensorInfo(info_)) {}
+
+  // Queues data_size bytes at input (a multiple of one sample, borrowed
+  // until read_complete_callback has run). The callbacks run on the thread
+  // running the session's programs.
+  void enqueue(const void *input, int64_t data_size, ReadStartCallback read_start_callback = nullptr,
+               ReadCompleteCallback read_complete_callback = nullptr) {
+    queue_.enqueue(input, data_size, std::move(read_start_callback), std::move(read_complete_callback));
+  }
+  void flush() { queue_.flush(); }
+  void reset() { queue_.reset(); }
+  void disconnect() override { queue_.disconnect(); }
+  const popef::TensorInfo &tensorInfo() const override { return tensorInfo_; }
+  int64_t numBuffers() const override { return info_.num_buffers; }
+
+ private:
+  mrt::InputQueue queue_;
+  mrt::QueueInfo info_;
+  popef::TensorInfo tensorInfo_;
+};
+
+class OutputQueue : public IQueue {
+ public:
+  explicit OutputQueue(mrt::OutputQueue queue)
+      : queue_(queue), info_(queue.info()), tensorInfo_(detail::tensorInfo(info_)) {}
+
+  // Queues a buffer of data_size bytes for the next outputs (borrowed until
+  // write_complete_callback has run, on the thread running the programs).
+  void enqueue(void *output, int64_t data_size, WriteCompleteCallback write_complete_callback = nullptr) {
+    queue_.enqueue(output, data_size, std::move(write_complete_callback));
+  }
+  void flush() { queue_.flush(); }
+  void reset() { queue_.reset(); }
+  void disconnect() override { queue_.disconnect(); }
+  const popef::TensorInfo &tensorInfo() const override { return tensorInfo_; }
+  int64_t numBuffers() const override { return info_.num_buffers; }
+
+ private:
+  mrt::OutputQueue queue_;
+  mrt::QueueInfo info_;
+  popef::TensorInfo tensorInfo_;
+};
+
+// Created by Session::createQueueManager, which owns it.
+class QueueManager {
+ public:
+  QueueManager(const QueueManager &) = delete;
+  QueueManager(QueueManager &&) = delete;
+  QueueManager &operator=(const QueueManager &other) = delete;
+  QueueManager &operator=(QueueManager &&) = delete;
+  ~QueueManager() = default;
+  // libmrt extension: wraps a queue manager of the C API.
+  explicit QueueManager(mrt::QueueManager manager) : manager_(std::move(manager)) {
+    for (const auto &name : manager_.inputNames()) inputs.emplace(name, InputQueue(manager_.input(name)));
+    for (const auto &name : manager_.outputNames()) outputs.emplace(name, OutputQueue(manager_.output(name)));
+  }
+
+  // Throws std::out_of_range naming the tensor if it has no queue.
+  InputQueue &inputQueue(const std::string &name) { return find(inputs, name, "input"); }
+  OutputQueue &outputQueue(const std::string &name) { return find(outputs, name, "output"); }
+
+  void flushAll() { manager_.flushAll(); }
+  void disconnectAll() { manager_.disconnectAll(); }
+  void resetAll() { manager_.resetAll(); }
+
+  std::map<std::string, InputQueue> inputs;
+  std::map<std::string, OutputQueue> outputs;
+
+ private:
+  template <class Map>
+  static typename Map::mapped_type &find(Map &map, const std::string &name, const char *kind) {
+    auto it = map.find(name);
+    if (it == map.end()) {
+      throw std::out_of_range(std::string("model_runtime::QueueManager: no ") + kind + " queue named '" + name + "'");
+    }
+    return it->second;
+  }
+
+  mrt::QueueManager manager_;
+};
+
+}  // namespace model_runtime
