@@ -22,6 +22,22 @@ using ReadStartCallback = std::function<void(void)>;
 using ReadCompleteCallback = ReadStartCallback;
 using WriteCompleteCallback = std::function<void(void)>;
 
+// One entry of an input queue: data_size bytes at data, borrowed until
+// readCompleteCallback has run.
+struct InputData {
+  const uint8_t *data = {nullptr};
+  int64_t data_size = {0};
+  ReadStartCallback readStartCallback = {nullptr};
+  ReadCompleteCallback readCompleteCallback = {nullptr};
+};
+
+// One entry of an output queue: where to write data_size bytes.
+struct OutputData {
+  uint8_t *data = {nullptr};
+  int64_t data_size = {0};
+  WriteCompleteCallback writeCompleteCallback = {nullptr};
+};
+
 class IQueue {
  public:
   virtual ~IQueue() = default;
@@ -34,6 +50,30 @@ namespace detail {
 inline popef::TensorInfo tensorInfo(const mrt::QueueInfo &info) {
   return {info.shape, static_cast<popef::DataType>(info.data_type), info.size_in_bytes};
 }
+
+// enqueueLock/enqueueComplete: the entry the producer fills between the
+// two. libmrt's queue copies entries on enqueue, so the locked entry is
+// staged here and queued by complete(), which blocks while the ring is full
+// as the seed's enqueueLock does.
+template <class Data>
+class StagedEntry {
+ public:
+  Data *lock() {
+    if (!locked_) entry_ = Data{};
+    locked_ = true;
+    return &entry_;
+  }
+  // The entry to queue; throws std::logic_error without a lock.
+  Data take(const char *queue) {
+    if (!locked_) throw std::logic_error(std::string(queue) + "::enqueueComplete: no entry is locked (call enqueueLock first)");
+    locked_ = false;
+    return std::move(entry_);
+  }
+
+ private:
+  Data entry_;
+  bool locked_ = false;
+};
 }  // namespace detail
 
 class InputQueue : public IQueue {
@@ -50,6 +90,13 @@ class InputQueue : public IQueue {
                ReadCompleteCallback read_complete_callback = nullptr) {
     queue_.enqueue(input, data_size, std::move(read_start_callback), std::move(read_complete_callback));
   }
+  // The entry to fill; locking again before enqueueComplete() returns the same one.
+  InputData *enqueueLock() { return staged_.lock(); }
+  // Queues the locked entry (see enqueue).
+  void enqueueComplete() {
+    InputData entry = staged_.take("InputQueue");
+    enqueue(entry.data, entry.data_size, std::move(entry.readStartCallback), std::move(entry.readCompleteCallback));
+  }
   void flush() { queue_.flush(); }
   void reset() { queue_.reset(); }
   void disconnect() override { queue_.disconnect(); }
@@ -60,6 +107,7 @@ class InputQueue : public IQueue {
   mrt::InputQueue queue_;
   mrt::QueueInfo info_;
   popef::TensorInfo tensorInfo_;
+  detail::StagedEntry<InputData> staged_;
 };
 
 class OutputQueue : public IQueue {
@@ -72,6 +120,13 @@ class OutputQueue : public IQueue {
   void enqueue(void *output, int64_t data_size, WriteCompleteCallback write_complete_callback = nullptr) {
     queue_.enqueue(output, data_size, std::move(write_complete_callback));
   }
+  // The entry to fill; locking again before enqueueComplete() returns the same one.
+  OutputData *enqueueLock() { return staged_.lock(); }
+  // Queues the locked entry (see enqueue).
+  void enqueueComplete() {
+    OutputData entry = staged_.take("OutputQueue");
+    enqueue(entry.data, entry.data_size, std::move(entry.writeCompleteCallback));
+  }
   void flush() { queue_.flush(); }
   void reset() { queue_.reset(); }
   void disconnect() override { queue_.disconnect(); }
@@ -82,6 +137,7 @@ class OutputQueue : public IQueue {
   mrt::OutputQueue queue_;
   mrt::QueueInfo info_;
   popef::TensorInfo tensorInfo_;
+  detail::StagedEntry<OutputData> staged_;
 };
 
 // Created by Session::createQueueManager, which owns it.
