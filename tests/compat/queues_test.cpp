@@ -128,3 +128,36 @@ TEST(CompatQueues, LockedEntriesFromPoolMemoryRunAddOne) {
   manager->disconnectAll();
   manager->resetAll();
 }
+
+TEST(CompatQueues, RingSizeMultipliersSizeTheRings) {
+  auto model = popef::createModel({compat_test::modelPath("mlp")});
+  // The factories: Main anchors get the selected value, Load ones the other.
+  const auto byMain = ring_size_multiplier_factory::ringSizeMultForMainProgs(*model, 5, 1);
+  const auto byLoad = ring_size_multiplier_factory::ringSizeMultForProgs(model->metadata.programFlow().load(), 4);
+  for (const auto &anchor : model->metadata.anchors()) {
+    const bool weight = anchor.name() != "image" && anchor.name() != "probs";
+    EXPECT_EQ(byMain(anchor), weight ? 1 : 5) << anchor.name();
+    EXPECT_EQ(byLoad(anchor), weight ? 4 : 1) << anchor.name();
+  }
+
+  std::shared_ptr<popef::Model> addOne = popef::createModel({compat_test::modelPath("add_one")});
+  Session session(addOne, SessionConfig{LaunchPolicy::Immediate});
+  const int64_t defaultBuffers = session.createQueueManager()->inputQueue("x").numBuffers();
+  QueueManager *manager =
+      session.createQueueManager(ring_size_multiplier_factory::ringSizeMultForMainProgs(*addOne, defaultBuffers + 3));
+  EXPECT_EQ(manager->inputQueue("x").numBuffers(), defaultBuffers + 3);  // batch 1
+  EXPECT_EQ(manager->outputQueue("y").numBuffers(), defaultBuffers + 3);
+  // One multiplier per group is all libmrt has: a function that tells x and
+  // y apart is refused, naming both.
+  try {
+    session.createQueueManager([](const popef::Anchor &anchor) -> int64_t { return anchor.name() == "x" ? 2 : 3; });
+    ADD_FAILURE() << "different multipliers for two Main anchors were accepted";
+  } catch (const std::invalid_argument &e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("'x' gets 2"), std::string::npos) << message;
+    EXPECT_NE(message.find("'y' gets 3"), std::string::npos) << message;
+  }
+  EXPECT_THROW(session.createQueueManager(RingSizeMultiplierProdType()), std::invalid_argument);
+  // The manager of before stays usable.
+  EXPECT_EQ(manager->inputQueue("x").numBuffers(), defaultBuffers + 3);
+}

@@ -6,15 +6,17 @@
 // mrt::Error (a std::runtime_error) naming the queue and the bad size.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "mrt.hpp"
-#include "popef/Types.hpp"
+#include "popef/Model.hpp"
 
 namespace model_runtime {
 
@@ -139,6 +141,37 @@ class OutputQueue : public IQueue {
   popef::TensorInfo tensorInfo_;
   detail::StagedEntry<OutputData> staged_;
 };
+
+// The ring size multiplier of an anchor's queue (ring entries = multiplier
+// x batch). libmrt sizes the queues of anchors moved by Main programs with
+// one multiplier and those only moved by Load/Save programs with another, so
+// Session::createQueueManager accepts a function that gives one value to
+// each of the two groups (as the factories below do).
+using RingSizeMultiplierProdType = std::function<int64_t(const popef::Anchor &)>;
+
+namespace ring_size_multiplier_factory {
+
+// selected_ring_size_multiplier for anchors moved by any of `programs`,
+// others_ring_size_multiplier for the rest.
+inline RingSizeMultiplierProdType ringSizeMultForProgs(
+    const std::vector<popef::ProgramFlow::ProgramIndexType> &programs, int64_t selected_ring_size_multiplier,
+    int64_t others_ring_size_multiplier = 1) {
+  return [programs, selected_ring_size_multiplier, others_ring_size_multiplier](const popef::Anchor &anchor) {
+    for (auto program : anchor.programs()) {
+      if (std::find(programs.begin(), programs.end(), program) != programs.end()) return selected_ring_size_multiplier;
+    }
+    return others_ring_size_multiplier;
+  };
+}
+// main_ring_size_multiplier for anchors of the Main programs,
+// load_save_ring_size_multiplier for the rest.
+inline RingSizeMultiplierProdType ringSizeMultForMainProgs(const popef::Model &model, int64_t main_ring_size_multiplier,
+                                                           int64_t load_save_ring_size_multiplier = 1) {
+  return ringSizeMultForProgs(model.metadata.programFlow().main(), main_ring_size_multiplier,
+                              load_save_ring_size_multiplier);
+}
+
+}  // namespace ring_size_multiplier_factory
 
 // Created by Session::createQueueManager, which owns it.
 class QueueManager {
