@@ -1,10 +1,11 @@
-// Queues of the layer: RingMemoryPool and allocateQueueStorage
-// (header-only since the library's copies were removed), and a session's
+// Queues of the layer: SpscRingBuffer, RingMemoryPool and allocateQueueStorage
+// (header-only; the library no longer has its own pool), and a session's
 // QueueManager fed through enqueueLock/enqueueComplete from pool memory by a
 // producer thread while this thread runs the programs.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <set>
@@ -160,4 +161,46 @@ TEST(CompatQueues, RingSizeMultipliersSizeTheRings) {
   EXPECT_THROW(session.createQueueManager(RingSizeMultiplierProdType()), std::invalid_argument);
   // The manager of before stays usable.
   EXPECT_EQ(manager->inputQueue("x").numBuffers(), defaultBuffers + 3);
+}
+
+TEST(CompatSpscRingBuffer, LocksResetsTimeoutsAndMisuse) {
+  EXPECT_THROW(SpscRingBuffer<int>(0, "empty"), std::invalid_argument);
+  std::atomic<int> timeouts{0};
+  SpscRingBuffer<int> rb(
+      2, "rb", [&timeouts](SpscRingBuffer<int> *ring) {
+        if (++timeouts == 3) ring->invalidate();  // the consumer gives up after three timeouts
+      },
+      std::chrono::milliseconds(2));
+  EXPECT_EQ(rb.numBuffers(), 2u);
+  EXPECT_EQ(rb.label(), "rb");
+  EXPECT_FALSE(rb.readAvailable());
+  EXPECT_THROW(rb.writeComplete(), std::logic_error);
+  EXPECT_THROW(rb.readComplete(), std::logic_error);
+
+  int *slot = rb.writeLock();
+  EXPECT_EQ(rb.writeLock(), slot);  // the same buffer until writeComplete
+  *slot = 7;
+  rb.writeComplete();
+  rb.write(8);
+  EXPECT_TRUE(rb.readAvailable());
+  // Several read locks, then readReset puts them back in order.
+  EXPECT_EQ(rb.readLock(), 7);
+  EXPECT_EQ(rb.readLock(), 8);
+  EXPECT_FALSE(rb.readAvailable());
+  rb.readReset();
+  EXPECT_EQ(rb.readLock(), 7);
+  rb.readComplete();
+  EXPECT_EQ(rb.readLock(), 8);
+  rb.readComplete();
+  EXPECT_NE(rb.getState("state of ").find("rb: 0/2 written"), std::string::npos) << rb.getState("");
+
+  // Nothing written: readLock calls the timeout callback until it invalidates.
+  (void)rb.readLock();
+  EXPECT_FALSE(rb.isValid());
+  EXPECT_EQ(timeouts.load(), 3);
+  EXPECT_NE(rb.getState("").find("invalidated"), std::string::npos);
+  rb.reset();
+  EXPECT_TRUE(rb.isValid());
+  rb.write(1);
+  EXPECT_EQ(rb.readLock(), 1);
 }

@@ -9,6 +9,7 @@
 #include "model_runtime/QueueManager.hpp"
 #include "model_runtime/Session.hpp"
 #include "model_runtime/SessionUtils.hpp"
+#include "model_runtime/SpscRingBuffer.hpp"
 #include "model_runtime/Tensor.hpp"
 #include "popef/Model.hpp"
 #include "popef/ModelBuilder.hpp"
