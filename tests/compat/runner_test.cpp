@@ -138,6 +138,7 @@ TEST(CompatTensor, MemoryAndViews) {
   EXPECT_EQ(fromMutable.data_size_bytes, 16u);
   EXPECT_EQ(memory.getConstView().data, view.data);
   EXPECT_EQ(model_runtime::TensorMemory().data, nullptr);
+  EXPECT_THROW_WITH(model_runtime::TensorMemory(-5), std::invalid_argument, "-5");
 }
 
 TEST(CompatRunner, DescribesInputsAndOutputs) {

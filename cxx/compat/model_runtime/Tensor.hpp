@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 namespace model_runtime {
 
@@ -29,10 +31,11 @@ struct ConstTensorMemoryView {
 // A block of memory shared by every copy; freed with the last one.
 struct TensorMemory {
   TensorMemory() = default;
-  // Allocates data_size_bytes zeroed bytes.
+  // Allocates data_size_bytes zeroed bytes; std::invalid_argument naming a
+  // negative size.
   TensorMemory(int64_t p_data_size_bytes)
-      : data_size_bytes(static_cast<uint64_t>(p_data_size_bytes)),
-        data(new std::byte[static_cast<std::size_t>(p_data_size_bytes)](),
+      : data_size_bytes(checkedSize(p_data_size_bytes)),
+        data(new std::byte[static_cast<std::size_t>(data_size_bytes)](),
              [](void *p) { delete[] static_cast<std::byte *>(p); }) {}
 
   TensorMemoryView getView() { return {data.get(), data_size_bytes}; }
@@ -41,6 +44,12 @@ struct TensorMemory {
 
   uint64_t data_size_bytes = 0;
   std::shared_ptr<void> data = nullptr;
+
+ private:
+  static uint64_t checkedSize(int64_t size) {
+    if (size < 0) throw std::invalid_argument("TensorMemory: data_size_bytes must not be negative, got " + std::to_string(size));
+    return static_cast<uint64_t>(size);
+  }
 };
 
 }  // namespace model_runtime
