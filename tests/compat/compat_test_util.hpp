@@ -21,14 +21,20 @@
 namespace compat_test {
 
 // Points the simulated system at a fresh lock directory with 4 IPUs, so no
-// other test process can hold our devices. Call before any DeviceManager.
+// other test process can hold our devices; the directory is removed at exit.
+// Call once, before any DeviceManager.
 inline void usePrivateSystem() {
-  std::string pattern = std::filesystem::temp_directory_path().string() + "/mrt_compat_locks_XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) {
+  static std::string dir;
+  dir = std::filesystem::temp_directory_path().string() + "/mrt_compat_locks_XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) {
     std::perror("mkdtemp");
     std::exit(2);
   }
-  ::setenv("MRT_HWSIM_LOCK_DIR", pattern.c_str(), 1);
+  std::atexit([] {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  });
+  ::setenv("MRT_HWSIM_LOCK_DIR", dir.c_str(), 1);
   ::setenv("MRT_HWSIM_IPUS", "4", 1);
 }
 
