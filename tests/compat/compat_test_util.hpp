@@ -22,9 +22,11 @@ namespace compat_test {
 
 // Points the simulated system at a fresh lock directory with 4 IPUs, so no
 // other test process can hold our devices; the directory is removed at exit.
-// Call once, before any DeviceManager.
+// Call before any DeviceManager; later calls keep the first directory (each
+// test file of a suite registers this).
 inline void usePrivateSystem() {
   static std::string dir;
+  if (!dir.empty()) return;
   dir = std::filesystem::temp_directory_path().string() + "/mrt_compat_locks_XXXXXX";
   if (::mkdtemp(dir.data()) == nullptr) {
     std::perror("mkdtemp");
