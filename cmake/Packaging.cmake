@@ -8,6 +8,8 @@ install(TARGETS mrt EXPORT mrtTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library
   PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT library)
 install(FILES ${PROJECT_SOURCE_DIR}/cxx/mrt.hpp ${PROJECT_SOURCE_DIR}/cxx/mrt_graph.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT library)
+# The Model Runtime compatibility layer (docs/compat.md): model_runtime/, popef/, poplar/.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/cxx/compat/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT library)
 
 # pkg-config: paths relative to the .pc file, so the install can be moved.
 file(RELATIVE_PATH pc_to_prefix

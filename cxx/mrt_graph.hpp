@@ -472,7 +472,7 @@ class Graph {
   void setAttribute(Vertex v, const std::string &attribute, const std::vector<double> &values) {
     check(mrt_graph_set_vertex_attribute(get(), v.id, attribute.c_str(), values.data(), values.size()));
   }
-  void setAttribute(Vertex v, const std::string &attribute, double value) { setAttribute(v, attribute, {value}); }
+  void setAttribute(Vertex v, const std::string &attribute, double value) { setAttribute(v, attribute, std::vector<double>{value}); }
 
   // ---- host communication ----
   Stream addHostToDeviceFIFO(const std::string &handle, DataType type, uint64_t numElements) {

@@ -17,7 +17,8 @@ step "install into $prefix"
 cmake --install "$build_dir" --prefix "$prefix" >/dev/null
 lib=$prefix/lib/libmrt.so
 [ -e "$lib" ] || fail "no $lib after install"
-for f in include/mrt_c.h include/mrt.hpp include/mrt_graph.hpp lib/pkgconfig/mrt.pc lib/cmake/mrt/mrtConfig.cmake; do
+for f in include/mrt_c.h include/mrt.hpp include/mrt_graph.hpp include/model_runtime/ModelRuntime.hpp \
+         include/popef/Model.hpp lib/pkgconfig/mrt.pc lib/cmake/mrt/mrtConfig.cmake; do
   [ -e "$prefix/$f" ] || fail "install lacks $f"
 done
 
@@ -41,6 +42,12 @@ export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 # shellcheck disable=SC2046
 "$cc" -std=c99 -Wall -Wextra -Werror "$here/pkgconfig_c/main.c" $(pkg-config --cflags --libs mrt) -o "$work/c_app"
 LD_LIBRARY_PATH=$prefix/lib "$work/c_app"
+
+step "Model Runtime application (model_runtime/ headers, docs/compat.md) through pkg-config"
+# shellcheck disable=SC2046
+"$cxx" -std=c++17 -Wall -Wextra -Werror "$source_dir/tests/compat/layer_compiles.cpp" $(pkg-config --cflags --libs mrt) \
+      -o "$work/compat_app"
+LD_LIBRARY_PATH=$prefix/lib "$work/compat_app"
 
 step "CMake project through find_package(mrt)"
 cmake -S "$here/cmake_cpp" -B "$work/cmake_build" -DCMAKE_PREFIX_PATH="$prefix" \

@@ -69,6 +69,18 @@ TEST(CxxGraph, TargetsAndCodeletsAreDiscoverable) {
   EXPECT_EQ(matmul->attributes[0].name, "accumulate");
 }
 
+// setAttribute(vertex, name, double) once called itself forever ({value}
+// chose the double overload): it now sets one value, and a wrong name is
+// reported like the vector form's.
+TEST(CxxGraph, ScalarVertexAttributeIsSet) {
+  mrt::Graph graph(mrt::Target::smallIpuModel());
+  const mrt::Tensor t = graph.addVariable(mrt::DataType::F32, {4}, "t");
+  graph.setTileMapping(t, 0);
+  const mrt::Vertex fill = graph.addVertex(graph.addComputeSet("cs"), "Fill", 0, {{"out", t}});
+  graph.setAttribute(fill, "value", 2.5);
+  EXPECT_THROW(graph.setAttribute(fill, "colour", 1.0), mrt::Error);
+}
+
 TEST(CxxGraph, TensorViewsAndMapping) {
   mrt::Graph graph(mrt::Target::smallIpuModel());
   const mrt::Tensor t = graph.addVariable(mrt::DataType::S32, {4, 6}, "t");

@@ -11,7 +11,6 @@
 
 #include "common/error.hpp"
 #include "queue/input_queue.hpp"
-#include "queue/queue_storage.hpp"
 
 namespace mrt {
 namespace {
@@ -243,20 +242,6 @@ TEST(InputQueueTest, ScalarTensorsAreOneSample) {
   std::int32_t device = 0;
   queue.fillDeviceBuffer(&device);
   EXPECT_EQ(device, 42);
-}
-
-TEST(QueueStorageTest, OneBlobPerBufferOfOneTransferEach) {
-  InputQueue queue = makeQueue(6);
-  RingMemoryPool pool = allocateQueueStorage(queue, 2);
-  EXPECT_EQ(pool.blobSize(), 32);
-  EXPECT_EQ(pool.numBlobs(), 8);
-  EXPECT_EQ(codeOf([&] { allocateQueueStorage(queue, -1); }), ErrorCode::InvalidArgument);
-  // The blobs back real transfers.
-  auto *blob = static_cast<float *>(pool.getMemoryBlob());
-  const std::vector<float> values = iota(8, 9.0F);
-  std::memcpy(blob, values.data(), 32);
-  queue.enqueue(blob, 32);
-  EXPECT_EQ(fill(queue), values);
 }
 
 }  // namespace
