@@ -118,7 +118,7 @@ class ModelRunner {
   OutputFutureMemory executeAsync(const InputMemoryView &input_data, unsigned replica_id = 0) {
     const auto in = views(input_data);
     std::vector<mrt_tensor_view> c;
-    for (const auto &v : in) c.push_back({v.name.c_str(), const_cast<void *>(v.data), v.size_bytes});
+    for (const auto &v : in) c.push_back({v.name, const_cast<void *>(v.data), v.size_bytes});
     mrt_future *future = nullptr;
     mrt_tensor_memory *memory = nullptr;
     mrt::check(mrt_model_runner_execute_async_alloc(runner_.get(), c.data(), c.size(), replica_id, &future, &memory));
