@@ -8,6 +8,8 @@
 // asynchronous (which the device thread serves), come first: each thread's
 // first run sets up its scratch memory (as in allocation_count_test.cpp).
 // The simulated system lives in a private lock directory (MRT_HWSIM_LOCK_DIR).
+#include "private_devices.hpp"
+
 #include <stdlib.h>
 
 #include <filesystem>
@@ -23,11 +25,10 @@
 
 namespace {
 
-std::filesystem::path g_dir;  // the lock directory and the model files
 constexpr int kWarmUp = 20;
 
 std::string modelFile(const std::string &name) {
-  const auto path = g_dir / (name + ".popef");
+  const auto path = mrt_bench::workDir() / (name + ".popef");
   if (!std::filesystem::exists(path)) {
     mrt::popef::Writer writer(path.string());
     writer.writeModel(*mrt::example_models::buildExampleModel(name));
@@ -96,16 +97,3 @@ BENCHMARK_CAPTURE(BM_WrapperExecute, add_one, std::string("add_one"))->UseRealTi
 BENCHMARK_CAPTURE(BM_WrapperExecute, mlp, std::string("mlp"))->UseRealTime()->MinTime(0.1);
 
 }  // namespace
-
-int main(int argc, char **argv) {
-  std::string dir = (std::filesystem::temp_directory_path() / "mrt_bench_allocations_XXXXXX").string();
-  if (::mkdtemp(dir.data()) == nullptr) return 1;
-  g_dir = dir;
-  ::setenv("MRT_HWSIM_LOCK_DIR", dir.c_str(), 1);
-  ::setenv("MRT_HWSIM_IPUS", "4", 1);
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  std::filesystem::remove_all(dir);
-  return 0;
-}

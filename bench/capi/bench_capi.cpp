@@ -14,6 +14,8 @@
 // BM_CApiOnly and BM_CxxOnly run one side alone, for profiling
 // (--benchmark_filter=CApiOnly under perf).
 // The simulated system lives in a private lock directory (MRT_HWSIM_LOCK_DIR).
+#include "private_devices.hpp"
+
 #include <stdlib.h>
 
 #include <chrono>
@@ -35,10 +37,9 @@ using Clock = std::chrono::steady_clock;
 constexpr int kChunk = 8;
 constexpr std::chrono::milliseconds kSettle{50};
 
-std::filesystem::path g_dir;  // the lock directory and the model files
 
 std::string modelFile(const std::string &name) {
-  const auto path = g_dir / (name + ".popef");
+  const auto path = mrt_bench::workDir() / (name + ".popef");
   if (!std::filesystem::exists(path)) {
     mrt::popef::Writer writer(path.string());
     writer.writeModel(*mrt::example_models::buildExampleModel(name));
@@ -187,16 +188,3 @@ BENCHMARK_CAPTURE(BM_CApiOnly, add_one_async, "add_one", true)->UseRealTime()->M
 BENCHMARK_CAPTURE(BM_CxxOnly, add_one_async, "add_one", true)->UseRealTime()->MinTime(0.1);
 
 }  // namespace
-
-int main(int argc, char **argv) {
-  std::string dir = (std::filesystem::temp_directory_path() / "mrt_bench_capi_XXXXXX").string();
-  if (::mkdtemp(dir.data()) == nullptr) return 1;
-  g_dir = dir;
-  ::setenv("MRT_HWSIM_LOCK_DIR", dir.c_str(), 1);
-  ::setenv("MRT_HWSIM_IPUS", "4", 1);
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  std::filesystem::remove_all(g_dir);
-  return 0;
-}

@@ -12,6 +12,8 @@
 // Each runs for 0.1 s by default so the whole binary takes a few seconds; for
 // figures, run with --benchmark_repetitions and compare medians.
 // The simulated system lives in a private lock directory (MRT_HWSIM_LOCK_DIR).
+#include "private_devices.hpp"
+
 #include <stdlib.h>
 
 #include <atomic>
@@ -234,15 +236,3 @@ BENCHMARK(BM_LargeAddOneExecute)->Arg(16 << 20)->UseRealTime()->MinTime(0.1);
 BENCHMARK(BM_MemcpyBaseline)->Arg(16 << 20)->UseRealTime()->MinTime(0.1);
 
 }  // namespace
-
-int main(int argc, char **argv) {
-  std::string dir = (std::filesystem::temp_directory_path() / "mrt_bench_runner_XXXXXX").string();
-  if (::mkdtemp(dir.data()) == nullptr) return 1;
-  ::setenv("MRT_HWSIM_LOCK_DIR", dir.c_str(), 1);
-  ::setenv("MRT_HWSIM_IPUS", "4", 1);
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  std::filesystem::remove_all(dir);
-  return 0;
-}

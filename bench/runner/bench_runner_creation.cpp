@@ -7,6 +7,8 @@
 // runner ready to serve (loading the model, taking a device, loading the
 // engine, starting the threads); destruction is not timed.
 // The simulated system lives in a private lock directory (MRT_HWSIM_LOCK_DIR).
+#include "private_devices.hpp"
+
 #include <stdlib.h>
 
 #include <chrono>
@@ -24,10 +26,9 @@
 
 namespace {
 
-std::filesystem::path g_dir;  // the lock directory and the model files
 
 std::string modelFile(const std::string &name, std::size_t batch, std::size_t size) {
-  const auto path = g_dir / (name + "_b" + std::to_string(batch) + "_n" + std::to_string(size) + ".popef");
+  const auto path = mrt_bench::workDir() / (name + "_b" + std::to_string(batch) + "_n" + std::to_string(size) + ".popef");
   if (!std::filesystem::exists(path)) {
     mrt::example_models::ExampleOptions options;
     options.batch = batch;
@@ -71,16 +72,3 @@ MRT_CREATION_BENCH(mlp_b1024, std::string("mlp"), 1024, 16)
 MRT_CREATION_BENCH(add_one_4MiB, std::string("add_one"), 1, std::size_t{1} << 20)
 
 }  // namespace
-
-int main(int argc, char **argv) {
-  std::string dir = (std::filesystem::temp_directory_path() / "mrt_bench_creation_XXXXXX").string();
-  if (::mkdtemp(dir.data()) == nullptr) return 1;
-  g_dir = dir;
-  ::setenv("MRT_HWSIM_LOCK_DIR", dir.c_str(), 1);
-  ::setenv("MRT_HWSIM_IPUS", "4", 1);
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  std::filesystem::remove_all(dir);
-  return 0;
-}

@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include "mlp_reference.hpp"
+
 #include "mrt.hpp"
 
 namespace mrt_cxx_test {
@@ -55,22 +57,7 @@ inline constexpr std::size_t kImage = 784, kHidden = 128, kClasses = 10, kAddOne
 inline std::vector<double> mlpReference(const mrt::Model &model, const std::vector<float> &image) {
   const auto w1 = model.tensorDataAs<float>("w1"), b1 = model.tensorDataAs<float>("b1");
   const auto w2 = model.tensorDataAs<float>("w2"), b2 = model.tensorDataAs<float>("b2");
-  std::vector<double> hidden(kHidden), probs(kClasses);
-  for (std::size_t j = 0; j < kHidden; ++j) {
-    double sum = b1[j];
-    for (std::size_t i = 0; i < kImage; ++i) sum += double(image[i]) * w1[i * kHidden + j];
-    hidden[j] = std::max(sum, 0.0);
-  }
-  for (std::size_t k = 0; k < kClasses; ++k) {
-    double sum = b2[k];
-    for (std::size_t j = 0; j < kHidden; ++j) sum += hidden[j] * w2[j * kClasses + k];
-    probs[k] = sum;
-  }
-  const double top = *std::max_element(probs.begin(), probs.end());
-  double total = 0;
-  for (auto &p : probs) total += (p = std::exp(p - top));
-  for (auto &p : probs) p /= total;
-  return probs;
+  return mrt_test::mlpProbabilities(image.data(), w1.data(), b1.data(), w2.data(), b2.data());
 }
 
 inline std::vector<float> randomFloats(std::size_t n, unsigned seed, float low = -2.0f, float high = 2.0f) {
