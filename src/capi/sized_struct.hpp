@@ -12,10 +12,14 @@
 #include <cstring>
 
 #include "capi/guard.hpp"
+#include "capi/known_size.hpp"
 
 namespace mrt::capi {
 
-// Copies `full` into *out. oldestSize is the struct's first published size;
+// Copies `full` into *out, as far as both the caller's struct_size and the
+// fields this library knows (KnownSize) reach: bytes past either, such as
+// a field a newer header put in this struct's tail padding, are left as
+// the caller had them. oldestSize is the struct's first published size;
 // `argument` names out in messages.
 template <typename Struct>
 void fillSized(Struct *out, Struct full, std::size_t oldestSize, const char *argument) {
@@ -26,7 +30,7 @@ void fillSized(Struct *out, Struct full, std::size_t oldestSize, const char *arg
                 size, oldestSize);
   }
   full.struct_size = size;
-  std::memcpy(out, &full, std::min(size, sizeof(Struct)));
+  std::memcpy(out, &full, std::min(size, KnownSize<Struct>::value));
 }
 
 // The caller's *in over `defaults`: the first min(in->struct_size,

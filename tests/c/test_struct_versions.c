@@ -73,6 +73,29 @@ static void info_structs_are_written_only_as_far_as_struct_size(void **state) {
   free(older_target);
 }
 
+/* A newer header may put an appended field in a struct's tail padding,
+ * leaving sizeof unchanged: the library writes only up to its own last
+ * field, never the padding after it. mrt_tensor_info ends with two bools,
+ * so it has such padding on every ABI this runs on. */
+static void info_structs_leave_their_tail_padding_alone(void **state) {
+  (void)state;
+  const size_t known = MRT_STRUCT_SIZE(mrt_tensor_info, is_constant);
+  assert_true(known < sizeof(mrt_tensor_info));
+  mrt_graph *graph = NULL;
+  assert_int_equal(mrt_graph_create(NULL, 1, &graph), MRT_OK);
+  const uint64_t shape[2] = {2, 3};
+  mrt_tensor tensor = 0;
+  assert_int_equal(mrt_graph_add_variable(graph, MRT_F32, shape, 2, "t", &tensor), MRT_OK);
+  unsigned char block[sizeof(mrt_tensor_info)];
+  memset(block, 0xAB, sizeof block);
+  mrt_tensor_info *info = (mrt_tensor_info *)(void *)block;
+  info->struct_size = sizeof block;
+  assert_int_equal(mrt_graph_tensor_info(graph, tensor, info), MRT_OK);
+  assert_int_equal(info->num_elements, 6);
+  for (size_t i = known; i < sizeof block; ++i) assert_int_equal(block[i], 0xAB);
+  mrt_graph_destroy(graph);
+}
+
 static void config_structs_are_read_only_as_far_as_struct_size(void **state) {
   (void)state;
   mrt_device_wait_config wait;
@@ -251,6 +274,7 @@ static void init_of_a_newer_struct_gives_the_defaults_this_library_knows(void **
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(info_structs_are_written_only_as_far_as_struct_size),
+      cmocka_unit_test(info_structs_leave_their_tail_padding_alone),
       cmocka_unit_test(config_structs_are_read_only_as_far_as_struct_size),
       cmocka_unit_test(init_writes_only_as_far_as_the_callers_struct),
       cmocka_unit_test(init_of_a_newer_struct_gives_the_defaults_this_library_knows),
