@@ -154,7 +154,10 @@ struct MatMulPlan {
 
 MatMulPlan planMatMul(const Graph &g, std::size_t M, std::size_t K, std::size_t N, Type type, TileRange tiles,
                       std::string_view name) {
-  const auto [first, count] = detail::resolveTileRange(g, tiles);
+  // Plain variables, not a structured binding: the lambda below uses them
+  // (clang 14, the fuzz preset's compiler, cannot capture bindings).
+  const std::pair<unsigned, unsigned> range = detail::resolveTileRange(g, tiles);
+  const unsigned first = range.first, count = range.second;
   const Target &t = g.getTarget();
   const double es = static_cast<double>(sizeOf(type));
   const double rate = type == Type::F16 ? t.f16MatMulFlopsPerCycle : t.f32MatMulFlopsPerCycle;

@@ -67,7 +67,7 @@ class BlockCache {
         return;
       }
     }
-    ::operator delete(pointer, Size, std::align_val_t(Align));
+    ::operator delete(pointer, std::align_val_t(Align));  // unsized: clang enables sized deallocation only on request
   }
 
  private:
@@ -102,7 +102,7 @@ class RecyclingAllocator {
 
   void deallocate(T *pointer, std::size_t n) noexcept {
     if (n == 1 && detail::kRecycleBlocks) return cache().give(pointer);
-    ::operator delete(pointer, n * sizeof(T), std::align_val_t(kAlign));
+    ::operator delete(pointer, std::align_val_t(kAlign));
   }
 
   template <class U>
