@@ -8,7 +8,7 @@
 // asynchronous (which the device thread serves), come first: each thread's
 // first run sets up its scratch memory (as in allocation_count_test.cpp).
 // The simulated system lives in a private lock directory (MRT_HWSIM_LOCK_DIR).
-#include "private_devices.hpp"
+#include "example_model_file.hpp"
 
 #include <stdlib.h>
 
@@ -19,23 +19,11 @@
 #include <benchmark/benchmark.h>
 
 #include "counting_malloc.hpp"
-#include "internal_example_models.hpp"
 #include "mrt.hpp"
-#include "popef/writer.hpp"
 
 namespace {
 
 constexpr int kWarmUp = 20;
-
-std::string modelFile(const std::string &name) {
-  const auto path = mrt_bench::workDir() / (name + ".popef");
-  if (!std::filesystem::exists(path)) {
-    mrt::popef::Writer writer(path.string());
-    writer.writeModel(*mrt::example_models::buildExampleModel(name));
-    writer.close();
-  }
-  return path.string();
-}
 
 // The model's one input and one output, by name and size.
 struct Io {
@@ -54,7 +42,7 @@ void reportAllocations(benchmark::State &state, std::uint64_t before) {
 }
 
 void BM_CApiExecute(benchmark::State &state, const std::string &model) {
-  const std::string path = modelFile(model);
+  const std::string path = mrt_bench::exampleModelFile(model);
   const char *paths[] = {path.c_str()};
   mrt_model_runner *runner = nullptr;
   if (mrt_model_runner_create_from_files(paths, 1, nullptr, &runner) != MRT_OK) {
@@ -83,7 +71,7 @@ BENCHMARK_CAPTURE(BM_CApiExecute, add_one, std::string("add_one"))->UseRealTime(
 BENCHMARK_CAPTURE(BM_CApiExecute, mlp, std::string("mlp"))->UseRealTime()->MinTime(0.1);
 
 void BM_WrapperExecute(benchmark::State &state, const std::string &model) {
-  mrt::ModelRunner runner(modelFile(model));
+  mrt::ModelRunner runner(mrt_bench::exampleModelFile(model));
   Io io = ioOf(model);
   for (int i = 0; i < kWarmUp; ++i) {
     runner.execute({{io.input, io.x}}, {{io.output, io.y}});

@@ -14,7 +14,7 @@
 // BM_CApiOnly and BM_CxxOnly run one side alone, for profiling
 // (--benchmark_filter=CApiOnly under perf).
 // The simulated system lives in a private lock directory (MRT_HWSIM_LOCK_DIR).
-#include "private_devices.hpp"
+#include "example_model_file.hpp"
 
 #include <stdlib.h>
 
@@ -27,8 +27,6 @@
 #include <benchmark/benchmark.h>
 
 #include "mrt_c.h"
-#include "internal_example_models.hpp"
-#include "popef/writer.hpp"
 #include "runner/model_runner.hpp"
 
 namespace {
@@ -36,17 +34,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kChunk = 8;
 constexpr std::chrono::milliseconds kSettle{50};
-
-
-std::string modelFile(const std::string &name) {
-  const auto path = mrt_bench::workDir() / (name + ".popef");
-  if (!std::filesystem::exists(path)) {
-    mrt::popef::Writer writer(path.string());
-    writer.writeModel(*mrt::example_models::buildExampleModel(name));
-    writer.close();
-  }
-  return path.string();
-}
 
 // One model's execute tensors with its C views and C++ maps over the same
 // kind of buffers (separate buffers for each side).
@@ -90,7 +77,7 @@ struct Runners {
   Io io;
 
   explicit Runners(const std::string &model) {
-    const std::string path = modelFile(model);
+    const std::string path = mrt_bench::exampleModelFile(model);
     cxx = std::make_unique<mrt::ModelRunner>(path);
     const char *paths[] = {path.c_str()};
     if (mrt_model_runner_create_from_files(paths, 1, nullptr, &c) != MRT_OK) c = nullptr;
