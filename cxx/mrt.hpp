@@ -1073,7 +1073,7 @@ struct QueueManagerConfig {
   }
   int64_t ring_size_multiplier;            // ring entries = this x batch (Main anchors)
   int64_t load_save_ring_size_multiplier;  // the same for Load/Save-only anchors
-  std::chrono::nanoseconds timeout;        // 0: wait forever, never call timeout_callback
+  std::chrono::nanoseconds timeout;        // MRT_FOREVER (< 0, default): never call timeout_callback
   QueueTimeoutCallback timeout_callback;
 };
 
@@ -1694,7 +1694,7 @@ struct ModelRunnerConfig {
   std::vector<const Device *> replica_to_device;
   std::optional<DeviceWaitConfig> device_wait_config;  // nullopt: NO_WAIT
   bool check_package_hash;
-  std::chrono::nanoseconds timeout_ns;  // 0: wait forever for input
+  std::chrono::nanoseconds timeout_ns;  // MRT_FOREVER (< 0): wait forever for input
   bool validate_io_params;
   uint32_t batching_dim;  // MRT_BATCHING_DISABLED or the dimension holding the batch
   bool auto_reset;

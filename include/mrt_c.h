@@ -41,6 +41,13 @@
  *   overlap. Pointer arguments of callbacks are valid only during the call.
  * - Output parameters come last and are named out...; on failure they are not
  *   written.
+ * - Durations are int64_t nanoseconds, in fields and parameters named ..._ns,
+ *   with one meaning everywhere: a negative value (spelled MRT_FOREVER) means
+ *   no limit (wait forever, never time out), 0 means no wait at all, and a
+ *   positive value is the limit. Where a zero wait would make no sense (a
+ *   timeout callback called continuously), 0 is refused with
+ *   MRT_INVALID_ARGUMENT. Pauses (sleep_time_ns) are not limits and must not
+ *   be negative.
  *
  * The header is valid C99 and C++ and includes only <stddef.h>, <stdint.h>
  * and <stdbool.h>.
@@ -63,6 +70,9 @@
  * built against that version sends as struct_size, whatever fields (and
  * padding) later versions append. */
 #define MRT_STRUCT_SIZE(type, last_field) (offsetof(type, last_field) + sizeof(((type *)0)->last_field))
+
+/* "No limit" for every duration (see "Durations" at the top). */
+#define MRT_FOREVER INT64_C(-1)
 
 /* MRT_NOEXCEPT documents, and lets C++ callers rely on, the no-throw promise. */
 #ifdef __cplusplus
@@ -442,11 +452,12 @@ typedef enum mrt_device_wait_strategy {
 /* How to wait for a device. Fill with mrt_device_wait_config_init() and then
  * set the fields. Functions taking one accept NULL for the defaults and
  * reject (MRT_INVALID_ARGUMENT) a struct_size smaller than the first
- * version of this struct, an unknown strategy or negative times. */
+ * version of this struct, an unknown strategy or a negative sleep_time_ns. */
 typedef struct mrt_device_wait_config {
   size_t struct_size;
   int32_t strategy;      /* an mrt_device_wait_strategy; default MRT_DEVICE_NO_WAIT */
-  int64_t timeout_ns;    /* WAIT_WITH_TIMEOUT only: how long to keep trying; default 0 */
+  int64_t timeout_ns;    /* WAIT_WITH_TIMEOUT only: how long to keep trying (0: try once,
+                            MRT_FOREVER: as MRT_DEVICE_WAIT_FOREVER); default 0 */
   int64_t sleep_time_ns; /* pause between attempts; default 15 s; pauses below 1 ms are
                             lengthened to 1 ms so that waiting never spins */
 } mrt_device_wait_config;
@@ -962,7 +973,9 @@ typedef struct mrt_queue_manager_config {
   int64_t ring_size_multiplier;
   /* The same for anchors only of the Load or Save programs; default 1. */
   int64_t load_save_ring_size_multiplier;
-  /* 0 (default): wait forever, timeout_fn is never called. */
+  /* Call timeout_fn after a transfer has waited this long, and again every
+   * timeout_ns it keeps waiting. MRT_FOREVER (default, any negative value):
+   * wait forever and never call it; 0 is refused. */
   int64_t timeout_ns;
   mrt_queue_timeout_fn timeout_fn;       /* may be NULL */
   void *timeout_user_data;
@@ -1141,8 +1154,8 @@ typedef struct mrt_future mrt_future;
 /* True once the request is done (succeeded or failed). False for NULL. */
 MRT_API bool mrt_future_is_ready(const mrt_future *future) MRT_NOEXCEPT;
 
-/* Waits until the request is done, at most timeout_ns nanoseconds (< 0: no
- * limit; 0: just look). Returns the request's status once done (MRT_OK, or
+/* Waits until the request is done, at most timeout_ns nanoseconds
+ * (MRT_FOREVER: no limit; 0: just look). Returns the request's status once done (MRT_OK, or
  * the code of its failure - details in mrt_future_error_message), or
  * MRT_DEADLINE_EXCEEDED if it is not done in time (then the request goes on;
  * wait again or destroy the future). MRT_INVALID_ARGUMENT for a NULL future.
@@ -1258,14 +1271,15 @@ typedef struct mrt_model_runner_config {
   const mrt_device_wait_config *device_wait_config; /* NULL: NO_WAIT */
   bool check_package_hash;           /* default true */
   int64_t timeout_ns;                /* flush dummy data after waiting this long for input;
-                                        0: wait forever; default 5 s. When > 0, also the
-                                        hang watchdog: a replica whose programs move no
-                                        data for max(timeout_ns, 1 s) while requests wait
-                                        is stopped and those requests fail with
-                                        MRT_DEADLINE_EXCEEDED (then as after a device
-                                        error: auto_reset recovers). Whatever the value,
-                                        destroy stops a run that does not end within
-                                        that time (1 s for 0) */
+                                        MRT_FOREVER (< 0): wait forever; 0 is refused;
+                                        default 5 s. When > 0, also the hang watchdog: a
+                                        replica whose programs move no data for
+                                        max(timeout_ns, 1 s) while requests wait is stopped
+                                        and those requests fail with MRT_DEADLINE_EXCEEDED
+                                        (then as after a device error: auto_reset
+                                        recovers). Whatever the value, destroy stops a run
+                                        that does not end within that time (1 s for
+                                        MRT_FOREVER) */
   bool validate_io_params;           /* check names and sizes on every execute; default true */
   uint32_t batching_dim;             /* dynamic batch sizing along this dimension of every
                                         execute tensor (all must have it, of the model's
@@ -1276,8 +1290,9 @@ typedef struct mrt_model_runner_config {
   int64_t max_look_ahead;            /* host syncs prepared ahead; < 0: unlimited (default) */
   uint32_t ring_buffer_size_multiplier; /* ring entries = multiplier x batch; default 2 */
   bool flush_on_waiting_outputs;     /* flush only while outputs are awaited; default false */
-  int64_t batch_size_timeout_ns;     /* pad a partial batch after this long; < 0: never (default) */
-  int64_t data_parallel_timeout_ns;  /* < 0: never (default) */
+  int64_t batch_size_timeout_ns;     /* pad a partial batch after this long (0: at once);
+                                        MRT_FOREVER: never (default) */
+  int64_t data_parallel_timeout_ns;  /* MRT_FOREVER: never (default) */
   bool is_batch_size_timeout_enabled; /* default false */
   size_t request_tracepoints_buffer_size; /* traces kept per replica; 0: unbounded; default 1000 */
   mrt_flush_fn flush_callback;       /* default NULL */

@@ -106,16 +106,16 @@ mrt::DeviceWaitConfig waitConfigOf(const mrt_device_wait_config *config, const c
                 "{}->strategy {} is not an mrt_device_wait_strategy value", argument,
                 c.strategy);
   }
-  if (c.timeout_ns < 0) {
-    throw mrt::Error(mrt::ErrorCode::InvalidArgument, "{}->timeout_ns must not be negative (got {})", argument,
-                c.timeout_ns);
-  }
   if (c.sleep_time_ns < 0) {
     throw mrt::Error(mrt::ErrorCode::InvalidArgument, "{}->sleep_time_ns must not be negative (got {})", argument,
                 c.sleep_time_ns);
   }
   result.strategy = static_cast<mrt::DeviceWaitStrategy>(c.strategy);
-  result.timeout = std::chrono::nanoseconds(c.timeout_ns);
+  // A timeout of MRT_FOREVER is what the WAIT_FOREVER strategy does.
+  if (c.strategy == MRT_DEVICE_WAIT_WITH_TIMEOUT && c.timeout_ns < 0)
+    result.strategy = mrt::DeviceWaitStrategy::WAIT_FOREVER;
+  else
+    result.timeout = std::chrono::nanoseconds(std::max<int64_t>(c.timeout_ns, 0));
   result.sleepTime = std::chrono::nanoseconds(c.sleep_time_ns);
   return result;
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "capi/durations.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
 #include "capi/sized_struct.hpp"
@@ -112,13 +113,9 @@ QueueManagerArgs queueManagerArgs(const popef::Model &model, const mrt_queue_man
                 "config->load_save_ring_size_multiplier must be at least 1, got {}",
                 c.load_save_ring_size_multiplier);
   }
-  if (c.timeout_ns < 0) {
-    throw Error(ErrorCode::InvalidArgument, "config->timeout_ns must not be negative, got {}",
-                c.timeout_ns);
-  }
   args.ring_size_multiplier = ring_size_multiplier_factory::ringSizeMultForMainProgs(
       model, c.ring_size_multiplier, c.load_save_ring_size_multiplier);
-  args.timeout = std::chrono::nanoseconds(c.timeout_ns);
+  args.timeout = callbackPeriodOf(c.timeout_ns, "config->timeout_ns");
   if (c.timeout_fn != nullptr) {
     args.timeout_callback = [fn = c.timeout_fn, owner](const std::string &name,
                                                        popef::TensorType direction,
@@ -138,6 +135,7 @@ MRT_API mrt_status mrt_queue_manager_config_init_sized(mrt_queue_manager_config 
     mrt_queue_manager_config c{};
     c.ring_size_multiplier = mrt::kDefaultRingSizeMultiplier;
     c.load_save_ring_size_multiplier = 1;
+    c.timeout_ns = MRT_FOREVER;
     mrt::capi::initSized(config, c, size, MRT_QUEUE_MANAGER_CONFIG_V1_SIZE,
               MRT_STRUCT_SIZE(mrt_queue_manager_config, timeout_user_data_free), "config");
   });

@@ -11,6 +11,7 @@
 
 #include "capi/callback_scope.hpp"
 #include "capi/device.hpp"
+#include "capi/durations.hpp"
 #include "capi/future.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
@@ -101,15 +102,15 @@ mrt_model_runner_config defaultConfig() {
   c.run_save_programs = defaults.run_save_programs;
   c.thread_safe = defaults.thread_safe;
   c.check_package_hash = defaults.check_package_hash;
-  c.timeout_ns = defaults.timeout_ns.count();
+  c.timeout_ns = mrt::capi::callbackPeriodToC(defaults.timeout_ns);
   c.validate_io_params = defaults.validate_io_params;
   c.batching_dim = MRT_BATCHING_DISABLED;
   c.auto_reset = defaults.auto_reset;
   c.max_look_ahead = -1;
   c.ring_buffer_size_multiplier = defaults.ring_buffer_size_multiplier;
   c.flush_on_waiting_outputs = defaults.flush_on_waiting_outputs;
-  c.batch_size_timeout_ns = -1;
-  c.data_parallel_timeout_ns = -1;
+  c.batch_size_timeout_ns = MRT_FOREVER;
+  c.data_parallel_timeout_ns = MRT_FOREVER;
   c.is_batch_size_timeout_enabled = defaults.is_batch_size_timeout_enabled;
   c.request_tracepoints_buffer_size = defaults.request_tracepoints_buffer_size;
   return c;
@@ -143,10 +144,7 @@ mrt::ModelRunnerConfig configOf(const mrt_model_runner_config *config,
   }
   result.device_wait_config = mrt::capi::waitConfigOf(c.device_wait_config, "config->device_wait_config");
   result.check_package_hash = c.check_package_hash;
-  if (c.timeout_ns < 0)
-    throw Error(ErrorCode::InvalidArgument, "config->timeout_ns must not be negative (got {}); 0 waits forever",
-                c.timeout_ns);
-  result.timeout_ns = std::chrono::nanoseconds(c.timeout_ns);
+  result.timeout_ns = mrt::capi::callbackPeriodOf(c.timeout_ns, "config->timeout_ns");
   result.validate_io_params = c.validate_io_params;
   result.batching_dim = c.batching_dim;
   result.auto_reset = c.auto_reset;
@@ -431,7 +429,7 @@ MRT_API mrt_status mrt_model_runner_get_config(const mrt_model_runner *runner,
     config.run_save_programs = c.run_save_programs;
     config.thread_safe = c.thread_safe;
     config.check_package_hash = c.check_package_hash;
-    config.timeout_ns = c.timeout_ns.count();
+    config.timeout_ns = mrt::capi::callbackPeriodToC(c.timeout_ns);
     config.validate_io_params = c.validate_io_params;
     config.batching_dim = c.batching_dim;
     config.auto_reset = c.auto_reset;

@@ -88,6 +88,7 @@ static void test_ring_size_multiplier(void **state) {
   mrt_queue_manager_config_init(&config);
   assert_int_equal(config.ring_size_multiplier, 2);
   assert_int_equal(config.load_save_ring_size_multiplier, 1);
+  assert_int_equal(config.timeout_ns, MRT_FOREVER);
   config.ring_size_multiplier = 3;
   mrt_queue_manager *manager = make_manager(&config);
   mrt_input_queue *x = NULL;
@@ -252,9 +253,11 @@ static void test_timeout_callback_pads_a_partial_batch(void **state) {
 
   /* The free runs once even when creation fails. */
   s.freed = 0;
-  config.timeout_ns = -1;
+  config.timeout_ns = 0; /* a zero period would time out continuously */
   mrt_queue_manager *bad = NULL;
   assert_int_equal(mrt_queue_manager_create(g_model, &config, &bad), MRT_INVALID_ARGUMENT);
+  assert_non_null(strstr(mrt_last_error_message(), "config->timeout_ns is 0"));
+  assert_non_null(strstr(mrt_last_error_message(), "MRT_FOREVER"));
   assert_int_equal(s.freed, 1);
   assert_int_equal(mrt_queue_manager_create(NULL, &config, &bad), MRT_INVALID_ARGUMENT);
   assert_int_equal(s.freed, 2);

@@ -369,13 +369,13 @@ static void bad_configs_and_futures(void **state) {
   assert_true(config.check_package_hash);
 
   ready_log log = {PTHREAD_MUTEX_INITIALIZER, 0, 0, -1};
-  config.timeout_ns = -1;
+  config.timeout_ns = 0; /* refused: MRT_FOREVER says "wait forever" */
   config.flush_user_data = &log;
   config.flush_user_data_free = count_free;
   const char *paths[] = {model_path("add_one")};
   mrt_model_runner *runner = NULL;
   assert_int_equal(mrt_model_runner_create_from_files(paths, 1, &config, &runner), MRT_INVALID_ARGUMENT);
-  assert_non_null(strstr(mrt_last_error_message(), "config->timeout_ns must not be negative"));
+  assert_non_null(strstr(mrt_last_error_message(), "config->timeout_ns is 0, which would time out continuously; use MRT_FOREVER"));
   assert_null(runner);
   assert_int_equal(log.frees, 1); /* freed although creation failed */
 

@@ -41,7 +41,7 @@ static mrt_model_runner_config along_dimension_1(void) {
   mrt_model_runner_config config;
   mrt_model_runner_config_init(&config);
   config.batching_dim = 1;
-  config.timeout_ns = 0;
+  config.timeout_ns = MRT_FOREVER;
   config.batch_size_timeout_ns = 2 * MS;
   config.is_batch_size_timeout_enabled = true;
   return config;

@@ -351,8 +351,12 @@ static void destroying_the_runner_cancels_requests_in_flight(void **state) {
   mrt_model_runner_config config;
   mrt_model_runner_config_init(&config);
   config.batching_dim = 0;
-  config.timeout_ns = 0;
+  config.timeout_ns = MRT_FOREVER;
   mrt_model_runner *runner = test_make_runner("add_one_b4", &config);
+  mrt_model_runner_config got;
+  mrt_model_runner_config_init(&got);
+  assert_int_equal(mrt_model_runner_get_config(runner, &got), MRT_OK);
+  assert_int_equal(got.timeout_ns, MRT_FOREVER);
   float x[3][ADD_ONE_N], y[3][ADD_ONE_N];
   mrt_future *futures[3];
   for (int i = 0; i < 3; ++i) {
@@ -423,7 +427,7 @@ static void batch_sizes_with_batching_dim(void **state) {
   mrt_model_runner_config config;
   mrt_model_runner_config_init(&config);
   config.batching_dim = 0;
-  config.timeout_ns = 0;
+  config.timeout_ns = MRT_FOREVER;
   config.batch_size_timeout_ns = 5 * MS;
   config.is_batch_size_timeout_enabled = true;
   mrt_model_runner *runner = test_make_runner("add_one_b4", &config);

@@ -143,7 +143,7 @@ static void destroy_with_run_save_programs_returns_while_a_request_spins(void **
   mrt_model_runner_config config;
   mrt_model_runner_config_init(&config);
   config.run_save_programs = true;
-  config.timeout_ns = 0; /* requests wait for ever: only destruction is bounded */
+  config.timeout_ns = MRT_FOREVER; /* requests wait for ever: only destruction is bounded */
   mrt_model_runner *runner = make_runner(model, &config);
   float x[ADD_ONE_N] = {0}, y[ADD_ONE_N];
   mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};

@@ -205,7 +205,9 @@ class ModelRunner {
     }
     c.device_wait_config = config.device_wait_config.toMrt();
     c.check_package_hash = config.check_package_hash;
-    c.timeout_ns = config.timeout_ns;
+    // The seed's 0 ("never call the timeout") is libmrt's MRT_FOREVER.
+    c.timeout_ns = config.timeout_ns == std::chrono::nanoseconds::zero() ? std::chrono::nanoseconds(MRT_FOREVER)
+                                                                         : config.timeout_ns;
     c.validate_io_params = config.validate_io_params;
     c.batching_dim = config.batching_dim;
     c.auto_reset = config.auto_reset;

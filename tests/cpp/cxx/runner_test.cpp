@@ -157,7 +157,7 @@ TEST(CxxRunner, RawFuturesAndReadyCallbacks) {
 // reports MRT_CANCELLED (or succeeded if it ran first), none is left broken.
 TEST(CxxRunner, DestroyingTheRunnerCompletesPendingFutures) {
   mrt::ModelRunnerConfig config;
-  config.timeout_ns = std::chrono::nanoseconds(0);
+  config.timeout_ns = std::chrono::nanoseconds(MRT_FOREVER);
   mrt::ModelRunner runner(modelPath("add_one"), config);
   constexpr int kRequests = 16;
   std::vector<std::vector<float>> xs(kRequests, std::vector<float>(kAddOneN, 1.0f));
