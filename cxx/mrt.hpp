@@ -58,8 +58,6 @@ class Error : public std::runtime_error {
   mrt_status code_;
 };
 
-// Throws mrt::Error for any status but MRT_OK, with this thread's last error
-// message (read right away, before another call can replace it).
 // This thread's last error message (mrt_last_error_message), copied.
 inline std::string lastErrorMessage() {
   std::size_t length = 0;
@@ -70,6 +68,8 @@ inline std::string lastErrorMessage() {
   return message;
 }
 
+// Throws mrt::Error for any status but MRT_OK, with this thread's last error
+// message (read right away, before another call can replace it).
 inline void check(mrt_status status) {
   if (status == MRT_OK) return;
   const char *message = mrt_last_error_message();
@@ -1652,6 +1652,24 @@ struct ReplicaOutputs {
 // replicas may overlap. A throw is swallowed.
 using FlushCallback = std::function<void(std::string_view tensor_id)>;
 
+// Which queues a timeout flush pads, chosen inside a FlushSelectCallback:
+// nothing added means every queue, else only the added ones. Valid only
+// during the callback. A name that is not one of the runner's queues is
+// logged when the flush happens, and every queue padded instead.
+class FlushSelection {
+ public:
+  explicit FlushSelection(mrt_flush_selection *selection) : selection_(selection) {}
+  void addInput(const char *name) { check(mrt_flush_selection_add(selection_, MRT_TENSOR_INPUT, name)); }
+  void addOutput(const char *name) { check(mrt_flush_selection_add(selection_, MRT_TENSOR_OUTPUT, name)); }
+
+ private:
+  mrt_flush_selection *selection_;
+};
+
+// As FlushCallback, choosing the queues to pad (the seeds' flush_callback
+// with its inputs and outputs). A throw is swallowed: every queue is padded.
+using FlushSelectCallback = std::function<void(std::string_view tensor_id, FlushSelection &selection)>;
+
 // ModelRunnerConfig; defaults from mrt_model_runner_config_init.
 struct ModelRunnerConfig {
   ModelRunnerConfig() {
@@ -1706,6 +1724,7 @@ struct ModelRunnerConfig {
   bool is_batch_size_timeout_enabled;
   std::size_t request_tracepoints_buffer_size;
   FlushCallback flush_callback;
+  FlushSelectCallback flush_select_callback;  // set at most one of the two
 };
 
 // Phases of requests in microseconds (counts for statisticsCount).
@@ -1891,6 +1910,10 @@ class ModelRunner {
       c.data_parallel_timeout_ns = neverIfMax(config.data_parallel_timeout_ns);
       c.is_batch_size_timeout_enabled = config.is_batch_size_timeout_enabled;
       c.request_tracepoints_buffer_size = config.request_tracepoints_buffer_size;
+      if (config.flush_callback && config.flush_select_callback) {
+        throw Error(MRT_INVALID_ARGUMENT,
+                    "config.flush_callback and config.flush_select_callback are both set; set at most one");
+      }
       if (config.flush_callback) {
         // Last: from here on the library owns the box (it frees it at
         // destroy, or when create fails).
@@ -1902,6 +1925,16 @@ class ModelRunner {
         };
         c.flush_user_data = new FlushCallback(config.flush_callback);
         c.flush_user_data_free = &detail::deleteBox<FlushCallback>;
+      } else if (config.flush_select_callback) {
+        c.flush_select_callback = [](const char *tensor_id, mrt_flush_selection *selection, void *user_data) {
+          try {
+            FlushSelection chosen(selection);
+            (*static_cast<FlushSelectCallback *>(user_data))(tensor_id, chosen);
+          } catch (...) {
+          }
+        };
+        c.flush_user_data = new FlushSelectCallback(config.flush_select_callback);
+        c.flush_user_data_free = &detail::deleteBox<FlushSelectCallback>;
       }
     }
     static int64_t neverIfMax(std::chrono::nanoseconds t) {

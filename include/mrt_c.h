@@ -1251,6 +1251,26 @@ typedef struct mrt_replica_outputs {
  * overlap. tensor_id is valid only during the call. */
 typedef void (*mrt_flush_fn)(const char *tensor_id, void *user_data);
 
+/* Which queues a timeout flush pads: what an mrt_flush_select_fn chooses
+ * (the seeds' flush_callback with its inputs and outputs). Valid only
+ * during that call. Nothing added means every queue; once anything is
+ * added, only the added queues are padded. */
+typedef struct mrt_flush_selection mrt_flush_selection;
+
+/* Adds the queue of anchor `name` (copied), an input or an output as
+ * `direction` (an mrt_tensor_type) says. MRT_INVALID_ARGUMENT for NULL or
+ * another direction. A name that is not one of the runner's queues is
+ * reported when the flush happens: logged as an error, and every queue is
+ * padded instead, since padding the wrong queues would hand later requests
+ * the padding's results. */
+MRT_API mrt_status mrt_flush_selection_add(mrt_flush_selection *selection, int32_t direction,
+                                           const char *name) MRT_NOEXCEPT;
+
+/* As mrt_flush_fn, choosing with mrt_flush_selection_add() which queues to
+ * pad. Called on a replica's device thread; calls of different replicas may
+ * overlap. */
+typedef void (*mrt_flush_select_fn)(const char *tensor_id, mrt_flush_selection *selection, void *user_data);
+
 /* Batching disabled (the default of batching_dim). */
 #define MRT_BATCHING_DISABLED UINT32_MAX
 
@@ -1299,6 +1319,10 @@ typedef struct mrt_model_runner_config {
   void *flush_user_data;             /* passed to flush_callback */
   void (*flush_user_data_free)(void *user_data); /* runs once when the runner no longer needs
                                         it: at destroy, or when create fails */
+  /* Appended after the first version: */
+  mrt_flush_select_fn flush_select_callback; /* as flush_callback, also choosing the queues
+                                        to pad; gets flush_user_data; set at most one of
+                                        the two; default NULL */
 } mrt_model_runner_config;
 #define MRT_MODEL_RUNNER_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_model_runner_config, flush_user_data_free)
 

@@ -12,6 +12,7 @@
 #include "capi/callback_scope.hpp"
 #include "capi/device.hpp"
 #include "capi/durations.hpp"
+#include "capi/flush_selection.hpp"
 #include "capi/future.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
@@ -155,6 +156,10 @@ mrt::ModelRunnerConfig configOf(const mrt_model_runner_config *config,
   result.data_parallel_timeout_ns = optionalTimeout(c.data_parallel_timeout_ns);
   result.is_batch_size_timeout_enabled = c.is_batch_size_timeout_enabled;
   result.request_tracepoints_buffer_size = c.request_tracepoints_buffer_size;
+  if (c.flush_callback != nullptr && c.flush_select_callback != nullptr) {
+    throw Error(ErrorCode::InvalidArgument,
+                "config->flush_callback and config->flush_select_callback are both set; set at most one");
+  }
   if (mrt_flush_fn fn = c.flush_callback) {
     // Leaving inputs/outputs untouched asks the runner to flush every queue.
     result.flush_callback = [fn, owner = std::move(flushUserData)](const std::string &tensor_id,
@@ -163,6 +168,8 @@ mrt::ModelRunnerConfig configOf(const mrt_model_runner_config *config,
       const mrt::capi::LibraryCallbackScope scope;
       fn(tensor_id.c_str(), owner->get());
     };
+  } else if (mrt_flush_select_fn select = c.flush_select_callback) {
+    result.flush_callback = mrt::capi::flushSelectionAdapter(select, std::move(flushUserData));
   }
   return result;
 }
@@ -214,7 +221,7 @@ extern "C" {
 MRT_API mrt_status mrt_model_runner_config_init_sized(mrt_model_runner_config *config, size_t size) noexcept {
   return mrt::capi::guard(__func__, [&] {
     mrt::capi::initSized(config, defaultConfig(), size, MRT_MODEL_RUNNER_CONFIG_V1_SIZE,
-                         MRT_STRUCT_SIZE(mrt_model_runner_config, flush_user_data_free), "config");
+                         MRT_STRUCT_SIZE(mrt_model_runner_config, flush_select_callback), "config");
   });
 }
 

@@ -523,33 +523,43 @@ void Replica::onTimeout(const std::string &anchor, popef::TensorType, std::int64
   if (flush || !deferred_input_flushes_.empty() || !deferred_output_flushes_.empty()) flushForTimeout(anchor);
 }
 
-void Replica::flushForTimeout(const std::string &anchor) {
-  // A producer holding the mutex is mid-request; the callback comes back
-  // after another period.
-  std::unique_lock producer(producer_mutex_, std::try_to_lock);
-  if (!producer.owns_lock()) return;
-  if (deferred_input_flushes_.empty() && deferred_output_flushes_.empty()) {
-    const InputMemoryView *inputs = nullptr;
-    const OutputMemoryView *outputs = nullptr;
-    if (config_.flush_callback) {
-      try {
-        config_.flush_callback(anchor, inputs, outputs);
-      } catch (const std::exception &error) {
-        log::logger().error("replica {}: flush_callback threw: {}", id_, error.what());
-      }
+void Replica::selectTimeoutFlush(const std::string &anchor) {
+  const InputMemoryView *inputs = nullptr;
+  const OutputMemoryView *outputs = nullptr;
+  if (config_.flush_callback) {
+    try {
+      config_.flush_callback(anchor, inputs, outputs);
+    } catch (const std::exception &error) {
+      log::logger().error("replica {}: flush_callback threw: {}; flushing every queue", id_, error.what());
+      inputs = nullptr;
+      outputs = nullptr;
     }
-    if (inputs == nullptr && outputs == nullptr) {
-      for (auto &[name, queue] : queues_->inputs) deferred_input_flushes_.push_back(&queue);
-      for (auto &[name, queue] : queues_->outputs) deferred_output_flushes_.push_back(&queue);
-    } else {
+  }
+  if (inputs != nullptr || outputs != nullptr) {
+    try {
       if (inputs) {
         for (const auto &[name, view] : *inputs) deferred_input_flushes_.push_back(&queues_->inputQueue(name));
       }
       if (outputs) {
         for (const auto &[name, view] : *outputs) deferred_output_flushes_.push_back(&queues_->outputQueue(name));
       }
+      return;
+    } catch (const Error &error) {
+      log::logger().error("replica {}: flush_callback's choice is wrong: {}; flushing every queue instead", id_, error.what());
+      deferred_input_flushes_.clear();
+      deferred_output_flushes_.clear();
     }
   }
+  for (auto &[name, queue] : queues_->inputs) deferred_input_flushes_.push_back(&queue);
+  for (auto &[name, queue] : queues_->outputs) deferred_output_flushes_.push_back(&queue);
+}
+
+void Replica::flushForTimeout(const std::string &anchor) {
+  // A producer holding the mutex is mid-request; the callback comes back
+  // after another period.
+  std::unique_lock producer(producer_mutex_, std::try_to_lock);
+  if (!producer.owns_lock()) return;
+  if (deferred_input_flushes_.empty() && deferred_output_flushes_.empty()) selectTimeoutFlush(anchor);
   // Never block here: this thread is the one that drains the rings, so a
   // full ring would never empty (and the mutex would stay held). And flush
   // every queue or none: the padding must sit at the same place in each

@@ -131,6 +131,10 @@ class Replica {
   void finishOne(Request *request);
   void onTimeout(const std::string &anchor, popef::TensorType direction, std::int64_t bytes_done);
   void flushForTimeout(const std::string &anchor);
+  // Fills the deferred flush lists with what flush_callback names, or with
+  // every queue when it names none, throws, or names a queue this replica
+  // does not have (padding the wrong queues would corrupt later results).
+  void selectTimeoutFlush(const std::string &anchor);
   // The code and message of a request the queues refused (disconnected).
   Error refusalReason();
   // A device error as a runner's user reads it: the device's message and

@@ -4,11 +4,15 @@
 // math; misuse throws the documented exception types with clear messages.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <future>
+#include <memory>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compat_test_util.hpp"
@@ -287,6 +291,32 @@ TEST(CompatRunner, FailedRequestsSurfaceThroughEverySharedFuture) {
   // auto_reset: the next request succeeds.
   const auto out = runner.execute({{"x", {x.data(), x.size() * sizeof(float)}}});
   EXPECT_FLOAT_EQ(static_cast<const float *>(out.at("y").data.get())[0], 4.0f);
+}
+
+TEST(CompatRunner, FlushCallbackChoosesTheQueuesFlushed) {
+  // Only the output queue named: the device, waiting for x, never runs on
+  // padding, so a request's own output entry sits behind the padded one and
+  // is still pending when the runner goes (every queue flushed, it would
+  // complete: the test below).
+  model_runtime::ModelRunnerConfig config;
+  config.timeout_ns = std::chrono::milliseconds(2);
+  config.ring_buffer_size_multiplier = 1;
+  std::vector<float> sink(kAddOneN);
+  const model_runtime::OutputMemoryView onlyOutput{{"y", {sink.data(), sink.size() * sizeof(float)}}};
+  std::atomic<int> calls{0};
+  config.flush_callback = [&](const std::string &, const model_runtime::InputMemoryView *&,
+                              const model_runtime::OutputMemoryView *&outputs) {
+    outputs = &onlyOutput;
+    ++calls;
+  };
+  auto runner = std::make_unique<model_runtime::ModelRunner>(modelPath("add_one"), config);
+  while (calls.load() < 1) std::this_thread::sleep_for(1ms);
+  std::vector<float> x(kAddOneN, 1.0f), y(kAddOneN);
+  model_runtime::OutputFutureMemoryView pending =
+      runner->executeAsync({{"x", {x.data(), x.size() * sizeof(float)}}}, {{"y", {y.data(), y.size() * sizeof(float)}}});
+  EXPECT_EQ(pending.at("y").wait_for(200ms), std::future_status::timeout);
+  runner.reset();
+  EXPECT_EQ(pending.at("y").wait_for(0s), std::future_status::ready);
 }
 
 TEST(CompatRunner, FlushCallbackIsCalledWithTheTensorWaitedFor) {

@@ -35,7 +35,7 @@ static dyn_function functions[] = {
     {"mrt_model_get_info", "i:pp", NULL, {0}, {0}, 0, 0},
     {"mrt_model_anchor_by_name", "i:ppp", NULL, {0}, {0}, 0, 0},
     {"mrt_model_tensor_data", "i:pppp", NULL, {0}, {0}, 0, 0},
-    {"mrt_model_runner_config_init", "v:p", NULL, {0}, {0}, 0, 0},
+    {"mrt_model_runner_config_init_sized", "i:pz", NULL, {0}, {0}, 0, 0},
     {"mrt_model_runner_create", "i:ppp", NULL, {0}, {0}, 0, 0},
     {"mrt_model_runner_create_from_files", "i:pzpp", NULL, {0}, {0}, 0, 0},
     {"mrt_model_runner_destroy", "v:p", NULL, {0}, {0}, 0, 0},

@@ -36,7 +36,7 @@ static const char *models_dir;
 /* The spine of the API (DESIGN.md 2.1): every one must have been called. */
 static const char *const spine[] = {
     "mrt_status_string", "mrt_last_error_message", "mrt_version_string", "mrt_check_version",
-    "mrt_model_load", "mrt_model_destroy", "mrt_model_tensor_data", "mrt_model_runner_config_init",
+    "mrt_model_load", "mrt_model_destroy", "mrt_model_tensor_data", "mrt_model_runner_config_init_sized",
     "mrt_model_runner_create", "mrt_model_runner_destroy", "mrt_model_runner_execute_inputs",
     "mrt_model_runner_execute_outputs", "mrt_model_runner_execute", "mrt_model_runner_execute_async",
     "mrt_future_is_ready", "mrt_future_wait", "mrt_future_error_message", "mrt_future_on_ready",
@@ -82,7 +82,7 @@ static dyn_struct tensor_view = {"mrt_tensor_view", "ppL", {0}, {0}, {0}, 0};
 static dyn_struct data_desc = {"mrt_data_desc", "plpzib", {0}, {0}, {0}, 0};
 static dyn_struct model_info = {"mrt_model_info", "zpLLubppzzzzzz", {0}, {0}, {0}, 0};
 static dyn_struct anchor_info = {"mrt_anchor_info", "zppipzlpzbiipl", {0}, {0}, {0}, 0};
-static dyn_struct runner_config = {"mrt_model_runner_config", "zubbpzpzpzpblbublubllbzppp",
+static dyn_struct runner_config = {"mrt_model_runner_config", "zubbpzpzpzpblbublubllbzpppp",
                                    {0}, {0}, {0}, 0};
 static dyn_struct request_times = {"mrt_request_times", "zdddd", {0}, {0}, {0}, 0};
 
@@ -151,7 +151,8 @@ static void compute_layouts(void) {
          OFF(mrt_model_runner_config, is_batch_size_timeout_enabled),
          OFF(mrt_model_runner_config, request_tracepoints_buffer_size),
          OFF(mrt_model_runner_config, flush_callback), OFF(mrt_model_runner_config, flush_user_data),
-         OFF(mrt_model_runner_config, flush_user_data_free));
+         OFF(mrt_model_runner_config, flush_user_data_free),
+         OFF(mrt_model_runner_config, flush_select_callback));
   LAYOUT(request_times, mrt_request_times, OFF(mrt_request_times, struct_size),
          OFF(mrt_request_times, request_us), OFF(mrt_request_times, read_preparation_us),
          OFF(mrt_request_times, read_queue_us), OFF(mrt_request_times, computation_us));
@@ -384,7 +385,9 @@ static void mlp_end_to_end(void) {
   /* A config struct filled by the library, read and changed by offsets. The
    * buffer has room to spare in case the library's struct is longer. */
   _Alignas(16) unsigned char config[1024] = {0};
-  dyn_call("mrt_model_runner_config_init", config);
+  /* A binding passes the size of the struct it knows, as mrt_X_init() does. */
+  CHECK(dyn_call("mrt_model_runner_config_init_sized", config, runner_config.type.size).i == OK,
+        "config_init_sized: %s", last_error());
   CHECK(dyn_get_u64(&runner_config, config, CONFIG_SIZE) == runner_config.type.size,
         "config_init wrote struct_size %llu, libffi's layout has %zu",
         (unsigned long long)dyn_get_u64(&runner_config, config, CONFIG_SIZE), runner_config.type.size);

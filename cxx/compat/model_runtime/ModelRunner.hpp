@@ -85,9 +85,9 @@ struct ModelRunnerConfig {
   bool is_batch_size_timeout_enabled = false;
   size_t request_tracepoints_buffer_size = 1000;
   // Called on a replica's device thread when it timed out waiting for input
-  // tensor_id, before the runner flushes. libmrt passes inputs and outputs as
-  // nullptr and flushes the pending request whatever the callback sets them
-  // to (docs/compat.md). A throw is swallowed.
+  // tensor_id, before the runner flushes. Pointing inputs or outputs at maps
+  // chooses the queues to flush (their names; the memory is not used);
+  // left nullptr, every queue is flushed. A throw is swallowed.
   std::function<void(const std::string &tensor_id, const InputMemoryView *&inputs, const OutputMemoryView *&outputs)>
       flush_callback = nullptr;
 };
@@ -219,10 +219,17 @@ class ModelRunner {
     c.is_batch_size_timeout_enabled = config.is_batch_size_timeout_enabled;
     c.request_tracepoints_buffer_size = config.request_tracepoints_buffer_size;
     if (config.flush_callback) {
-      c.flush_callback = [callback = config.flush_callback](std::string_view tensor_id) {
+      c.flush_select_callback = [callback = config.flush_callback](std::string_view tensor_id,
+                                                                   mrt::FlushSelection &selection) {
         const InputMemoryView *inputs = nullptr;
         const OutputMemoryView *outputs = nullptr;
         callback(std::string(tensor_id), inputs, outputs);
+        if (inputs) {
+          for (const auto &input : *inputs) selection.addInput(input.first.c_str());
+        }
+        if (outputs) {
+          for (const auto &output : *outputs) selection.addOutput(output.first.c_str());
+        }
       };
     }
     return c;

@@ -3,7 +3,9 @@
 // library-allocated outputs, errors that leave the runner serving, callbacks
 // freed exactly once, moves and destruction with requests in flight.
 #include <atomic>
+#include <chrono>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -209,6 +211,32 @@ TEST(CxxRunner, ConfigCallbackIsFreedWithTheRunner) {
     EXPECT_THROW(mrt::ModelRunner(modelPath("add_one"), config), mrt::Error);
   }
   EXPECT_EQ(live.load(), 0);
+}
+
+// flush_select_callback pads only what it adds: with only y padded, the
+// device never runs on padding, so a request's own output entry sits behind
+// the padded one and the request is still pending when the runner goes.
+// Setting both flush callbacks is refused.
+TEST(CxxRunner, FlushSelectCallbackChoosesTheQueuesPadded) {
+  mrt::ModelRunnerConfig config;
+  config.timeout_ns = std::chrono::milliseconds(2);
+  config.ring_buffer_size_multiplier = 1;
+  std::atomic<int> calls{0};
+  config.flush_select_callback = [&calls](std::string_view tensor_id, mrt::FlushSelection &selection) {
+    if (tensor_id == "x") selection.addOutput("y");
+    ++calls;
+  };
+  auto runner = std::make_unique<mrt::ModelRunner>(modelPath("add_one"), config);
+  while (calls.load() < 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::vector<float> x(kAddOneN), y(kAddOneN);
+  std::future<void> pending = runner->executeAsync({{"x", x}}, {{"y", y}});
+  EXPECT_EQ(pending.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  runner.reset();
+  EXPECT_EQ(pending.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+
+  config.flush_callback = [](std::string_view) {};
+  EXPECT_MRT_ERROR(mrt::ModelRunner(modelPath("add_one"), config), MRT_INVALID_ARGUMENT,
+                   "flush_select_callback are both set");
 }
 
 // With thread_safe, client threads execute concurrently on two replicas.
