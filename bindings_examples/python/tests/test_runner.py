@@ -331,6 +331,131 @@ class RunnerTest(MrtTestCase):
         self.assertNotIn("Traceback", completed.stderr)
 
 
+@needs_model
+class RunnerFeaturesTest(MrtTestCase):
+    """Futures as concurrent.futures and asyncio, statistics, config, and the
+    options that take arrays, devices and callbacks."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model = libmrt.Model(MODEL)
+        cls.image = deterministic_image()
+        cls.expected = reference_probs(cls.model, cls.image)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.model.close()
+
+    def assert_matches(self, probs, expected=None):
+        np.testing.assert_allclose(probs, self.expected if expected is None else expected,
+                                   rtol=1e-5, atol=1e-7)
+
+    def test_futures_work_with_concurrent_futures_and_asyncio(self):
+        with libmrt.ModelRunner(self.model, thread_safe=True) as runner:
+            futures = [runner.execute_async({"image": self.image}) for _ in range(4)]
+            self.assertIsInstance(futures[0], concurrent.futures.Future)
+            for future in concurrent.futures.as_completed(futures, timeout=30):
+                self.assert_matches(future.result()["probs"])
+            self.assertFalse(futures[0].cancel())  # requests cannot be cancelled
+
+            async def serve():
+                results = await asyncio.gather(*(runner.execute_async({"image": self.image})
+                                                 for _ in range(3)))
+                memory = await runner.execute_async_alloc({"image": self.image})
+                return results, memory
+
+            results, memory = asyncio.run(serve())
+            for outputs in results:
+                self.assert_matches(outputs["probs"])
+            self.assertIsInstance(memory, libmrt.TensorMemory)
+            self.assert_matches(memory["probs"])
+            self.assertEqual(memory["probs"].shape, (1, 10))
+
+            with concurrent.futures.ThreadPoolExecutor(4) as pool:
+                outputs = list(pool.map(lambda _: runner.execute({"image": self.image}), range(8)))
+            for output in outputs:
+                self.assert_matches(output["probs"])
+
+    def test_asyncio_sees_request_failures_as_exceptions(self):
+        with libmrt.ModelRunner(self.model) as runner:
+            runner.insert_simulated_error("relu", libmrt.SimulatedError.EXCHANGE_ERROR)
+
+            async def until_failure():
+                for _ in range(3):
+                    await runner.execute_async({"image": self.image})
+
+            with self.assertRaises(libmrt.DeviceError) as caught:
+                asyncio.run(until_failure())
+            self.assertEqual(caught.exception.recovery_action,
+                             libmrt.RecoveryAction.PARTITION_RESET)
+
+    def test_statistics(self):
+        with libmrt.ModelRunner(self.model) as runner:
+            self.assert_error(libmrt.NotFoundError, "", runner.time_trace)
+            for _ in range(5):
+                runner.execute({"image": self.image})
+            last = runner.time_trace()
+            self.assertGreater(last.request_us, 0)
+            self.assertGreaterEqual(last.request_us, last.computation_us)
+            self.assertEqual(runner.statistics_count().request_us, 5)
+            self.assertGreater(runner.statistics_mean().request_us, 0)
+            median = runner.statistics_percentile(0.5)
+            self.assertLessEqual(median.request_us, runner.statistics_percentile(1.0).request_us)
+            oldest = runner.time_trace(index=0)
+            self.assertGreater(oldest.request_us, 0)
+            self.assert_error(libmrt.InvalidArgumentError, "", lambda: runner.time_trace(index=-2))
+            self.assert_error(libmrt.InvalidArgumentError, "", lambda: runner.statistics_mean(3))
+
+    def test_config_round_trip_and_durations(self):
+        with libmrt.ModelRunner(self.model, timeout=2.5, batch_size_timeout=None,
+                                data_parallel_timeout=0.25, ring_buffer_size_multiplier=3,
+                                request_tracepoints_buffer_size=7) as runner:
+            config = runner.config()
+            self.assertEqual(config["timeout"], 2.5)
+            self.assertIsNone(config["batch_size_timeout"])
+            self.assertEqual(config["data_parallel_timeout"], 0.25)
+            self.assertEqual(config["ring_buffer_size_multiplier"], 3)
+            self.assertEqual(config["request_tracepoints_buffer_size"], 7)
+            self.assertIsNone(config["batching_dim"])
+            self.assertEqual(runner.model().info().executable, "mlp")
+        self.assert_error(libmrt.InvalidArgumentError, "timeout: expected seconds >= 0 or None",
+                          lambda: libmrt.ModelRunner(self.model, timeout=-1))
+        self.assert_error(libmrt.InvalidArgumentError, "timeout: expected seconds",
+                          lambda: libmrt.ModelRunner(self.model, timeout="5"))
+
+    def test_batching_dim_takes_any_number_of_samples(self):
+        images = np.random.default_rng(3).random((3, 784), dtype=np.float32)
+        with libmrt.ModelRunner(self.model, batching_dim=0) as runner:
+            outputs = runner.execute({"image": images})
+            self.assertEqual(outputs["probs"].shape, (3, 10))
+            self.assert_matches(outputs["probs"], reference_probs(self.model, images))
+            memory = runner.execute_alloc({"image": images})
+            self.assertEqual(memory["probs"].shape, (3, 10))
+            self.assert_error(libmrt.InvalidArgumentError, "expected shape ('N', 784)",
+                              lambda: runner.execute({"image": images[:, :700].copy()}))
+
+    def test_frozen_inputs_devices_and_the_flush_callback(self):
+        zeros = np.zeros((128, 10), np.float32)
+        flushed = []
+        with libmrt.DeviceManager() as manager:
+            device = manager.get_specific_device(2)
+            with libmrt.ModelRunner(self.model, frozen_inputs={"w2": zeros}, devices=[device],
+                                    timeout=0.05, flush_callback=flushed.append) as runner:
+                device.close()  # the runner keeps its own reference
+                probs = runner.execute({"image": self.image})["probs"]
+                b2 = self.model.tensor_data("b2").astype(np.float64)
+                self.assert_matches(probs.ravel(), np.exp(b2) / np.exp(b2).sum())
+                self.assertNotIn("w2", runner.execute_inputs)
+                wait_until(lambda: flushed, 5)  # idle: it times out waiting for input
+            self.assertIn("image", flushed)
+            with manager.get_specific_device(2) as again:  # released with the runner
+                self.assertEqual(again.id, 2)
+        self.assert_error(libmrt.InvalidArgumentError, "not callable",
+                          lambda: libmrt.ModelRunner(self.model, flush_callback=3))
+        self.assert_error(libmrt.InvalidArgumentError, "frozen input 'w2'",
+                          lambda: libmrt.ModelRunner(self.model, frozen_inputs={"w2": [0.0]}))
+
+
 class ModuleTest(MrtTestCase):
     def test_version_and_errors(self):
         self.assertRegex(libmrt.version(), r"^0\.\d+\.\d+$")
