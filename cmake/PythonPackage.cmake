@@ -9,7 +9,8 @@
 # set it to e.g. lib/python3/dist-packages for a Debian /usr install.
 # Users of another prefix add that directory to PYTHONPATH.
 # The generated _install_location.py tells the package where libmrt.so is,
-# relative to itself, so the install can be moved (docs/python.md).
+# relative to itself, so the install can be moved
+# (bindings_examples/python/README.md).
 option(MRT_INSTALL_PYTHON "Install the libmrt Python package" ON)
 if(NOT MRT_INSTALL_PYTHON)
   return()
