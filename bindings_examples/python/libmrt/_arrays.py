@@ -100,6 +100,13 @@ def callback_array(address: int, size: int, dtype: np.dtype,
     return borrowed_array(address, size, dtype, shape, None, writable=True)
 
 
+def copied_bytes(function, *arguments) -> bytes:
+    """The bytes function(*arguments, &data, &size) points to, copied."""
+    data, size = ctypes.c_void_p(), ctypes.c_uint64()
+    function(*arguments, ctypes.byref(data), ctypes.byref(size))
+    return ctypes.string_at(data.value, size.value) if size.value else b""
+
+
 def u64_array(values: Iterable[int]):
     values = [int(v) for v in values]
     return (ctypes.c_uint64 * max(len(values), 1))(*values), len(values)

@@ -57,15 +57,17 @@ class Engine(Closable):
     def load(self, device: Device) -> None:
         C.mrt_engine_load(self._pointer(), device._pointer())
 
-    def run(self, program: int = 0, replica: int = None) -> None:
-        """Runs program index `program` on every replica (or one)."""
-        if replica is None:
-            C.mrt_engine_run(self._pointer(), program)
-        else:
-            C.mrt_engine_run_replica(self._pointer(), program, replica)
-
-    def run_replica(self, program: int, replica: int) -> None:
-        C.mrt_engine_run_replica(self._pointer(), program, replica)
+    def run(self, program: int = 0, replica: int | None = None) -> None:
+        """Runs program index `program` on every replica (replica 0 on this
+        thread), or on one replica (on this thread). An exception raised by
+        a stream or print callback on this thread is re-raised here once the
+        run returns; those of other replicas' threads go to the callback
+        error hook."""
+        with surfacing():
+            if replica is None:
+                C.mrt_engine_run(self._pointer(), program)
+            else:
+                C.mrt_engine_run_replica(self._pointer(), program, replica)
 
     def stop(self) -> None:
         C.mrt_engine_stop(self._pointer())

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import _structs as s
-from ._arrays import borrowed_array, dtype_of
+from ._arrays import borrowed_array, copied_bytes, dtype_of
 from ._handles import Closable, Handle
-from ._native import C, out_value
+from ._native import C
 from .graph import Target
 from .types import HandleKind
 
@@ -49,9 +49,7 @@ class Executable(Closable):
         return cls(out.value)
 
     def serialize(self) -> bytes:
-        data, size = s.c_ptr(), s.c_u64()
-        C.mrt_executable_serialize(self._pointer(), ctypes.byref(data), ctypes.byref(size))
-        return ctypes.string_at(data.value, size.value) if size.value else b""
+        return copied_bytes(C.mrt_executable_serialize, self._pointer())
 
     def info(self) -> ExecutableInfo:
         info = s.sized(s.ExecutableInfo)

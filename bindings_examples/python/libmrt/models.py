@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterable, Union
 import numpy as np
 
 from . import _structs as s
-from ._arrays import borrowed_array, dtype_of, shape_tuple
+from ._arrays import borrowed_array, copied_bytes, dtype_of, shape_tuple
 from ._handles import Closable, Handle
 from ._native import C, out_value
 from .errors import MrtError
@@ -76,6 +76,17 @@ def paths_argument(paths: PathLike | Iterable[PathLike]):
     return (ctypes.c_char_p * max(len(names), 1))(*names), len(names)
 
 
+def create_for(model: "Model | PathLike | Iterable[PathLike]", with_model, with_files,
+               *arguments) -> int:
+    """with_model(model, *arguments, &out) for a Model, else
+    with_files(paths, count, *arguments, &out) (the runner and session
+    constructors take either)."""
+    if isinstance(model, Model):
+        return out_value(with_model, model._pointer(), *arguments)
+    paths, count = paths_argument(model)
+    return out_value(with_files, paths, count, *arguments)
+
+
 class Model(Closable):
     """A model: Model("mlp.popef"), Model(["a.popef", "b.popef"]),
     Model(paths, executable="name") for one of several, Model.from_bytes().
@@ -130,9 +141,7 @@ class Model(Closable):
 
     def executable_bytes(self) -> bytes:
         """The serialized executable (mrt_model_executable), copied."""
-        data, size = s.c_ptr(), s.c_u64()
-        C.mrt_model_executable(self._pointer(), ctypes.byref(data), ctypes.byref(size))
-        return ctypes.string_at(data.value, size.value) if size.value else b""
+        return copied_bytes(C.mrt_model_executable, self._pointer())
 
     def info(self) -> ModelInfo:
         info = s.sized(s.ModelInfo)

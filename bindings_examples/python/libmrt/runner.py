@@ -19,10 +19,10 @@ from ._arrays import borrowed_array, check_tensor, contiguous, dtype_of, shape_t
 from ._callbacks import guarded, held, hold, release_held
 from ._handles import Closable, Handle, joining_destroyer, open_objects
 from ._native import C, out_value
-from .devices import Device, wait_config
+from .devices import wait_config
 from .errors import InvalidArgumentError, Status
 from .futures import Future
-from .models import Model, PathLike, paths_argument
+from .models import Model, PathLike, create_for
 from .types import BATCHING_DISABLED, SimulatedError, duration_ns
 
 
@@ -145,12 +145,8 @@ class ModelRunner(Closable):
         # no byte beyond them, whatever the library's version.
         C.mrt_model_runner_config_init_sized(ctypes.byref(config), ctypes.sizeof(config))
         keep = self._fill_config(config, options)  # what config points into
-        if isinstance(model, Model):
-            pointer = out_value(C.mrt_model_runner_create, model._pointer(), ctypes.byref(config))
-        else:
-            paths, count = paths_argument(model)
-            pointer = out_value(C.mrt_model_runner_create_from_files, paths, count,
-                                ctypes.byref(config))
+        pointer = create_for(model, C.mrt_model_runner_create, C.mrt_model_runner_create_from_files,
+                             ctypes.byref(config))
 
         def destroy(runner_pointer, save_outputs=keep.get("save")):
             # The save outputs are written by the destroy, wherever it runs.

@@ -20,7 +20,7 @@ from ._handles import Closable, Handle
 from ._native import C, out_value
 from .devices import Device, wait_config
 from .errors import InvalidArgumentError, Status
-from .models import AnchorInfo, Model, PathLike, anchor_from_struct, paths_argument
+from .models import AnchorInfo, Model, PathLike, anchor_from_struct, create_for
 from .types import AnchorSet, LaunchPolicy, PredicateKind, PrebuiltPredicate
 
 AnchorFunction = Callable[[np.ndarray], None]
@@ -195,12 +195,8 @@ class Session(Closable):
         if max_look_ahead is not None:
             config.max_look_ahead_syncs = max_look_ahead
         with surfacing():  # a user popef_data predicate runs here
-            if isinstance(model, Model):
-                pointer = out_value(C.mrt_session_create, model._pointer(), ctypes.byref(config))
-            else:
-                paths, count = paths_argument(model)
-                pointer = out_value(C.mrt_session_create_from_files, paths, count,
-                                    ctypes.byref(config))
+            pointer = create_for(model, C.mrt_session_create, C.mrt_session_create_from_files,
+                                 ctypes.byref(config))
         self._handle = Handle(pointer, C.mrt_session_destroy)
         self._model = self.model()
 

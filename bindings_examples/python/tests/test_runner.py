@@ -4,7 +4,6 @@ use after close, callbacks that raise - giving MrtError, never a crash."""
 import asyncio
 import concurrent.futures
 import gc
-import os
 import subprocess
 import sys
 import threading
