@@ -23,6 +23,7 @@ import traceback
 from typing import Any, Callable
 
 from . import _structs as s
+from .errors import InvalidArgumentError, Status
 
 
 def _default_callback_error_hook(where: str, exception: BaseException) -> None:
@@ -53,6 +54,14 @@ def held(key: int) -> Any:
 def release(key: int) -> None:
     """Drops what hold() kept, for keys never handed to the library."""
     _held.pop(key, None)
+
+
+def checked_callable(function: Any, what: str) -> Any:
+    """function itself, or InvalidArgumentError if it is not callable (a
+    callback the library would call later fails now, on the caller's thread)."""
+    if not callable(function):
+        raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"{what}: {function!r} is not callable")
+    return function
 
 
 def report(where: str, exception: BaseException) -> None:

@@ -9,6 +9,9 @@ from ._callbacks import in_library_callback
 from .errors import FailedPreconditionError, Status
 
 
+_release_lock = threading.Lock()
+
+
 class Handle:
     """Owns one library pointer; destroyed once, by release() or when the
     last Python reference (the owning object, a numpy view, a callback
@@ -21,7 +24,8 @@ class Handle:
         self._destroy = destroy
 
     def release(self) -> None:
-        pointer, self.pointer = self.pointer, None
+        with _release_lock:  # two threads closing at once destroy once
+            pointer, self.pointer = self.pointer, None
         if pointer:
             self._destroy(pointer)
 

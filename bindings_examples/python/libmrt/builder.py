@@ -41,7 +41,7 @@ class ModelBuilder(Closable):
         ids, count = u64_array(programs)
         C.mrt_model_builder_set_program_flow(self._pointer(), int(phase), ids, count)
 
-    def add_anchor(self, handle: str, shape, programs, name: str = None,
+    def add_anchor(self, handle: str, shape, programs, name: str | None = None,
                    is_per_replica: bool = False, data_source: int = DataSource.NONE) -> None:
         """An anchor naming stream or remote buffer `handle`, moved by the
         program indices `programs`."""
@@ -69,7 +69,8 @@ class ModelBuilder(Closable):
         """A FeedData blob: array[i] is tensor i (copied)."""
         array = contiguous(array, f"FeedData '{name}'")
         if array.ndim < 1:
-            raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"FeedData '{name}': needs a leading dimension")
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT,
+                                       f"FeedData '{name}': needs a leading dimension")
         dims, rank = i64_array(array.shape[1:])
         C.mrt_model_builder_add_feed_data(self._pointer(), name.encode(),
                                                 data_type_of(array.dtype), dims, rank,

@@ -8,7 +8,8 @@ import numpy as np
 
 from . import _structs as s
 from ._arrays import callback_array, contiguous, options_argument
-from ._callbacks import NO_FREE, guarded, held, hold, release_held, surfacing
+from ._callbacks import (NO_FREE, checked_callable, guarded, held, hold, release_held,
+                         surfacing)
 from ._handles import Closable, Handle, joining_destroyer, open_objects
 from ._native import C, out_value
 from .devices import Device
@@ -41,7 +42,7 @@ class Engine(Closable):
     drives it at a time; stop() may be called from any thread."""
     _kind = "Engine"
 
-    def __init__(self, executable: Executable, options: dict = None):
+    def __init__(self, executable: Executable, options: dict | None = None):
         pointer = out_value(C.mrt_engine_create, executable._pointer(), options_argument(options))
         self._handle = Handle(pointer, joining_destroyer(C.mrt_engine_destroy,
                                                          "libmrt-engine-destroy"))
@@ -81,8 +82,7 @@ class Engine(Closable):
         numpy view of the transfer, of the stream's dtype (fill it for a
         host-to-device stream, read it for device-to-host), valid only
         during the call. Called on the thread running the replica."""
-        if not callable(function):
-            raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"stream callback: {function!r} is not callable")
+        checked_callable(function, "stream callback")
         C.mrt_engine_connect_stream(self._pointer(), handle.encode(), replica,
                                           _stream_trampoline,
                                           hold(_StreamEntry(function, self._dtype_of(handle))),
@@ -119,7 +119,7 @@ class Engine(Closable):
         C.mrt_engine_write_tensor(self._pointer(), handle.encode(), array.ctypes.data,
                                         array.nbytes, replica)
 
-    def read_tensor(self, handle: str, out: np.ndarray = None, replica: int = 0) -> np.ndarray:
+    def read_tensor(self, handle: str, out: np.ndarray | None = None, replica: int = 0) -> np.ndarray:
         """Reads a host-read handle's tensor into `out` (or a new flat array)."""
         out = self._new(handle) if out is None else out
         self._checked(handle, out, True, "read_tensor")
@@ -133,7 +133,7 @@ class Engine(Closable):
         C.mrt_engine_copy_to_remote_buffer(self._pointer(), handle.encode(), array.ctypes.data,
                                                  array.nbytes, slot, replica)
 
-    def copy_from_remote_buffer(self, handle: str, slot: int = 0, out: np.ndarray = None,
+    def copy_from_remote_buffer(self, handle: str, slot: int = 0, out: np.ndarray | None = None,
                                 replica: int = 0) -> np.ndarray:
         out = self._new(handle) if out is None else out
         self._checked(handle, out, True, "copy_from_remote_buffer")
@@ -146,8 +146,7 @@ class Engine(Closable):
         if function is None:
             C.mrt_engine_set_print_callback(self._pointer(), s.PRINT_FN(), None, NO_FREE)
             return
-        if not callable(function):
-            raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"print callback: {function!r} is not callable")
+        checked_callable(function, "print callback")
         C.mrt_engine_set_print_callback(self._pointer(), _print_trampoline, hold(function),
                                               release_held)
 

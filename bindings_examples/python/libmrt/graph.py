@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import ctypes
 from collections import namedtuple
+from typing import Callable, Sequence
 
 import numpy as np
 
 from . import _structs as s
 from ._arrays import (contiguous, data_type_of, dtype_of, encoded, options_argument, type_name,
                       u64_array)
-from ._callbacks import NO_FREE, hold, progress_trampoline, release_held, surfacing
+from ._callbacks import (NO_FREE, checked_callable, hold, progress_trampoline, release_held,
+                         surfacing)
 from ._handles import Closable, Handle
 from ._native import C, out_value
 from .errors import InvalidArgumentError, Status
-from .types import DataType, FieldDirection, SyncType
+from .types import DataType, DTypeLike, FieldDirection, SyncType
 
 Tensor = int
 ComputeSet = int
@@ -119,7 +121,7 @@ class Graph(Closable):
     argmax) append to a Sequence program and return new, mapped tensors."""
     _kind = "Graph"
 
-    def __init__(self, target=None, replication_factor: int = 1):
+    def __init__(self, target: Target | str | None = None, replication_factor: int = 1):
         if isinstance(target, str):
             target = Target(target)
         struct = None if target is None else ctypes.byref(target._struct)
@@ -140,11 +142,12 @@ class Graph(Closable):
         return out.value
 
     # Tensors.
-    def add_variable(self, dtype, shape, name: str = None) -> Tensor:
+    def add_variable(self, dtype: DTypeLike, shape: Sequence[int], name: str | None = None) -> Tensor:
         dims, rank = u64_array(shape)
         return self._id(C.mrt_graph_add_variable, data_type_of(dtype), dims, rank, encoded(name))
 
-    def add_constant(self, array, dtype=None, name: str = None) -> Tensor:
+    def add_constant(self, array: np.ndarray, dtype: DTypeLike | None = None,
+                     name: str | None = None) -> Tensor:
         """A constant holding a numpy array (its shape and bytes). With
         dtype given, the array's dtype must be that type's."""
         array = contiguous(np.asarray(array) if not isinstance(array, np.ndarray) else array,
@@ -161,7 +164,8 @@ class Graph(Closable):
         return self._id(C.mrt_graph_add_constant, data_type, dims, rank, array.ctypes.data,
                         array.nbytes, encoded(name))
 
-    def add_constant_filled(self, dtype, shape, value: float, name: str = None) -> Tensor:
+    def add_constant_filled(self, dtype: DTypeLike, shape: Sequence[int], value: float,
+                            name: str | None = None) -> Tensor:
         dims, rank = u64_array(shape)
         return self._id(C.mrt_graph_add_constant_filled, data_type_of(dtype), dims, rank, value,
                         encoded(name))
@@ -179,7 +183,7 @@ class Graph(Closable):
     def index(self, tensor: Tensor, index: int) -> Tensor:
         return self._id(C.mrt_graph_index, tensor, index)
 
-    def reshape(self, tensor: Tensor, shape) -> Tensor:
+    def reshape(self, tensor: Tensor, shape: Sequence[int]) -> Tensor:
         dims, rank = u64_array(shape)
         return self._id(C.mrt_graph_reshape, tensor, dims, rank)
 
@@ -189,7 +193,7 @@ class Graph(Closable):
     def transpose(self, tensor: Tensor) -> Tensor:
         return self._id(C.mrt_graph_transpose, tensor)
 
-    def concat(self, tensors, dim: int = 0) -> Tensor:
+    def concat(self, tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         ids, count = u64_array(tensors)
         return self._id(C.mrt_graph_concat, ids, count, dim)
 
@@ -210,11 +214,11 @@ class Graph(Closable):
         return [TileInterval(i.begin, i.end, i.tile) for i in intervals[:count.value]]
 
     # Compute sets and vertices.
-    def add_compute_set(self, name: str = None) -> ComputeSet:
+    def add_compute_set(self, name: str | None = None) -> ComputeSet:
         return self._id(C.mrt_graph_add_compute_set, encoded(name))
 
     def add_vertex(self, compute_set: ComputeSet, codelet: str, tile: int = 0,
-                   connections: dict = None, attributes: dict = None) -> Vertex:
+                   connections: dict | None = None, attributes: dict | None = None) -> Vertex:
         """A vertex of a built-in codelet on `tile`, its fields connected as
         connections says ({field: tensor}) and attributes set ({name: value
         or values})."""
@@ -228,7 +232,8 @@ class Graph(Closable):
     def connect(self, vertex: Vertex, field: str, tensor: Tensor) -> None:
         C.mrt_graph_connect(self._pointer(), vertex, field.encode(), tensor)
 
-    def set_vertex_attribute(self, vertex: Vertex, attribute: str, values) -> None:
+    def set_vertex_attribute(self, vertex: Vertex, attribute: str,
+                             values: float | Sequence[float]) -> None:
         """values: a number or a sequence of numbers (empty: the default)."""
         values = [float(values)] if np.isscalar(values) else [float(v) for v in values]
         array = (ctypes.c_double * max(len(values), 1))(*values)
@@ -236,11 +241,11 @@ class Graph(Closable):
                                                len(values))
 
     # Host communication, remote buffers, functions.
-    def add_host_to_device_fifo(self, handle: str, dtype, num_elements: int) -> Stream:
+    def add_host_to_device_fifo(self, handle: str, dtype: DTypeLike, num_elements: int) -> Stream:
         return self._id(C.mrt_graph_add_host_to_device_fifo, handle.encode(), data_type_of(dtype),
                         num_elements)
 
-    def add_device_to_host_fifo(self, handle: str, dtype, num_elements: int) -> Stream:
+    def add_device_to_host_fifo(self, handle: str, dtype: DTypeLike, num_elements: int) -> Stream:
         return self._id(C.mrt_graph_add_device_to_host_fifo, handle.encode(), data_type_of(dtype),
                         num_elements)
 
@@ -250,7 +255,7 @@ class Graph(Closable):
     def create_host_read(self, handle: str, tensor: Tensor) -> None:
         C.mrt_graph_create_host_read(self._pointer(), handle.encode(), tensor)
 
-    def add_remote_buffer(self, handle: str, dtype, num_elements: int,
+    def add_remote_buffer(self, handle: str, dtype: DTypeLike, num_elements: int,
                           repeats: int = 1) -> RemoteBuffer:
         return self._id(C.mrt_graph_add_remote_buffer, handle.encode(), data_type_of(dtype),
                         num_elements, repeats)
@@ -259,7 +264,7 @@ class Graph(Closable):
         return self._id(C.mrt_graph_add_function, body)
 
     # Programs.
-    def sequence(self, *programs: Program, name: str = None) -> Program:
+    def sequence(self, *programs: Program, name: str | None = None) -> Program:
         ids, count = u64_array(programs)
         return self._id(C.mrt_program_sequence, ids, count, encoded(name))
 
@@ -267,42 +272,42 @@ class Graph(Closable):
         for program in programs:
             C.mrt_program_sequence_add(self._pointer(), sequence, program)
 
-    def execute(self, compute_set: ComputeSet, name: str = None) -> Program:
+    def execute(self, compute_set: ComputeSet, name: str | None = None) -> Program:
         return self._id(C.mrt_program_execute, compute_set, encoded(name))
 
-    def copy(self, source: Tensor, destination: Tensor, name: str = None) -> Program:
+    def copy(self, source: Tensor, destination: Tensor, name: str | None = None) -> Program:
         return self._id(C.mrt_program_copy, source, destination, encoded(name))
 
-    def copy_from_stream(self, stream: Stream, destination: Tensor, name: str = None) -> Program:
+    def copy_from_stream(self, stream: Stream, destination: Tensor, name: str | None = None) -> Program:
         return self._id(C.mrt_program_copy_from_stream, stream, destination, encoded(name))
 
-    def copy_to_stream(self, source: Tensor, stream: Stream, name: str = None) -> Program:
+    def copy_to_stream(self, source: Tensor, stream: Stream, name: str | None = None) -> Program:
         return self._id(C.mrt_program_copy_to_stream, source, stream, encoded(name))
 
     def copy_from_remote_buffer(self, buffer: RemoteBuffer, destination: Tensor, slot: int = 0,
-                                slot_tensor: Tensor = 0, name: str = None) -> Program:
+                                slot_tensor: Tensor = 0, name: str | None = None) -> Program:
         return self._id(C.mrt_program_copy_from_remote_buffer, buffer, destination, slot,
                         slot_tensor, encoded(name))
 
     def copy_to_remote_buffer(self, source: Tensor, buffer: RemoteBuffer, slot: int = 0,
-                              slot_tensor: Tensor = 0, name: str = None) -> Program:
+                              slot_tensor: Tensor = 0, name: str | None = None) -> Program:
         return self._id(C.mrt_program_copy_to_remote_buffer, source, buffer, slot, slot_tensor,
                         encoded(name))
 
-    def repeat(self, count: int, body: Program, name: str = None) -> Program:
+    def repeat(self, count: int, body: Program, name: str | None = None) -> Program:
         return self._id(C.mrt_program_repeat, count, body, encoded(name))
 
     def repeat_while(self, condition: Program, predicate: Tensor, body: Program,
-                     while_true: bool = True, name: str = None) -> Program:
+                     while_true: bool = True, name: str | None = None) -> Program:
         return self._id(C.mrt_program_repeat_while, condition, predicate, body, while_true,
                         encoded(name))
 
     def if_(self, predicate: Tensor, then_body: Program, else_body: Program = 0,
-            name: str = None) -> Program:
+            name: str | None = None) -> Program:
         return self._id(C.mrt_program_if, predicate, then_body, else_body, encoded(name))
 
-    def switch(self, control: Tensor, cases: dict = None, default_body: Program = 0,
-               name: str = None) -> Program:
+    def switch(self, control: Tensor, cases: dict | None = None, default_body: Program = 0,
+               name: str | None = None) -> Program:
         """A Switch on a scalar S32/U32 tensor; cases maps value -> body."""
         program = self._id(C.mrt_program_switch, control, default_body, encoded(name))
         for value, body in (cases or {}).items():
@@ -312,32 +317,33 @@ class Graph(Closable):
     def switch_add_case(self, switch: Program, value: int, body: Program) -> None:
         C.mrt_program_switch_add_case(self._pointer(), switch, value, body)
 
-    def sync(self, sync_type: int = SyncType.INTERNAL, name: str = None) -> Program:
+    def sync(self, sync_type: int = SyncType.INTERNAL, name: str | None = None) -> Program:
         return self._id(C.mrt_program_sync, int(sync_type), encoded(name))
 
-    def call(self, function: Function, name: str = None) -> Program:
+    def call(self, function: Function, name: str | None = None) -> Program:
         return self._id(C.mrt_program_call, function, encoded(name))
 
-    def write_undef(self, tensor: Tensor, name: str = None) -> Program:
+    def write_undef(self, tensor: Tensor, name: str | None = None) -> Program:
         return self._id(C.mrt_program_write_undef, tensor, encoded(name))
 
     def print_tensor(self, title: str, tensor: Tensor) -> Program:
         return self._id(C.mrt_program_print_tensor, title.encode(), tensor)
 
     # Ops (PopLibs-like): tiles [first_tile, first_tile + num_tiles), 0 = to the last.
-    def create_tensor(self, dtype, shape, name: str = None, first_tile: int = 0,
+    def create_tensor(self, dtype: DTypeLike, shape: Sequence[int], name: str | None = None,
+                      first_tile: int = 0,
                       num_tiles: int = 0) -> Tensor:
         dims, rank = u64_array(shape)
         return self._id(C.mrt_ops_create_tensor, data_type_of(dtype), dims, rank, encoded(name),
                         first_tile, num_tiles)
 
-    def unary(self, sequence: Program, codelet: str, tensor: Tensor, out_dtype=None,
-              name: str = None) -> Tensor:
+    def unary(self, sequence: Program, codelet: str, tensor: Tensor, out_dtype: DTypeLike | None = None,
+              name: str | None = None) -> Tensor:
         out_type = -1 if out_dtype is None else data_type_of(out_dtype)
         return self._id(C.mrt_ops_unary, sequence, codelet.encode(), tensor, out_type, encoded(name))
 
     def binary(self, sequence: Program, codelet: str, a: Tensor, b: Tensor,
-               name: str = None) -> Tensor:
+               name: str | None = None) -> Tensor:
         return self._id(C.mrt_ops_binary, sequence, codelet.encode(), a, b, encoded(name))
 
     def binary_in_place(self, sequence: Program, codelet: str, a: Tensor, b: Tensor) -> None:
@@ -346,13 +352,15 @@ class Graph(Closable):
     def fill(self, sequence: Program, tensor: Tensor, value: float) -> None:
         C.mrt_ops_fill(self._pointer(), sequence, tensor, value)
 
-    def matmul(self, sequence: Program, a: Tensor, b: Tensor, out_dtype=None, name: str = None,
+    def matmul(self, sequence: Program, a: Tensor, b: Tensor, out_dtype: DTypeLike | None = None,
+               name: str | None = None,
                first_tile: int = 0, num_tiles: int = 0) -> Tensor:
         out_type = -1 if out_dtype is None else data_type_of(out_dtype)
         return self._id(C.mrt_ops_matmul, sequence, a, b, out_type, encoded(name), first_tile,
                         num_tiles)
 
-    def create_matmul_input(self, operand: int, dtype, a_shape, b_shape, name: str = None,
+    def create_matmul_input(self, operand: int, dtype: DTypeLike, a_shape: Sequence[int],
+                            b_shape: Sequence[int], name: str | None = None,
                             first_tile: int = 0, num_tiles: int = 0) -> Tensor:
         """A variable laid out for `operand` (MatmulOperand.LHS/RHS) of the
         [M,K] x [K,N] product matmul() over the same tiles computes."""
@@ -365,23 +373,25 @@ class Graph(Closable):
         return self._id(C.mrt_ops_create_matmul_input, int(operand), data_type_of(dtype), a_dims,
                         b_dims, encoded(name), first_tile, num_tiles)
 
-    def reduce(self, sequence: Program, codelet: str, tensor: Tensor, axes=(), name: str = None,
+    def reduce(self, sequence: Program, codelet: str, tensor: Tensor, axes: Sequence[int] = (),
+               name: str | None = None,
                first_tile: int = 0, num_tiles: int = 0) -> Tensor:
         """codelet ReduceSum/Max/Min/Mean over `axes` (empty: all)."""
         ids, count = u64_array(axes)
         return self._id(C.mrt_ops_reduce, sequence, codelet.encode(), tensor, ids, count,
                         encoded(name), first_tile, num_tiles)
 
-    def softmax(self, sequence: Program, tensor: Tensor, name: str = None, first_tile: int = 0,
+    def softmax(self, sequence: Program, tensor: Tensor, name: str | None = None, first_tile: int = 0,
                 num_tiles: int = 0) -> Tensor:
         return self._id(C.mrt_ops_softmax, sequence, tensor, encoded(name), first_tile, num_tiles)
 
-    def argmax(self, sequence: Program, tensor: Tensor, name: str = None, first_tile: int = 0,
+    def argmax(self, sequence: Program, tensor: Tensor, name: str | None = None, first_tile: int = 0,
                num_tiles: int = 0) -> Tensor:
         return self._id(C.mrt_ops_argmax, sequence, tensor, encoded(name), first_tile, num_tiles)
 
     # Compiling.
-    def compile(self, programs, options: dict | None = None, progress=None) -> "Executable":
+    def compile(self, programs: Sequence[Program], options: dict | None = None,
+                progress: Callable[[int, int], None] | None = None) -> "Executable":
         """Compiles the graph: programs[i] is program i of the executable.
         options: engine options (dict); progress(step, total_steps) is called
         on this thread (an exception it raises is re-raised here). A graph
@@ -390,9 +400,7 @@ class Graph(Closable):
         ids, count = u64_array(programs)
         callback = (s.PROGRESS_FN(), None, NO_FREE)
         if progress is not None:
-            if not callable(progress):
-                raise InvalidArgumentError(Status.INVALID_ARGUMENT,
-                                           f"progress callback: {progress!r} is not callable")
+            checked_callable(progress, "progress callback")
             callback = (progress_trampoline, hold(progress), release_held)
         with surfacing():
             pointer = out_value(C.mrt_graph_compile, self._pointer(), ids, count,

@@ -4,9 +4,8 @@ from __future__ import annotations
 from typing import Callable
 
 from . import _structs as s
-from ._callbacks import guarded, held, hold, release_held, NO_FREE
+from ._callbacks import NO_FREE, checked_callable, guarded, held, hold, release_held
 from ._native import C
-from .errors import InvalidArgumentError, Status
 from .types import LogLevel
 
 
@@ -25,9 +24,7 @@ def set_log_callback(function: Callable[[LogLevel, str], None] | None) -> None:
     if function is None:
         C.mrt_set_log_callback(s.LOG_FN(), None, NO_FREE)
         return
-    if not callable(function):
-        raise InvalidArgumentError(Status.INVALID_ARGUMENT,
-                                   f"log callback: {function!r} is not callable")
+    checked_callable(function, "log callback")
     C.mrt_set_log_callback(_log_trampoline, hold(function), release_held)
 
 

@@ -179,14 +179,16 @@ class Model(Closable):
         result = {}
         for index in range(count):
             key, value = s.c_str(), s.c_str()
-            C.mrt_model_option(self._pointer(), int(which), index, ctypes.byref(key), ctypes.byref(value))
+            C.mrt_model_option(self._pointer(), int(which), index, ctypes.byref(key),
+                               ctypes.byref(value))
             result[key.value.decode()] = value.value.decode()
         return result
 
     def program_flow(self, phase: Phase) -> list[int]:
         """The program indices of `phase`, in run order."""
         programs, count = s.P(s.c_u64)(), s.c_size()
-        C.mrt_model_program_flow(self._pointer(), int(phase), ctypes.byref(programs), ctypes.byref(count))
+        C.mrt_model_program_flow(self._pointer(), int(phase), ctypes.byref(programs),
+                                 ctypes.byref(count))
         return list(shape_tuple(programs, count.value))
 
     def programs(self) -> dict[int, str]:

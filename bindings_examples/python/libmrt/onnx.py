@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import ctypes
 import os
+from typing import Callable, Mapping, Sequence
 
 from . import _structs as s
 from ._arrays import i64_array
-from ._callbacks import hold, progress_trampoline, release_held, surfacing
+from ._callbacks import checked_callable, hold, progress_trampoline, release_held, surfacing
 from ._native import C, out_value
 from .errors import InvalidArgumentError, Status
 from .graph import Target
@@ -15,18 +16,21 @@ from .models import Model
 _PRECISIONS = {"f32": 0, "f16": 1}
 
 
-def compile_onnx(model, *, target: "str | Target" = "gc200", num_ipus: int = 1, replication_factor: int = 1,
-                 batch_size: int = 1, input_shapes: dict = None, precision: str = "f32",
-                 model_name: str = None, progress=None) -> "Model":
+def compile_onnx(model: str | bytes | os.PathLike, *, target: str | Target = "gc200",
+                 num_ipus: int = 1, replication_factor: int = 1, batch_size: int = 1,
+                 input_shapes: Mapping[str, Sequence[int]] | None = None, precision: str = "f32",
+                 model_name: str | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> Model:
     """Compiles an ONNX model (a path, or the model's bytes) into a Model for
     the simulated IPU, as mrt-compile does (docs/onnx.md).
 
-    target: a system name or a Target (custom rates); batch_size: the value of dynamic input dimensions; input_shapes: {input
-    name: shape} replacing declared shapes; precision: "f32", or "f16" to
-    compute in half precision with the inputs and outputs kept;
-    progress(step, total) is called on this thread. Raises MrtError:
-    CORRUPT_MODEL, UNIMPLEMENTED (every unsupported node named),
-    RESOURCE_EXHAUSTED, INVALID_ARGUMENT, NOT_FOUND."""
+    target: a system name or a Target (custom rates); batch_size: the value
+    of dynamic input dimensions; input_shapes: {input name: shape}
+    replacing declared shapes; precision: "f32", or "f16" to compute in
+    half precision with the inputs and outputs kept; progress(step, total)
+    is called on this thread (an exception it raises is re-raised here).
+    Raises CorruptModelError, UnimplementedError (every unsupported node
+    named), ResourceExhaustedError, InvalidArgumentError, NotFoundError."""
     if precision not in _PRECISIONS:
         raise InvalidArgumentError(Status.INVALID_ARGUMENT,
                        f"precision {precision!r}: expected one of {sorted(_PRECISIONS)}")
@@ -52,8 +56,7 @@ def compile_onnx(model, *, target: "str | Target" = "gc200", num_ipus: int = 1, 
     options.input_shapes = entries
     options.num_input_shapes = len(shapes)
     if progress is not None:
-        if not callable(progress):
-            raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"progress callback: {progress!r} is not callable")
+        checked_callable(progress, "progress callback")
         options.progress = progress_trampoline
         options.user_data = hold(progress)
         options.user_data_free = release_held

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _structs as s
 from ._arrays import check_tensor, contiguous, dtype_of, shape_tuple
-from ._callbacks import guarded, held, hold, release_held, surfacing
+from ._callbacks import checked_callable, guarded, held, hold, release_held, surfacing
 from ._handles import Closable, Handle
 from ._native import C, out_value
 from .errors import InvalidArgumentError, NotFoundError, Status
@@ -77,9 +77,7 @@ def _timeout_trampoline(anchor_name, direction, bytes_done, user_data):
 
 
 def _optional_callable(function, what: str):
-    if function is not None and not callable(function):
-        raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"{what}: {function!r} is not callable")
-    return function
+    return None if function is None else checked_callable(function, what)
 
 
 class _Queue:

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _structs as s
 from ._arrays import borrowed_array, check_tensor, contiguous, dtype_of, shape_tuple
-from ._callbacks import guarded, held, hold, release_held
+from ._callbacks import checked_callable, guarded, held, hold, release_held
 from ._handles import Closable, Handle, joining_destroyer, open_objects
 from ._native import C, out_value
 from .devices import wait_config
@@ -175,7 +175,8 @@ class ModelRunner(Closable):
                 setattr(config, field, duration_ns(options[key], key))
         frozen = options.get("frozen_inputs")
         if frozen:
-            checked = {name: contiguous(array, f"frozen input '{name}'") for name, array in frozen.items()}
+            checked = {name: contiguous(array, f"frozen input '{name}'")
+                       for name, array in frozen.items()}
             keep["frozen"] = (checked, _tensor_views(checked))
             config.frozen_inputs, config.num_frozen_inputs = keep["frozen"][1], len(checked)
         save = options.get("save_programs_outputs")
@@ -201,9 +202,7 @@ class ModelRunner(Closable):
             config.device_wait_config = ctypes.pointer(wait)
         flush = options.get("flush_callback")
         if flush is not None:
-            if not callable(flush):
-                raise InvalidArgumentError(Status.INVALID_ARGUMENT,
-                                           f"flush_callback: {flush!r} is not callable")
+            checked_callable(flush, "flush_callback")
             config.flush_callback, config.flush_user_data = _flush_trampoline, hold(flush)
             config.flush_user_data_free = release_held
         return keep

@@ -15,7 +15,8 @@ import numpy as np
 
 from . import _structs as s
 from ._arrays import callback_array, contiguous, u64_array
-from ._callbacks import NO_FREE, guarded, held, hold, release, release_held, surfacing
+from ._callbacks import (NO_FREE, checked_callable, guarded, held, hold, release, release_held,
+                         surfacing)
 from ._handles import Closable, Handle
 from ._native import C, out_value
 from .devices import Device, wait_config
@@ -24,12 +25,6 @@ from .models import AnchorInfo, Model, PathLike, anchor_from_struct, create_for
 from .types import AnchorSet, LaunchPolicy, PredicateKind, PrebuiltPredicate
 
 AnchorFunction = Callable[[np.ndarray], None]
-
-
-def _callable(function, what: str):
-    if not callable(function):
-        raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"{what}: {function!r} is not callable")
-    return function
 
 
 # ---- anchor predicates -------------------------------------------------------
@@ -93,7 +88,7 @@ class AnchorPredicate(Closable):
         """function(anchor) -> policy, called on the thread of the call
         using the predicate (possibly several at once). If it raises, that
         call fails and re-raises the exception."""
-        _callable(function, "predicate")
+        checked_callable(function, "predicate")
         return cls(out_value(C.mrt_anchor_predicate_create_user, int(kind), _predicate_trampoline,
                              hold(function), release_held), kind)
 
@@ -150,7 +145,7 @@ def _factory_trampoline(anchor, out_callback, user_data):
         if function is not None:
             out = out_callback[0]
             out.fn, out.user_data, out.user_data_free = _anchor_callback(
-                _callable(function, f"callback for anchor '{info.handle}'"), info)
+                checked_callable(function, f"callback for anchor '{info.handle}'"), info)
             result = True
     return result
 
@@ -251,7 +246,7 @@ class Session(Closable):
         anchor = self._model.anchor_by_handle(anchor_handle)
         C.mrt_session_set_callback_for_anchor(
             self._pointer(), anchor_handle.encode(),
-            *_anchor_callback(_callable(function, "anchor callback"), anchor))
+            *_anchor_callback(checked_callable(function, "anchor callback"), anchor))
 
     def set_remote_buffer_data(self, anchor_handle: str, array: np.ndarray) -> None:
         """Fills a remote-buffer anchor (all its slots) from array (copied)."""
@@ -265,7 +260,7 @@ class Session(Closable):
                                              array.ctypes.data, array.nbytes)
 
     def _set_handler(self, function, factory, predicate, skip_connected) -> None:
-        _callable(factory, "callback factory")
+        checked_callable(factory, "callback factory")
         with surfacing():
             function(self._pointer(), _factory_trampoline, hold(factory), release_held,
                      None if predicate is None else predicate._pointer(), skip_connected)

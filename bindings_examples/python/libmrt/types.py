@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import enum
 import math
+from typing import TYPE_CHECKING, Union
 
 from .errors import InvalidArgumentError, Status
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class DataType(enum.IntEnum):
@@ -130,6 +134,9 @@ class ProfileFormat(enum.IntEnum):
     INTERVALS = 1
     TRACE = 2
 
+
+# An element type: a DataType (or its int), or anything numpy.dtype() takes.
+DTypeLike = Union[DataType, int, "np.dtype", type, str]
 
 ALL_REPLICAS = 0xFFFFFFFF
 BATCHING_DISABLED = 0xFFFFFFFF
