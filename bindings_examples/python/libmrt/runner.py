@@ -148,10 +148,11 @@ class ModelRunner(Closable):
         pointer = create_for(model, C.mrt_model_runner_create, C.mrt_model_runner_create_from_files,
                              ctypes.byref(config))
 
-        def destroy(runner_pointer, save_outputs=keep.get("save")):
-            # The save outputs are written by the destroy, wherever it runs.
+        def destroy(runner_pointer, keep_alive=keep):
+            # The destroy writes the save outputs, wherever it runs: this
+            # function (held by the handle, or the thread running it) keeps
+            # them alive until then.
             C.mrt_model_runner_destroy(runner_pointer)
-            del save_outputs
 
         self._handle = Handle(pointer, joining_destroyer(destroy, "libmrt-runner-destroy"))
         self._batching_dim = None if config.batching_dim == BATCHING_DISABLED else config.batching_dim
