@@ -35,6 +35,15 @@ if TYPE_CHECKING:
 TimeoutFunction = Callable[[str, TensorType, int], None]
 
 
+class _LibraryDefault:
+    def __repr__(self):
+        return "LIBRARY_DEFAULT"
+
+
+# The `timeout` not given: the library's default (not None, which is forever).
+LIBRARY_DEFAULT = _LibraryDefault()
+
+
 @dataclass(frozen=True)
 class QueueInfo:
     """What a queue transfers (mrt_queue_info)."""
@@ -168,34 +177,37 @@ class QueueManager(Closable):
     `timeout` seconds (not given: the library's default; None: forever)."""
     _kind = "QueueManager"
 
-    def __init__(self, model: Model, **options):
-        config = self._config(**options)
+    def __init__(self, model: Model, *, ring_size_multiplier: int | None = None,
+                 load_save_ring_size_multiplier: int | None = None,
+                 timeout: float | None | _LibraryDefault = LIBRARY_DEFAULT,
+                 on_timeout: TimeoutFunction | None = None):
+        config = self._config(ring_size_multiplier, load_save_ring_size_multiplier, timeout,
+                              on_timeout)
         self._handle = Handle(out_value(C.mrt_queue_manager_create, model._pointer(),
                                         ctypes.byref(config)), C.mrt_queue_manager_destroy)
 
     @classmethod
-    def _for_session(cls, session: "Session", **options) -> "QueueManager":
-        config = cls._config(**options)
+    def _for_session(cls, session: "Session", ring_size_multiplier: int | None = None,
+                     load_save_ring_size_multiplier: int | None = None,
+                     timeout: float | None | _LibraryDefault = LIBRARY_DEFAULT,
+                     on_timeout: TimeoutFunction | None = None) -> "QueueManager":
+        config = cls._config(ring_size_multiplier, load_save_ring_size_multiplier, timeout,
+                             on_timeout)
         manager = object.__new__(cls)
         manager._handle = Handle(out_value(C.mrt_session_create_queue_manager, session._pointer(),
                                            ctypes.byref(config)), C.mrt_queue_manager_destroy)
         return manager
 
     @staticmethod
-    def _config(ring_size_multiplier: int | None = None,
-                load_save_ring_size_multiplier: int | None = None, on_timeout=None, **rest):
-        unknown = sorted(set(rest) - {"timeout"})
-        if unknown:
-            raise InvalidArgumentError(Status.INVALID_ARGUMENT,
-                                       f"QueueManager: unknown option(s) {', '.join(unknown)}")
+    def _config(ring_size_multiplier, load_save_ring_size_multiplier, timeout, on_timeout):
         config = s.QueueManagerConfig()
         C.mrt_queue_manager_config_init_sized(ctypes.byref(config), ctypes.sizeof(config))
         if ring_size_multiplier is not None:
             config.ring_size_multiplier = ring_size_multiplier
         if load_save_ring_size_multiplier is not None:
             config.load_save_ring_size_multiplier = load_save_ring_size_multiplier
-        if "timeout" in rest:
-            config.timeout_ns = duration_ns(rest["timeout"], "timeout")
+        if timeout is not LIBRARY_DEFAULT:
+            config.timeout_ns = duration_ns(timeout, "timeout")
         if _optional_callable(on_timeout, "on_timeout") is not None:
             config.timeout_fn, config.timeout_user_data = _timeout_trampoline, hold(on_timeout)
             config.timeout_user_data_free = release_held

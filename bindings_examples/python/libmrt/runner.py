@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypedDict
 
 import numpy as np
 
@@ -19,11 +19,14 @@ from ._arrays import borrowed_array, check_tensor, contiguous, dtype_of, shape_t
 from ._callbacks import checked_callable, guarded, held, hold, release_held
 from ._handles import Closable, Handle, joining_destroyer, open_objects
 from ._native import C, out_value
-from .devices import wait_config
+from .devices import Device, wait_config
 from .errors import InvalidArgumentError, Status
 from .futures import Future
 from .models import Model, PathLike, create_for
 from .types import BATCHING_DISABLED, SimulatedError, duration_ns
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 
 @dataclass(frozen=True)
@@ -103,18 +106,44 @@ class TensorMemory(Closable):
         return {name: self[name] for name in self.names()}
 
 
+class RunnerOptions(TypedDict, total=False):
+    """The keyword options of ModelRunner (see there)."""
+    replication_factor: int | None
+    thread_safe: bool | None
+    run_save_programs: bool | None
+    check_package_hash: bool | None
+    validate_io_params: bool | None
+    batching_dim: int | None
+    auto_reset: bool | None
+    max_look_ahead: int | None
+    ring_buffer_size_multiplier: int | None
+    flush_on_waiting_outputs: bool | None
+    is_batch_size_timeout_enabled: bool | None
+    request_tracepoints_buffer_size: int | None
+    timeout: float | None
+    batch_size_timeout: float | None
+    data_parallel_timeout: float | None
+    frozen_inputs: Mapping[str, np.ndarray]
+    save_programs_outputs: Mapping[int, Mapping[str, np.ndarray]]
+    devices: Sequence[Device | None]
+    device_wait: float | None
+    device_poll_interval: float | None
+    flush_callback: Callable[[str], None]
+
+
 class ModelRunner(Closable):
     """Serves inference requests on a model (a Model, or PopEF path(s)).
 
-    Options (None: the library's default):
+    Options (RunnerOptions; not given or None: the library's default):
       replication_factor, thread_safe (execute from many threads at once),
       run_save_programs, check_package_hash, validate_io_params,
       batching_dim (requests of any number of samples along that dimension),
       auto_reset, max_look_ahead, ring_buffer_size_multiplier,
       flush_on_waiting_outputs, is_batch_size_timeout_enabled,
       request_tracepoints_buffer_size;
-      durations in seconds, None meaning forever / never: timeout,
-      batch_size_timeout, data_parallel_timeout;
+      durations in seconds, None meaning forever / never (not given: the
+      library's default): timeout, batch_size_timeout, data_parallel_timeout;
+      batching_dim None disables batching;
       frozen_inputs {name: array} (copied at creation),
       save_programs_outputs {replica: {name: array}} (written at close),
       devices [Device or None per replica], device_wait / device_poll_interval
@@ -133,7 +162,8 @@ class ModelRunner(Closable):
     _OTHERS = ("frozen_inputs", "save_programs_outputs", "devices", "device_wait",
                "device_poll_interval", "flush_callback")
 
-    def __init__(self, model: Model | PathLike | Sequence[PathLike], **options):
+    def __init__(self, model: Model | PathLike | Sequence[PathLike],
+                 **options: Unpack[RunnerOptions]):
         known = self._SCALARS + tuple(self._DURATIONS) + self._OTHERS
         unknown = sorted(set(options) - set(known))
         if unknown:

@@ -329,6 +329,8 @@ class Session(Closable):
 
     def create_queue_manager(self, **options) -> "QueueManager":
         """A QueueManager whose queues feed this session's anchors that
-        need user data; see QueueManager for the options."""
+        need user data, moved whenever the session runs programs; the
+        options are QueueManager's (ring_size_multiplier,
+        load_save_ring_size_multiplier, timeout, on_timeout)."""
         from .queues import QueueManager
         return QueueManager._for_session(self, **options)
