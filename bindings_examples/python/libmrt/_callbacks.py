@@ -76,16 +76,15 @@ def guarded(where: str):
     """Runs a callback's Python code: marks this thread as inside a library
     callback (see in_library_callback), and catches what it raises. Inside
     a `surfacing` call on this thread the first exception is kept for that
-    call to raise; otherwise it goes to callback_error_hook."""
+    call to raise; others go to callback_error_hook."""
     _state.depth = getattr(_state, "depth", 0) + 1
     try:
         yield
     except BaseException as exception:
         caught = getattr(_state, "caught", None)
-        if caught is not None:
-            if not caught:
-                caught.append(exception)
-        else:
+        if caught is not None and not caught:
+            caught.append(exception)
+        else:  # no call to raise it, or that call raises an earlier one
             report(where, exception)
     finally:
         _state.depth -= 1
