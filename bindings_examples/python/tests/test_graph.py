@@ -273,10 +273,15 @@ class ModelBuilderTest(unittest.TestCase):
             g.sequence_add(main, g.copy_from_stream(g.add_host_to_device_fifo("x", np.float32, 4), x))
             y = g.binary(main, "Mul", x, w, "y")
             g.sequence_add(main, g.copy_to_stream(y, g.add_device_to_host_fifo("y", np.float32, 4)))
-            executable = g.compile([load, main])
+            # Save: the last y, for ModelRunner's save_programs_outputs.
+            save = g.sequence(g.copy_to_stream(y, g.add_device_to_host_fifo("last_y", np.float32, 4)),
+                              name="save")
+            executable = g.compile([load, main, save])
         with executable, libmrt.ModelBuilder("scale", executable) as builder:
             builder.set_program_flow(libmrt.Phase.LOAD, [0])
             builder.set_program_flow(libmrt.Phase.MAIN, [1])
+            builder.set_program_flow(libmrt.Phase.SAVE, [2])
+            builder.add_anchor("last_y", (4,), [2])
             builder.add_anchor("w", (4,), [0], data_source=libmrt.DataSource.TENSOR_DATA)
             builder.add_tensor_data("w", scale)
             builder.add_anchor("x", (1, 4), [1])
@@ -285,6 +290,17 @@ class ModelBuilderTest(unittest.TestCase):
                 builder.add_anchor("y", (1, 4), [1])  # a duplicate
             return builder.build(), scale
 
+    def test_save_programs_write_the_callers_arrays_at_close(self):
+        model, scale = self.build()
+        last_y = np.zeros(4, np.float32)
+        x = np.array([[1, 2, 3, 4]], np.float32)
+        with model, libmrt.ModelRunner(model, run_save_programs=True,
+                                       save_programs_outputs={0: {"last_y": last_y}}) as runner:
+            self.assertEqual(sorted(runner.execute_outputs), ["y"])
+            runner.execute({"x": x})
+            self.assertFalse(last_y.any())  # written when the runner goes
+        np.testing.assert_allclose(last_y, x.ravel() * scale)
+
     def test_round_trip_through_bytes_and_files(self):
         model, scale = self.build()
         with model:
@@ -292,7 +308,7 @@ class ModelBuilderTest(unittest.TestCase):
             self.assertEqual(model.info().executable, "scale")
             self.assertEqual(model.anchor("w").data_source, libmrt.DataSource.TENSOR_DATA)
             with model.executable() as executable:
-                self.assertEqual(executable.info().num_programs, 2)
+                self.assertEqual(executable.info().num_programs, 3)
             work = os.environ.get("MRT_TEST_WORK_DIR") or tempfile.mkdtemp()
             path = os.path.join(work, "scale.popef")
             model.write(path)
