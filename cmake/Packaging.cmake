@@ -26,3 +26,6 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/mrtConfigVersion.cmake
   COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/mrtConfig.cmake ${PROJECT_BINARY_DIR}/mrtConfigVersion.cmake
   DESTINATION ${cmake_package_dir} COMPONENT library)
+
+# The libmrt Python package (install component `python`).
+include(${PROJECT_SOURCE_DIR}/cmake/PythonPackage.cmake)

@@ -4,7 +4,7 @@
     python3 build_model.py OUT.popef
 
 Builds a two-layer MLP  y = softmax(relu(x.w1 + b1).w2 + b2)  for one GC200
-with mrt.Graph and its ops, compiles it, writes it as a PopEF model (weights
+with libmrt.Graph and its ops, compiles it, writes it as a PopEF model (weights
 as TensorData), then serves the file with a ModelRunner and compares the
 outputs with numpy. Prints "build_model.py: ok" when they match.
 """
@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-import mrt
+import libmrt
 
 BATCH, IN, HIDDEN, OUT = 2, 16, 32, 4
 
@@ -32,8 +32,8 @@ WEIGHTS = {"w1": fill(IN * HIDDEN, 1, 0.5).reshape(IN, HIDDEN), "b1": fill(HIDDE
 
 def build():
     """The model, in memory: graph, executable, then PopEF metadata."""
-    f32, LHS, RHS = mrt.DataType.F32, mrt.MatmulOperand.LHS, mrt.MatmulOperand.RHS
-    with mrt.Graph(mrt.Target("gc200")) as g:
+    f32, LHS, RHS = libmrt.DataType.F32, libmrt.MatmulOperand.LHS, libmrt.MatmulOperand.RHS
+    with libmrt.Graph(libmrt.Target("gc200")) as g:
         # Laid out as the matmuls want them: a Main run moves only activations.
         x = g.create_matmul_input(LHS, f32, (BATCH, IN), (IN, HIDDEN), "x")
         tensors = {"w1": g.create_matmul_input(RHS, f32, (BATCH, IN), (IN, HIDDEN), "w1"),
@@ -60,11 +60,11 @@ def build():
               f"{info.total_memory_bytes} bytes on {info.num_tiles} tiles (fullest tile "
               f"{info.max_memory_tile}: {info.max_tile_memory_bytes} bytes), {cycles} modelled "
               "cycles for one run of every step")
-        with mrt.ModelBuilder("tiny_mlp", executable) as builder:
-            builder.set_program_flow(mrt.Phase.LOAD, [0])
-            builder.set_program_flow(mrt.Phase.MAIN, [1])
+        with libmrt.ModelBuilder("tiny_mlp", executable) as builder:
+            builder.set_program_flow(libmrt.Phase.LOAD, [0])
+            builder.set_program_flow(libmrt.Phase.MAIN, [1])
             for name, value in WEIGHTS.items():
-                builder.add_anchor(name, value.shape, [0], data_source=mrt.DataSource.TENSOR_DATA)
+                builder.add_anchor(name, value.shape, [0], data_source=libmrt.DataSource.TENSOR_DATA)
                 builder.add_tensor_data(name, value)
             builder.add_anchor("x", (BATCH, IN), [1])
             builder.add_anchor("y", (BATCH, OUT), [1])
@@ -87,7 +87,7 @@ def main():
         model.write(path)
     print(f"wrote {path}")
 
-    with mrt.ModelRunner(path) as runner:   # served from the file, as any model
+    with libmrt.ModelRunner(path) as runner:   # served from the file, as any model
         for round_ in range(3):
             x = fill(BATCH * IN, 100 + round_, 2.0).reshape(BATCH, IN)
             y = runner.execute({"x": x})["y"]

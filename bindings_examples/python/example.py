@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Runs the mlp example model through the mrt ctypes binding: load the model,
+"""Runs the mlp example model through the libmrt Python package: load the model,
 create a runner, execute synchronously and asynchronously on a deterministic
 image, and check both against softmax(relu(image.w1 + b1).w2 + b2) computed
 in numpy from the model's own TensorData.
@@ -7,7 +7,7 @@ in numpy from the model's own TensorData.
     example.py [MODEL.popef] [--check-errors]
 
 MODEL defaults to $MRT_TEST_MODEL. --check-errors also shows that misuse
-(a wrong tensor name, size or dtype, use after close) raises MrtError with
+(a wrong tensor name, size or dtype, use after close) raises libmrt.MrtError with
 the status code and the library's message instead of crashing.
 Exits nonzero on any mismatch.
 """
@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-import mrt
+import libmrt
 
 RELATIVE_TOLERANCE = 1e-5
 ABSOLUTE_TOLERANCE = 1e-7
@@ -46,7 +46,7 @@ def matches(probs, expected):
 
 def run(model_path):
     image = deterministic_image()
-    with mrt.Model(model_path) as model, mrt.ModelRunner(model) as runner:
+    with libmrt.Model(model_path) as model, libmrt.ModelRunner(model) as runner:
         expected = reference_probs(model, image)
 
         probs = np.empty((1, 10), np.float32)  # written in place by the library
@@ -73,7 +73,7 @@ def expect_error(what, code, action):
     """Runs action, which must raise MrtError with `code`; prints it."""
     try:
         action()
-    except mrt.MrtError as error:
+    except libmrt.MrtError as error:
         if error.code != code:
             print(f"  {what}: expected {code.name}, got {error}", file=sys.stderr)
             return False
@@ -84,35 +84,35 @@ def expect_error(what, code, action):
 
 
 def check_errors(model_path):
-    print("misuse raises mrt.MrtError(code, message):")
+    print("misuse raises libmrt.MrtError(code, message):")
     image = deterministic_image()
     probs = np.empty((1, 10), np.float32)
     results = []
-    with mrt.Model(model_path) as model, mrt.ModelRunner(model) as runner:
+    with libmrt.Model(model_path) as model, libmrt.ModelRunner(model) as runner:
         results.append(expect_error(
-            "unknown tensor name", mrt.Status.NOT_FOUND,
+            "unknown tensor name", libmrt.Status.NOT_FOUND,
             lambda: runner.execute({"image": image, "imagee": image}, {"probs": probs})))
         results.append(expect_error(
-            "misspelt input", mrt.Status.NOT_FOUND,
+            "misspelt input", libmrt.Status.NOT_FOUND,
             lambda: runner.execute({"imagee": image}, {"probs": probs})))
         results.append(expect_error(
-            "wrong buffer size", mrt.Status.INVALID_ARGUMENT,
+            "wrong shape", libmrt.Status.INVALID_ARGUMENT,
             lambda: runner.execute({"image": image[:, :700].copy()}, {"probs": probs})))
         results.append(expect_error(
-            "wrong dtype", mrt.Status.INVALID_ARGUMENT,
+            "wrong dtype", libmrt.Status.INVALID_ARGUMENT,
             lambda: runner.execute({"image": image.astype(np.float64)}, {"probs": probs})))
         results.append(expect_error(
-            "replica out of range", mrt.Status.INVALID_ARGUMENT,
+            "replica out of range", libmrt.Status.INVALID_ARGUMENT,
             lambda: runner.execute({"image": image}, {"probs": probs}, replica=3)))
         results.append(expect_error(
-            "unknown TensorData", mrt.Status.NOT_FOUND, lambda: model.tensor_data("w3")))
+            "unknown TensorData", libmrt.Status.NOT_FOUND, lambda: model.tensor_data("w3")))
         # Still serving after the bad requests.
         runner.execute({"image": image}, {"probs": probs})
         results.append(matches(probs, reference_probs(model, image)))
-    results.append(expect_error("use after close", mrt.Status.FAILED_PRECONDITION,
+    results.append(expect_error("use after close", libmrt.Status.FAILED_PRECONDITION,
                                 lambda: runner.execute({"image": image}, {"probs": probs})))
-    results.append(expect_error("model file missing", mrt.Status.NOT_FOUND,
-                                lambda: mrt.Model(os.path.join(os.path.dirname(model_path),
+    results.append(expect_error("model file missing", libmrt.Status.NOT_FOUND,
+                                lambda: libmrt.Model(os.path.join(os.path.dirname(model_path),
                                                                "missing.popef"))))
     return all(results)
 
@@ -124,7 +124,7 @@ def main():
     args = parser.parse_args()
     if not args.model:
         parser.error("give the mlp model's path (write one with: mrt-gen mlp -o mlp.popef)")
-    print(f"libmrt {mrt.version()}")
+    print(f"libmrt {libmrt.version()}")
     ok = run(args.model)
     if args.check_errors:
         ok = check_errors(args.model) and ok

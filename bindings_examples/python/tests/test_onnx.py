@@ -1,0 +1,73 @@
+"""compile_onnx on a model made here with the onnx package."""
+import os
+import tempfile
+import unittest
+
+import numpy as np
+
+import libmrt
+
+try:
+    import onnx  # noqa: F401  (Debian's python3-onnx)
+except ImportError:
+    onnx = None
+
+
+@unittest.skipIf(onnx is None, "needs the onnx package")
+class OnnxTest(unittest.TestCase):
+    """compile_onnx on a model made here with the onnx package: y = relu(x @ w + b)."""
+
+    @classmethod
+    def setUpClass(cls):
+        from onnx import TensorProto, helper, numpy_helper
+        rng = np.random.default_rng(7)
+        cls.w = rng.standard_normal((6, 3)).astype(np.float32)
+        cls.b = rng.standard_normal(3).astype(np.float32)
+        graph = helper.make_graph(
+            [helper.make_node("MatMul", ["x", "w"], ["xw"]),
+             helper.make_node("Add", ["xw", "b"], ["z"]),
+             helper.make_node("Relu", ["z"], ["y"])],
+            "dense", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 6])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 3])],
+            [numpy_helper.from_array(cls.w, "w"), numpy_helper.from_array(cls.b, "b")])
+        cls.onnx_bytes = helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+
+    def run_model(self, model, x):
+        with libmrt.ModelRunner(model) as runner:
+            return runner.execute({"x": x})["y"].copy()
+
+    def test_compile_from_bytes_and_file_with_batch_and_shapes(self):
+        x = np.linspace(-1, 1, 4 * 6, dtype=np.float32).reshape(4, 6)
+        want = np.maximum(x @ self.w + self.b, 0)
+        steps = []
+        model = libmrt.compile_onnx(self.onnx_bytes, batch_size=4,
+                                 progress=lambda step, total: steps.append((step, total)))
+        np.testing.assert_allclose(self.run_model(model, x), want, rtol=1e-5, atol=1e-6)
+        self.assertTrue(steps and steps[-1][0] == steps[-1][1], steps)
+        with tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "dense.onnx")
+            with open(path, "wb") as f:
+                f.write(self.onnx_bytes)
+            model = libmrt.compile_onnx(path, input_shapes={"x": [2, 6]}, precision="f16")
+        self.assertEqual(model.anchor("x").shape, (2, 6))
+        np.testing.assert_allclose(self.run_model(model, x[:2]), want[:2], rtol=1e-2, atol=1e-2)
+
+    def test_errors_carry_status_and_message(self):
+        with self.assertRaises(libmrt.MrtError) as caught:
+            libmrt.compile_onnx(self.onnx_bytes, input_shapes={"w": [6, 3]})
+        self.assertEqual(caught.exception.status, libmrt.Status.INVALID_ARGUMENT)
+        self.assertIn("'w', which is not an input", str(caught.exception))
+        with self.assertRaises(libmrt.MrtError) as caught:
+            libmrt.compile_onnx(self.onnx_bytes[:40])
+        self.assertEqual(caught.exception.status, libmrt.Status.CORRUPT_MODEL)
+        with self.assertRaises(libmrt.MrtError) as caught:
+            libmrt.compile_onnx("/nonexistent/model.onnx")
+        self.assertEqual(caught.exception.status, libmrt.Status.NOT_FOUND)
+        with self.assertRaises(libmrt.MrtError) as caught:
+            libmrt.compile_onnx(self.onnx_bytes, precision="f8")
+        self.assertEqual(caught.exception.status, libmrt.Status.INVALID_ARGUMENT)
+
+
+if __name__ == "__main__":
+    unittest.main()
