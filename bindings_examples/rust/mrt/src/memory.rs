@@ -2,7 +2,7 @@
 use std::ptr::NonNull;
 
 use crate::error::{check, string_from_c, Result};
-use crate::model::name_to_c;
+use crate::ffi::name_to_c;
 use crate::sys;
 use crate::tensor::{cast_slice, Element};
 
