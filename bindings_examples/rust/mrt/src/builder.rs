@@ -136,3 +136,5 @@ impl Drop for ModelBuilder {
         unsafe { sys::mrt_model_builder_destroy(self.raw.as_ptr()) }
     }
 }
+
+crate::ffi::debug_handle!(ModelBuilder);

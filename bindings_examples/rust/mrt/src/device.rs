@@ -272,8 +272,4 @@ impl Drop for Device {
     }
 }
 
-impl std::fmt::Debug for Device {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Device({:p})", self.raw)
-    }
-}
+crate::ffi::debug_handle!(DeviceManager, Device);

@@ -404,3 +404,5 @@ impl Drop for Engine {
         unsafe { sys::mrt_engine_destroy(self.raw.as_ptr()) }
     }
 }
+
+crate::ffi::debug_handle!(Executable, Engine);

@@ -7,6 +7,19 @@ use std::time::Duration;
 
 use crate::error::{invalid, Result};
 
+/// Debug for a handle type: its name and the C pointer it owns
+/// (`self.raw`, a NonNull).
+macro_rules! debug_handle {
+    ($($t:ty),* $(,)?) => {
+        $(impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({:p})", stringify!($t), self.raw)
+            }
+        })*
+    };
+}
+pub(crate) use debug_handle;
+
 pub(crate) fn name_to_c(name: &str) -> Result<CString> {
     CString::new(name).map_err(|_| invalid(format!("name {name:?} contains a NUL byte")))
 }

@@ -174,11 +174,6 @@ impl std::future::Future for Future {
     }
 }
 
-impl std::fmt::Debug for Future {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Future({:p})", self.raw)
-    }
-}
 
 impl Drop for Future {
     fn drop(&mut self) {
@@ -189,3 +184,5 @@ impl Drop for Future {
         unsafe { sys::mrt_future_destroy(self.raw.as_ptr()) }
     }
 }
+
+crate::ffi::debug_handle!(Future);

@@ -788,3 +788,5 @@ impl Drop for Graph {
         unsafe { sys::mrt_graph_destroy(self.raw.as_ptr()) }
     }
 }
+
+crate::ffi::debug_handle!(Graph);

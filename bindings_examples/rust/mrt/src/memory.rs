@@ -62,11 +62,6 @@ impl TensorMemory {
     }
 }
 
-impl std::fmt::Debug for TensorMemory {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "TensorMemory({:p})", self.raw)
-    }
-}
 
 impl Drop for TensorMemory {
     fn drop(&mut self) {
@@ -77,3 +72,5 @@ impl Drop for TensorMemory {
 fn empty_view() -> sys::mrt_tensor_view {
     sys::mrt_tensor_view { name: std::ptr::null(), data: std::ptr::null_mut(), size_bytes: 0 }
 }
+
+crate::ffi::debug_handle!(TensorMemory);

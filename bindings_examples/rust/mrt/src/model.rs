@@ -330,14 +330,11 @@ impl Model {
     pub fn close(self) {}
 }
 
-impl std::fmt::Debug for Model {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Model({:p})", self.raw)
-    }
-}
 
 impl Drop for Model {
     fn drop(&mut self) {
         unsafe { sys::mrt_model_destroy(self.raw.as_ptr()) }
     }
 }
+
+crate::ffi::debug_handle!(Model);

@@ -4,7 +4,7 @@ use std::os::raw::c_void;
 use std::ptr::{self, NonNull};
 
 use crate::callback::{call_guarded, free_boxed, into_user_data, user_data_ref};
-use crate::error::{check, Result};
+use crate::error::{check, invalid, Result};
 use crate::ffi::name_to_c;
 use crate::model::{AnchorInfo, Model};
 use crate::sys;
@@ -43,6 +43,16 @@ impl Policy {
         match self {
             Policy::Callback(p) => p as i32,
             Policy::DataUsage(p) => p as i32,
+        }
+    }
+
+    /// The kind shared by every policy of one predicate; policies of two
+    /// kinds are refused (the raw values of one would be read as the other's).
+    fn common_kind(policies: &[Policy]) -> Result<i32> {
+        let kind = policies[0].kind();
+        match policies.iter().find(|p| p.kind() != kind) {
+            None => Ok(kind),
+            Some(other) => Err(invalid(format!("policies of one predicate must be of one kind: {:?} and {other:?}", policies[0]))),
         }
     }
 
@@ -112,7 +122,7 @@ impl AnchorPredicate {
             Prebuilt::NonScalarType => (sys::MRT_PRED_NON_SCALAR_TYPE, ptr::null(), &[]),
             Prebuilt::ProgramIndexes(p) => (sys::MRT_PRED_PROGRAM_INDEXES, ptr::null(), p),
         };
-        let kind = accept.kind();
+        let kind = Policy::common_kind(&[accept, reject])?;
         let mut out = ptr::null_mut();
         check(unsafe {
             sys::mrt_anchor_predicate_create(
@@ -140,7 +150,8 @@ impl AnchorPredicate {
                 policy: policy.raw(),
             })
             .collect();
-        let kind = reject.kind();
+        let policies: Vec<Policy> = groups.iter().map(|(_, p)| *p).chain(Some(reject)).collect();
+        let kind = Policy::common_kind(&policies)?;
         let mut out = ptr::null_mut();
         check(unsafe {
             sys::mrt_anchor_predicate_create_program_policies(kind, raw.as_ptr(), raw.len(), reject.raw(), &mut out)
@@ -156,7 +167,8 @@ impl AnchorPredicate {
             .zip(&handles)
             .map(|((_, policy), handle)| sys::mrt_anchor_with_policy { handle: handle.as_ptr(), policy: policy.raw() })
             .collect();
-        let kind = reject.kind();
+        let policies: Vec<Policy> = entries.iter().map(|(_, p)| *p).chain(Some(reject)).collect();
+        let kind = Policy::common_kind(&policies)?;
         let mut out = ptr::null_mut();
         check(unsafe {
             sys::mrt_anchor_predicate_create_anchor_policies(kind, raw.as_ptr(), raw.len(), reject.raw(), &mut out)
@@ -210,7 +222,7 @@ impl AnchorPredicate {
         reject: Policy,
     ) -> Result<AnchorPredicate> {
         let raw: Vec<*const sys::mrt_anchor_predicate> = predicates.iter().map(|p| p.as_ptr()).collect();
-        let kind = accept.kind();
+        let kind = Policy::common_kind(&[accept, reject])?;
         let mut out = ptr::null_mut();
         check(unsafe { create(kind, accept.raw(), reject.raw(), raw.as_ptr(), raw.len(), &mut out) })?;
         Ok(AnchorPredicate::from_raw(out, kind))
@@ -247,3 +259,5 @@ impl Drop for AnchorPredicate {
         unsafe { sys::mrt_anchor_predicate_destroy(self.raw.as_ptr()) }
     }
 }
+
+crate::ffi::debug_handle!(AnchorPredicate);

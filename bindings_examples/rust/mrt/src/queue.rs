@@ -457,3 +457,17 @@ impl Drop for QueueManager {
         unsafe { sys::mrt_queue_manager_destroy(self.raw.as_ptr()) }
     }
 }
+
+crate::ffi::debug_handle!(QueueManager);
+
+impl std::fmt::Debug for InputQueue<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "InputQueue({}, {:p})", self.info.name, self.slot.raw)
+    }
+}
+
+impl std::fmt::Debug for OutputQueue<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "OutputQueue({}, {:p})", self.info.name, self.slot.raw)
+    }
+}

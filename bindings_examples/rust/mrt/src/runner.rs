@@ -490,11 +490,6 @@ unsafe extern "C" fn flush_trampoline(tensor_id: *const c_char, user_data: *mut 
     with_closure::<FlushCallback, ()>(user_data, "a runner flush callback", (), |callback| callback(&name));
 }
 
-impl std::fmt::Debug for ModelRunner {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ModelRunner({:p})", self.raw)
-    }
-}
 
 impl Drop for ModelRunner {
     fn drop(&mut self) {
@@ -509,3 +504,5 @@ fn c_names<'a>(names: impl Iterator<Item = &'a str>) -> Result<Vec<CString>> {
 pub(crate) fn view(name: &CString, data: *mut c_void, size: usize) -> sys::mrt_tensor_view {
     sys::mrt_tensor_view { name: name.as_ptr(), data, size_bytes: size as u64 }
 }
+
+crate::ffi::debug_handle!(ModelRunner);

@@ -408,3 +408,9 @@ impl std::fmt::Debug for Session {
         write!(f, "Session({:p})", self.raw.0)
     }
 }
+
+impl std::fmt::Debug for SessionStopper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SessionStopper({:p})", self.raw.0)
+    }
+}
