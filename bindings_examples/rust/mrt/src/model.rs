@@ -3,7 +3,7 @@ use std::os::raw::{c_char, c_void};
 use std::path::Path;
 use std::ptr::{self, NonNull};
 
-use crate::error::{check, string_from_c, Result};
+use crate::error::{check, invalid, string_from_c, Result};
 use crate::executable::Executable;
 use crate::ffi::{name_to_c, path_to_c, slice, CStrings, SizedStruct};
 use crate::sys;
@@ -265,8 +265,21 @@ impl Model {
     ///     model.tensor_data::<f32>("w1").unwrap()
     /// }; // error[E0597]: `model` does not live long enough
     /// ```
+    ///
+    /// T must be the element type of the anchor the blob belongs to (the
+    /// anchor of the same name), when there is one.
     pub fn tensor_data<T: Element>(&self, name: &str) -> Result<&[T]> {
-        cast_slice(name, self.tensor_data_bytes(name)?)
+        let bytes = self.tensor_data_bytes(name)?;
+        if let Ok(anchor) = self.anchor_by_name(name) {
+            if anchor.data_type != Some(T::DATA_TYPE) {
+                return Err(invalid(format!(
+                    "TensorData '{name}' holds {}, asked for {:?}",
+                    anchor.data_type.map(|t| format!("{t:?}")).unwrap_or_else(|| "an unknown type".into()),
+                    T::DATA_TYPE
+                )));
+            }
+        }
+        cast_slice(name, bytes)
     }
 
     /// FeedData blob `name`: its bytes (borrowed) and how many tensors they hold.

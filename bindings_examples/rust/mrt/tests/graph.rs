@@ -1,0 +1,126 @@
+//! Building a model from Rust: a graph (y = x + c) compiled, run on an
+//! engine with Rust stream callbacks, then made into a PopEF model that a
+//! ModelRunner serves, written to bytes and read back.
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use common::device_wait;
+use mrt::*;
+
+const C: [f32; 4] = [10.0, 20.0, 30.0, 40.0];
+
+/// The graph y = x + C over 4 f32, its one program, compiled.
+fn add_executable(progress: Option<ProgressCallback>) -> Executable {
+    let target = Target::new("gc200", 1).unwrap();
+    let graph = Graph::new(Some(&target), 1).unwrap();
+    assert_eq!(graph.target().unwrap().name(), target.name());
+    assert_eq!(graph.replication_factor().unwrap(), 1);
+    let x = graph.add_variable(DataType::F32, &[4], "x").unwrap();
+    graph.set_tile_mapping(x, 0).unwrap();
+    let c = graph.add_constant(&[4], &C, "c").unwrap();
+    graph.set_tile_mapping(c, 0).unwrap();
+    let info = graph.tensor_info(c).unwrap();
+    assert_eq!((info.data_type, info.shape.clone(), info.num_bytes, info.is_constant), (Some(DataType::F32), vec![4], 16, true));
+    assert_eq!(graph.tile_mapping(x).unwrap(), vec![TileInterval { begin: 0, end: 4, tile: 0 }]);
+
+    let input = graph.add_host_to_device_fifo("x", DataType::F32, 4).unwrap();
+    let output = graph.add_device_to_host_fifo("y", DataType::F32, 4).unwrap();
+    let main = graph.sequence(&[], Some("main")).unwrap();
+    graph.sequence_add(main, graph.copy_from_stream(input, x, None).unwrap()).unwrap();
+    let y = graph.binary(main, "Add", x, c, "y").unwrap();
+    graph.sequence_add(main, graph.copy_to_stream(y, output, None).unwrap()).unwrap();
+    let executable = graph.compile(&[main], &[], progress).unwrap();
+    let err = graph.compile(&[main], &[], None).expect_err("a graph compiles once");
+    assert_eq!(err.status(), Status::FailedPrecondition);
+    executable
+}
+
+#[test]
+fn a_compiled_graph_runs_on_an_engine_with_rust_streams() {
+    let steps = Arc::new(Mutex::new(Vec::new()));
+    let seen = steps.clone();
+    let executable = add_executable(Some(Box::new(move |step, total| seen.lock().unwrap().push((step, total)))));
+    assert!(!steps.lock().unwrap().is_empty(), "compiling reported no progress");
+
+    let info = executable.info().unwrap();
+    assert_eq!((info.num_programs, info.num_streams, info.replication_factor), (1, 2, 1));
+    assert_eq!(executable.handle(HandleKind::HostToDevice, 0).unwrap().num_elements, 4);
+    assert!(executable.memory_per_tile().unwrap()[0] > 0);
+    let copy = Executable::deserialize(executable.serialize().unwrap()).unwrap();
+    assert_eq!(copy.info().unwrap().hash, info.hash);
+
+    let device = DeviceManager::new().unwrap().device(DeviceRequest::Ipus(1), &[], device_wait()).unwrap();
+    let engine = Engine::new(&executable, &[]).unwrap();
+    engine.load(&device).unwrap();
+    engine
+        .connect_stream(
+            "x",
+            Replicas::All,
+            Box::new(|bytes: &mut [u8], _replica| {
+                let x: Vec<u8> = [1f32, 2.0, 3.0, 4.0].iter().flat_map(|v| v.to_ne_bytes()).collect();
+                bytes.copy_from_slice(&x);
+            }),
+        )
+        .unwrap();
+    let y = Arc::new(Mutex::new(Vec::new()));
+    let sink = y.clone();
+    engine
+        .connect_stream(
+            "y",
+            Replicas::All,
+            Box::new(move |bytes: &mut [u8], _replica| {
+                *sink.lock().unwrap() =
+                    bytes.chunks_exact(4).map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect::<Vec<f32>>();
+            }),
+        )
+        .unwrap();
+    engine.run(0, Replicas::All).unwrap();
+    assert_eq!(*y.lock().unwrap(), vec![11.0, 22.0, 33.0, 44.0]);
+    assert!(engine.device_cycles(0).unwrap() > 0);
+    let err = engine.run(5, Replicas::All).expect_err("program 5 of 1 must fail");
+    assert_eq!(err.status(), Status::InvalidArgument);
+    let err = engine.connect_stream("nope", Replicas::All, Box::new(|_: &mut [u8], _| {})).expect_err("unknown stream");
+    assert_eq!(err.status(), Status::NotFound);
+}
+
+#[test]
+fn a_built_model_is_served_by_a_runner_and_survives_bytes() {
+    let executable = add_executable(None);
+    let mut builder = ModelBuilder::new("add_model", &executable).unwrap();
+    builder.set_program_flow(ProgramPhase::Main, &[0]).unwrap();
+    builder.add_anchor(&AnchorConfig { handle: "x", shape: &[4], programs: &[0], ..AnchorConfig::default() }).unwrap();
+    builder.add_anchor(&AnchorConfig { handle: "y", shape: &[4], programs: &[0], ..AnchorConfig::default() }).unwrap();
+    let err = builder
+        .add_anchor(&AnchorConfig { handle: "nope", shape: &[4], ..AnchorConfig::default() })
+        .expect_err("an unknown handle must fail");
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(err.message().contains("nope"), "{err}");
+    let model = builder.build().unwrap();
+    let model = Model::load_from_memory(&model.to_bytes().unwrap()).unwrap();
+    assert_eq!(model.info().unwrap().executable, "add_model");
+    assert_eq!(model.anchor_by_handle("y").unwrap().tensor_type, TensorType::Output);
+
+    let runner =
+        ModelRunner::with_config(&model, RunnerConfig { device_wait: device_wait(), ..RunnerConfig::default() }).unwrap();
+    let mut y = [0f32; 4];
+    runner.execute(&[Input::new("x", &[0.5f32, 1.5, 2.5, 3.5])], &mut [Output::new("y", &mut y)]).unwrap();
+    assert_eq!(y, [10.5, 21.5, 32.5, 43.5]);
+}
+
+#[test]
+fn graph_mistakes_name_the_bad_value() {
+    let graph = Graph::new(None, 1).unwrap();
+    let cs = graph.add_compute_set("cs").unwrap();
+    let err = graph.add_vertex(cs, "NoSuchCodelet", 0).expect_err("an unknown codelet must fail");
+    assert_eq!(err.status(), Status::NotFound);
+    assert!(err.message().contains("NoSuchCodelet"), "{err}");
+    let err = graph.add_variable(DataType::F64, &[2], "f64").expect_err("the IPU has no F64");
+    assert_eq!(err.status(), Status::InvalidArgument);
+    let err = graph.tensor_info(Tensor(12345)).expect_err("a stale id must fail");
+    assert_eq!(err.status(), Status::InvalidArgument);
+    let err = Target::new("no-such-system", 1).expect_err("an unknown system must fail");
+    assert_eq!(err.status(), Status::NotFound);
+    let add = codelets().unwrap().into_iter().find(|c| c.name == "Add").expect("Add is a built-in codelet");
+    assert!(add.fields.iter().any(|(name, direction)| name == "out" && *direction == FieldDirection::Out), "{add:?}");
+}
