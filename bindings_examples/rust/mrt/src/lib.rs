@@ -1,5 +1,21 @@
 //! mrt: the safe Rust API of libmrt, over the raw bindings of `mrt-sys`.
 //!
+//! Serving a model (the README's example):
+//!
+//! ```no_run
+//! use mrt::{Input, Model, ModelRunner, Output};
+//!
+//! fn main() -> mrt::Result<()> {
+//!     let model = Model::load("mlp.popef")?;
+//!     let runner = ModelRunner::new(&model)?;
+//!     let image = vec![0.5f32; 784];
+//!     let mut probs = [0f32; 10];
+//!     runner.execute(&[Input::new("image", &image)], &mut [Output::new("probs", &mut probs)])?;
+//!     println!("{probs:?}");
+//!     Ok(())
+//! }
+//! ```
+//!
 //! - Handles are owned types freed by Drop: [`Model`], [`DeviceManager`],
 //!   [`Device`], [`Session`], [`AnchorPredicate`], [`QueueManager`],
 //!   [`ModelRunner`], [`Future`], [`TensorMemory`], [`Graph`],
