@@ -47,7 +47,7 @@ pub struct RunnerConfig<'a> {
     pub device_wait: DeviceWait,
     pub check_package_hash: bool,
     /// Flush dummy data after waiting this long for input, also the hang
-    /// watchdog; None: wait forever. Default 5 s.
+    /// watchdog; None: wait forever (MRT_TIMEOUT_FOREVER, -1). Default 5 s.
     pub timeout: Option<Duration>,
     pub validate_io_params: bool,
     /// Dynamic batch sizing along this dimension; None: disabled.
@@ -80,8 +80,8 @@ impl RunnerConfig<'_> {
             replica_devices: Vec::new(),
             device_wait: DeviceWait::NoWait,
             check_package_hash: raw.check_package_hash,
-            // Today's header: 0 = forever; the unified convention: < 0.
-            timeout: if raw.timeout_ns <= 0 { None } else { optional_duration(raw.timeout_ns) },
+            // The header's duration convention: negative = forever.
+            timeout: optional_duration(raw.timeout_ns),
             validate_io_params: raw.validate_io_params,
             batching_dim: if raw.batching_dim == sys::MRT_BATCHING_DISABLED { None } else { Some(raw.batching_dim) },
             auto_reset: raw.auto_reset,
