@@ -39,7 +39,8 @@ fn committed_bindings_match_the_installed_header() {
 
 #[test]
 fn the_linked_library_serves_the_bindings_version() {
-    let status = unsafe { mrt_sys::mrt_check_version(mrt_sys::MRT_VERSION_MAJOR as i32, mrt_sys::MRT_VERSION_MINOR as i32) };
+    let status =
+        unsafe { mrt_sys::mrt_check_version(mrt_sys::MRT_VERSION_MAJOR as i32, mrt_sys::MRT_VERSION_MINOR as i32) };
     assert_eq!(status, mrt_sys::MRT_OK as i32);
     let (mut major, mut minor, mut patch) = (-1, -1, -1);
     unsafe { mrt_sys::mrt_version(&mut major, &mut minor, &mut patch) };

@@ -197,7 +197,13 @@ impl DeviceManager {
     pub fn ipu_model_device(&self, num_ipus: i64, ipu_version: i64, tiles_per_ipu: i64) -> Result<Device> {
         let mut out = ptr::null_mut();
         check(unsafe {
-            sys::mrt_device_manager_create_ipu_model_device(self.as_ptr(), num_ipus, ipu_version, tiles_per_ipu, &mut out)
+            sys::mrt_device_manager_create_ipu_model_device(
+                self.as_ptr(),
+                num_ipus,
+                ipu_version,
+                tiles_per_ipu,
+                &mut out,
+            )
         })?;
         Ok(Device { raw: NonNull::new(out).expect("MRT_OK and a NULL device") })
     }

@@ -81,7 +81,9 @@ impl Executable {
     /// Reads serialized bytes (copied), verifying them.
     pub fn deserialize(bytes: &[u8]) -> Result<Executable> {
         let mut out = ptr::null_mut();
-        check(unsafe { sys::mrt_executable_deserialize(bytes.as_ptr() as *const c_void, bytes.len() as u64, &mut out) })?;
+        check(unsafe {
+            sys::mrt_executable_deserialize(bytes.as_ptr() as *const c_void, bytes.len() as u64, &mut out)
+        })?;
         Ok(unsafe { Executable::from_raw(out) })
     }
 
@@ -390,7 +392,8 @@ impl Engine {
 }
 
 unsafe extern "C" fn stream_trampoline(data: *mut c_void, size: u64, replica: u32, user_data: *mut c_void) {
-    let bytes: &mut [u8] = if size == 0 { &mut [] } else { std::slice::from_raw_parts_mut(data as *mut u8, size as usize) };
+    let bytes: &mut [u8] =
+        if size == 0 { &mut [] } else { std::slice::from_raw_parts_mut(data as *mut u8, size as usize) };
     with_closure::<StreamCallback, ()>(user_data, "a stream callback", (), |callback| callback(bytes, replica));
 }
 

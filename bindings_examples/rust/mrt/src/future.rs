@@ -174,7 +174,6 @@ impl std::future::Future for Future {
     }
 }
 
-
 impl Drop for Future {
     fn drop(&mut self) {
         // The request reads self._inputs until it is done: wait before they go.

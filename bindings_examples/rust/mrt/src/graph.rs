@@ -165,7 +165,9 @@ pub fn codelets() -> Result<Vec<Codelet>> {
             let attributes = (0..info.num_attributes)
                 .map(|attribute| {
                     let (mut name, mut defaults, mut count) = (ptr::null(), ptr::null(), 0);
-                    check(unsafe { sys::mrt_codelet_attribute(index, attribute, &mut name, &mut defaults, &mut count) })?;
+                    check(unsafe {
+                        sys::mrt_codelet_attribute(index, attribute, &mut name, &mut defaults, &mut count)
+                    })?;
                     Ok((unsafe { string_from_c(name) }, unsafe { slice(defaults, count) }.to_vec()))
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -333,7 +335,9 @@ impl Graph {
         let mut count = 0;
         check(unsafe { sys::mrt_graph_tile_mapping(self.as_ptr(), tensor.0, ptr::null_mut(), 0, &mut count) })?;
         let mut raw = vec![sys::mrt_tile_interval { begin: 0, end: 0, tile: 0 }; count];
-        check(unsafe { sys::mrt_graph_tile_mapping(self.as_ptr(), tensor.0, raw.as_mut_ptr(), raw.len(), &mut count) })?;
+        check(unsafe {
+            sys::mrt_graph_tile_mapping(self.as_ptr(), tensor.0, raw.as_mut_ptr(), raw.len(), &mut count)
+        })?;
         raw.truncate(count);
         Ok(raw.iter().map(|i| TileInterval { begin: i.begin, end: i.end, tile: i.tile }).collect())
     }
@@ -449,10 +453,8 @@ impl Graph {
 
     pub fn copy(&self, source: Tensor, destination: Tensor, name: Option<&str>) -> Result<Program> {
         let name = debug_name(name)?;
-        self.id(|out| unsafe {
-            sys::mrt_program_copy(self.as_ptr(), source.0, destination.0, ptr_or_null(&name), out)
-        })
-        .map(Program)
+        self.id(|out| unsafe { sys::mrt_program_copy(self.as_ptr(), source.0, destination.0, ptr_or_null(&name), out) })
+            .map(Program)
     }
 
     pub fn copy_from_stream(&self, stream: Stream, destination: Tensor, name: Option<&str>) -> Result<Program> {
@@ -587,8 +589,7 @@ impl Graph {
 
     pub fn call(&self, function: Function, name: Option<&str>) -> Result<Program> {
         let name = debug_name(name)?;
-        self.id(|out| unsafe { sys::mrt_program_call(self.as_ptr(), function.0, ptr_or_null(&name), out) })
-            .map(Program)
+        self.id(|out| unsafe { sys::mrt_program_call(self.as_ptr(), function.0, ptr_or_null(&name), out) }).map(Program)
     }
 
     pub fn write_undef(&self, tensor: Tensor, name: Option<&str>) -> Result<Program> {
@@ -672,7 +673,17 @@ impl Graph {
         let name = name_to_c(name)?;
         let out_type = out_type.map(DataType::raw).unwrap_or(-1);
         self.id(|out| unsafe {
-            sys::mrt_ops_matmul(self.as_ptr(), sequence.0, a.0, b.0, out_type, name.as_ptr(), tiles.first, tiles.count, out)
+            sys::mrt_ops_matmul(
+                self.as_ptr(),
+                sequence.0,
+                a.0,
+                b.0,
+                out_type,
+                name.as_ptr(),
+                tiles.first,
+                tiles.count,
+                out,
+            )
         })
         .map(Tensor)
     }
@@ -773,7 +784,16 @@ impl Graph {
             };
         let mut out = ptr::null_mut();
         check(unsafe {
-            sys::mrt_graph_compile(self.as_ptr(), ids.as_ptr(), ids.len(), options.as_ptr(), fn_, user_data, free, &mut out)
+            sys::mrt_graph_compile(
+                self.as_ptr(),
+                ids.as_ptr(),
+                ids.len(),
+                options.as_ptr(),
+                fn_,
+                user_data,
+                free,
+                &mut out,
+            )
         })?;
         Ok(unsafe { Executable::from_raw(out) })
     }

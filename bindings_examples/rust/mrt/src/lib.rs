@@ -71,7 +71,9 @@ pub use memory::TensorMemory;
 pub use model::{AnchorInfo, DataSource, Model, ModelInfo, OptionSet, ProgramPhase, TensorType};
 pub use onnx::{compile_onnx_bytes, compile_onnx_file, OnnxOptions, OnnxPrecision};
 pub use predicate::{AnchorPredicate, CallbackPolicy, DataUsagePolicy, Policy, Prebuilt};
-pub use queue::{InputQueue, OutputQueue, QueueInfo, QueueManager, QueueManagerConfig, QueueTimeoutCallback};
+pub use queue::{
+    InputQueue, OutputQueue, Queue, QueueInfo, QueueKind, QueueManager, QueueManagerConfig, QueueTimeoutCallback,
+};
 pub use runner::{FlushCallback, ModelRunner, RequestTimes, RunnerConfig, SimulatedError, TensorDesc};
 pub use session::{AnchorCallback, AnchorSet, Launch, Session, SessionConfig, SessionStopper};
 pub use tensor::{Bool, DataType, Element, Input, Output, F16};
@@ -100,4 +102,3 @@ pub fn host_memory() -> (u64, u64) {
 pub fn set_host_memory_limit(bytes: Option<u64>) {
     unsafe { sys::mrt_set_host_memory_limit(bytes.unwrap_or(0)) }
 }
-

@@ -53,7 +53,9 @@ type LogClosure = Box<dyn FnMut(LogLevel, &str) + Send + 'static>;
 
 unsafe extern "C" fn log_trampoline(level: sys::mrt_log_level, message: *const c_char, user_data: *mut c_void) {
     let text = CStr::from_ptr(message).to_string_lossy();
-    with_closure::<LogClosure, ()>(user_data, "a log callback", (), |closure| closure(LogLevel::from_raw(level), &text));
+    with_closure::<LogClosure, ()>(user_data, "a log callback", (), |closure| {
+        closure(LogLevel::from_raw(level), &text)
+    });
 }
 
 /// Sends libmrt's log messages to `callback` instead of stderr. The library

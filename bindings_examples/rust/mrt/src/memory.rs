@@ -62,7 +62,6 @@ impl TensorMemory {
     }
 }
 
-
 impl Drop for TensorMemory {
     fn drop(&mut self) {
         unsafe { sys::mrt_tensor_memory_destroy(self.raw.as_ptr()) }

@@ -343,7 +343,6 @@ impl Model {
     pub fn close(self) {}
 }
 
-
 impl Drop for Model {
     fn drop(&mut self) {
         unsafe { sys::mrt_model_destroy(self.raw.as_ptr()) }

@@ -79,7 +79,11 @@ fn compile(
         .input_shapes
         .iter()
         .zip(&shape_names)
-        .map(|((_, dims), name)| sys::mrt_onnx_input_shape { name: name.as_ptr(), dims: dims.as_ptr(), rank: dims.len() })
+        .map(|((_, dims), name)| sys::mrt_onnx_input_shape {
+            name: name.as_ptr(),
+            dims: dims.as_ptr(),
+            rank: dims.len(),
+        })
         .collect();
     let mut raw = defaults(sys::mrt_onnx_options_init_sized);
     if target.is_some() {

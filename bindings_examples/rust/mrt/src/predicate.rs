@@ -52,7 +52,9 @@ impl Policy {
         let kind = policies[0].kind();
         match policies.iter().find(|p| p.kind() != kind) {
             None => Ok(kind),
-            Some(other) => Err(invalid(format!("policies of one predicate must be of one kind: {:?} and {other:?}", policies[0]))),
+            Some(other) => {
+                Err(invalid(format!("policies of one predicate must be of one kind: {:?} and {other:?}", policies[0])))
+            }
         }
     }
 
@@ -232,7 +234,9 @@ impl AnchorPredicate {
     pub fn evaluate(&self, model: &Model, handle: &str) -> Result<Policy> {
         let handle = name_to_c(handle)?;
         let mut policy = 0;
-        check(unsafe { sys::mrt_anchor_predicate_evaluate(self.as_ptr(), model.as_ptr(), handle.as_ptr(), &mut policy) })?;
+        check(unsafe {
+            sys::mrt_anchor_predicate_evaluate(self.as_ptr(), model.as_ptr(), handle.as_ptr(), &mut policy)
+        })?;
         Ok(Policy::from_raw(self.kind, policy))
     }
 }

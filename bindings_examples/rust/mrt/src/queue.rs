@@ -176,13 +176,13 @@ impl QueueManager {
     pub fn input_queue(&self, name: &str) -> Result<InputQueue<'_>> {
         let raw = self.lookup(sys::mrt_queue_manager_input_queue, name)?;
         let slot = self.inputs.iter().find(|slot| slot.raw == raw).expect("every input queue has a slot");
-        InputQueue::new(slot)
+        Queue::new(slot)
     }
 
     pub fn output_queue(&self, name: &str) -> Result<OutputQueue<'_>> {
         let raw = self.lookup(sys::mrt_queue_manager_output_queue, name)?;
         let slot = self.outputs.iter().find(|slot| slot.raw == raw).expect("every output queue has a slot");
-        OutputQueue::new(slot)
+        Queue::new(slot)
     }
 
     /// Flushes every queue (a producer call on each).
@@ -316,21 +316,70 @@ fn queue_info(raw: sys::mrt_queue_info) -> QueueInfo {
     }
 }
 
-/// An input queue, borrowed from its manager. Send and Sync: producer calls
-/// take the queue's producer lock.
-pub struct InputQueue<'m> {
-    slot: &'m QueueSlot<sys::mrt_input_queue>,
+/// The C calls both kinds of queue have, by queue type.
+pub trait QueueKind {
+    #[doc(hidden)]
+    const NAME: &'static str;
+    #[doc(hidden)]
+    unsafe fn info(queue: *const Self, out: *mut sys::mrt_queue_info) -> i32;
+    #[doc(hidden)]
+    unsafe fn flush(queue: *mut Self) -> i32;
+    #[doc(hidden)]
+    unsafe fn disconnect(queue: *mut Self) -> i32;
+}
+
+impl QueueKind for sys::mrt_input_queue {
+    const NAME: &'static str = "InputQueue";
+    unsafe fn info(queue: *const Self, out: *mut sys::mrt_queue_info) -> i32 {
+        sys::mrt_input_queue_info(queue, out)
+    }
+    unsafe fn flush(queue: *mut Self) -> i32 {
+        sys::mrt_input_queue_flush(queue)
+    }
+    unsafe fn disconnect(queue: *mut Self) -> i32 {
+        sys::mrt_input_queue_disconnect(queue)
+    }
+}
+
+impl QueueKind for sys::mrt_output_queue {
+    const NAME: &'static str = "OutputQueue";
+    unsafe fn info(queue: *const Self, out: *mut sys::mrt_queue_info) -> i32 {
+        sys::mrt_output_queue_info(queue, out)
+    }
+    unsafe fn flush(queue: *mut Self) -> i32 {
+        sys::mrt_output_queue_flush(queue)
+    }
+    unsafe fn disconnect(queue: *mut Self) -> i32 {
+        sys::mrt_output_queue_disconnect(queue)
+    }
+}
+
+/// A queue, borrowed from its manager. Send and Sync: producer calls
+/// (enqueue, flush) take the queue's producer lock; disconnect may come from
+/// any thread.
+pub struct Queue<'m, Q: QueueKind> {
+    slot: &'m QueueSlot<Q>,
     info: QueueInfo,
 }
 
-unsafe impl Send for InputQueue<'_> {}
-unsafe impl Sync for InputQueue<'_> {}
+/// An input queue: buffers the device reads.
+pub type InputQueue<'m> = Queue<'m, sys::mrt_input_queue>;
+/// An output queue: buffers the device writes.
+pub type OutputQueue<'m> = Queue<'m, sys::mrt_output_queue>;
 
-impl<'m> InputQueue<'m> {
-    fn new(slot: &'m QueueSlot<sys::mrt_input_queue>) -> Result<InputQueue<'m>> {
-        let mut raw = sys::mrt_queue_info::sized();
-        check(unsafe { sys::mrt_input_queue_info(slot.raw, &mut raw) })?;
-        Ok(InputQueue { slot, info: queue_info(raw) })
+unsafe impl<Q: QueueKind> Send for Queue<'_, Q> {}
+unsafe impl<Q: QueueKind> Sync for Queue<'_, Q> {}
+
+impl<'m, Q: QueueKind> Queue<'m, Q> {
+    fn new(slot: &'m QueueSlot<Q>) -> Result<Queue<'m, Q>> {
+        let info = Queue::read_info(slot.raw)?;
+        Ok(Queue { slot, info })
+    }
+
+    fn read_info(raw: *mut Q) -> Result<QueueInfo> {
+        let mut info = sys::mrt_queue_info::sized();
+        check(unsafe { Q::info(raw, &mut info) })?;
+        Ok(queue_info(info))
     }
 
     /// What the queue transfers, as when it was looked up (connected may
@@ -340,11 +389,26 @@ impl<'m> InputQueue<'m> {
     }
 
     pub fn is_connected(&self) -> Result<bool> {
-        let mut raw = sys::mrt_queue_info::sized();
-        check(unsafe { sys::mrt_input_queue_info(self.slot.raw, &mut raw) })?;
-        Ok(raw.connected)
+        Ok(Queue::read_info(self.slot.raw)?.connected)
     }
 
+    /// Input: completes a partial transfer with zeros, or queues one of
+    /// zeros. Output: gives the dummy output of a flushed input a scratch
+    /// buffer. A producer call.
+    pub fn flush(&self) -> Result<()> {
+        let _producer = lock(&self.slot.producer);
+        check(unsafe { Q::flush(self.slot.raw) })
+    }
+
+    /// Wakes blocked calls; from now on an input's device gets zeros, an
+    /// output's results are dropped, and enqueue fails with Cancelled until
+    /// reset. Any thread.
+    pub fn disconnect(&self) -> Result<()> {
+        check(unsafe { Q::disconnect(self.slot.raw) })
+    }
+}
+
+impl<'m> Queue<'m, sys::mrt_input_queue> {
     /// Queues `data` (whole samples of the anchor's type) for the device;
     /// blocks while the queue is full. The buffer is dropped once read.
     pub fn enqueue<T: Element>(&self, data: Vec<T>) -> Result<()> {
@@ -377,45 +441,9 @@ impl<'m> InputQueue<'m> {
             )
         })
     }
-
-    /// Completes a partial transfer with zeros, or queues one of zeros.
-    pub fn flush(&self) -> Result<()> {
-        let _producer = lock(&self.slot.producer);
-        check(unsafe { sys::mrt_input_queue_flush(self.slot.raw) })
-    }
-
-    /// Wakes blocked calls; the device gets zeros until reset. Any thread.
-    pub fn disconnect(&self) -> Result<()> {
-        check(unsafe { sys::mrt_input_queue_disconnect(self.slot.raw) })
-    }
 }
 
-/// An output queue, borrowed from its manager; as InputQueue.
-pub struct OutputQueue<'m> {
-    slot: &'m QueueSlot<sys::mrt_output_queue>,
-    info: QueueInfo,
-}
-
-unsafe impl Send for OutputQueue<'_> {}
-unsafe impl Sync for OutputQueue<'_> {}
-
-impl<'m> OutputQueue<'m> {
-    fn new(slot: &'m QueueSlot<sys::mrt_output_queue>) -> Result<OutputQueue<'m>> {
-        let mut raw = sys::mrt_queue_info::sized();
-        check(unsafe { sys::mrt_output_queue_info(slot.raw, &mut raw) })?;
-        Ok(OutputQueue { slot, info: queue_info(raw) })
-    }
-
-    pub fn info(&self) -> &QueueInfo {
-        &self.info
-    }
-
-    pub fn is_connected(&self) -> Result<bool> {
-        let mut raw = sys::mrt_queue_info::sized();
-        check(unsafe { sys::mrt_output_queue_info(self.slot.raw, &mut raw) })?;
-        Ok(raw.connected)
-    }
-
+impl<'m> Queue<'m, sys::mrt_output_queue> {
     /// Queues `buffer` for the device's output; `done` gets it back, written,
     /// on the device thread. If the queue is disconnected first, the buffer
     /// is dropped instead.
@@ -439,16 +467,11 @@ impl<'m> OutputQueue<'m> {
             )
         })
     }
+}
 
-    /// Gives the dummy output of a flushed input a scratch buffer.
-    pub fn flush(&self) -> Result<()> {
-        let _producer = lock(&self.slot.producer);
-        check(unsafe { sys::mrt_output_queue_flush(self.slot.raw) })
-    }
-
-    /// Wakes blocked calls; outputs are dropped until reset. Any thread.
-    pub fn disconnect(&self) -> Result<()> {
-        check(unsafe { sys::mrt_output_queue_disconnect(self.slot.raw) })
+impl<Q: QueueKind> std::fmt::Debug for Queue<'_, Q> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}({}, {:p})", Q::NAME, self.info.name, self.slot.raw)
     }
 }
 
@@ -459,15 +482,3 @@ impl Drop for QueueManager {
 }
 
 crate::ffi::debug_handle!(QueueManager);
-
-impl std::fmt::Debug for InputQueue<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "InputQueue({}, {:p})", self.info.name, self.slot.raw)
-    }
-}
-
-impl std::fmt::Debug for OutputQueue<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "OutputQueue({}, {:p})", self.info.name, self.slot.raw)
-    }
-}

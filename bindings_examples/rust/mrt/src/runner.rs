@@ -490,7 +490,6 @@ unsafe extern "C" fn flush_trampoline(tensor_id: *const c_char, user_data: *mut 
     with_closure::<FlushCallback, ()>(user_data, "a runner flush callback", (), |callback| callback(&name));
 }
 
-
 impl Drop for ModelRunner {
     fn drop(&mut self) {
         unsafe { sys::mrt_model_runner_destroy(self.raw.as_ptr()) }

@@ -364,11 +364,7 @@ impl Session {
 fn raw_anchor_callback(
     callback: AnchorCallback,
 ) -> (sys::mrt_anchor_callback_fn, *mut c_void, Option<unsafe extern "C" fn(*mut c_void)>) {
-    (
-        Some(anchor_trampoline),
-        closure_user_data(callback),
-        Some(free_boxed::<std::sync::Mutex<AnchorCallback>>),
-    )
+    (Some(anchor_trampoline), closure_user_data(callback), Some(free_boxed::<std::sync::Mutex<AnchorCallback>>))
 }
 
 unsafe extern "C" fn anchor_trampoline(buffer: *mut c_void, size: u64, user_data: *mut c_void) {

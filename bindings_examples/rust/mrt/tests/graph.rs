@@ -21,7 +21,10 @@ fn add_executable(progress: Option<ProgressCallback>) -> Executable {
     let c = graph.add_constant(&[4], &C, "c").unwrap();
     graph.set_tile_mapping(c, 0).unwrap();
     let info = graph.tensor_info(c).unwrap();
-    assert_eq!((info.data_type, info.shape.clone(), info.num_bytes, info.is_constant), (Some(DataType::F32), vec![4], 16, true));
+    assert_eq!(
+        (info.data_type, info.shape.clone(), info.num_bytes, info.is_constant),
+        (Some(DataType::F32), vec![4], 16, true)
+    );
     assert_eq!(graph.tile_mapping(x).unwrap(), vec![TileInterval { begin: 0, end: 4, tile: 0 }]);
 
     let input = graph.add_host_to_device_fifo("x", DataType::F32, 4).unwrap();
@@ -102,7 +105,8 @@ fn a_built_model_is_served_by_a_runner_and_survives_bytes() {
     assert_eq!(model.anchor_by_handle("y").unwrap().tensor_type, TensorType::Output);
 
     let runner =
-        ModelRunner::with_config(&model, RunnerConfig { device_wait: device_wait(), ..RunnerConfig::default() }).unwrap();
+        ModelRunner::with_config(&model, RunnerConfig { device_wait: device_wait(), ..RunnerConfig::default() })
+            .unwrap();
     let mut y = [0f32; 4];
     runner.execute(&[Input::new("x", &[0.5f32, 1.5, 2.5, 3.5])], &mut [Output::new("y", &mut y)]).unwrap();
     assert_eq!(y, [10.5, 21.5, 32.5, 43.5]);

@@ -12,7 +12,10 @@ fn metadata_and_anchors_come_from_the_file() {
     assert!(info.is_inference);
     let anchors = model.anchors().unwrap();
     let image = anchors.iter().find(|a| a.name == "image").unwrap();
-    assert_eq!((image.data_type, image.shape.clone(), image.tensor_type), (Some(DataType::F32), vec![1, 784], TensorType::Input));
+    assert_eq!(
+        (image.data_type, image.shape.clone(), image.tensor_type),
+        (Some(DataType::F32), vec![1, 784], TensorType::Input)
+    );
     assert_eq!(image.data_source, DataSource::None);
     let w1 = model.anchor_by_name("w1").unwrap();
     assert_eq!(w1.data_source, DataSource::TensorData);

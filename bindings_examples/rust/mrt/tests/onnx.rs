@@ -84,7 +84,8 @@ fn an_onnx_model_compiles_and_serves() {
     assert!(*steps.lock().unwrap() > 0, "no progress was reported");
 
     let runner =
-        ModelRunner::with_config(&model, RunnerConfig { device_wait: device_wait(), ..RunnerConfig::default() }).unwrap();
+        ModelRunner::with_config(&model, RunnerConfig { device_wait: device_wait(), ..RunnerConfig::default() })
+            .unwrap();
     let a = [1f32, 2.0, 3.0, 4.0, 5.0, 6.0];
     let b = [0.5f32; 6];
     let mut y = [0f32; 6];

@@ -74,7 +74,8 @@ fn a_session_with_rust_callbacks_computes_what_the_runner_does() {
 fn unbound_anchors_are_reported_and_unknown_handles_refused() {
     let model = model();
     let session = Session::new(&model, &SessionConfig::default()).unwrap();
-    let user_inputs: Vec<String> = session.anchors(AnchorSet::UserInputs).unwrap().into_iter().map(|a| a.name).collect();
+    let user_inputs: Vec<String> =
+        session.anchors(AnchorSet::UserInputs).unwrap().into_iter().map(|a| a.name).collect();
     assert_eq!(user_inputs, vec!["image"]);
     let user_outputs: Vec<String> =
         session.anchors(AnchorSet::UserOutputs).unwrap().into_iter().map(|a| a.name).collect();
