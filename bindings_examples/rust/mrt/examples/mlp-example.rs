@@ -67,7 +67,7 @@ fn run() -> AnyResult<i32> {
     })?;
     let outputs = future.wait()?;
     let ready_status = ready_rx.recv_timeout(Duration::from_secs(10))?;
-    if !ready_status.is_ok() {
+    if ready_status.is_err() {
         return Err(format!("on_ready reported {ready_status:?} for a request that succeeded").into());
     }
     let async_probs = outputs.get::<f32>("probs")?;

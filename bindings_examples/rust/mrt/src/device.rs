@@ -8,20 +8,15 @@ use crate::model::Model;
 use crate::sys;
 
 /// How to wait for a busy device (mrt_device_wait_config).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DeviceWait {
     /// Fail at once (the default).
+    #[default]
     NoWait,
     /// Retry every `retry_every` until `timeout` has passed.
     Timeout { timeout: Duration, retry_every: Duration },
     /// Retry every `retry_every` until a device is free.
     Forever { retry_every: Duration },
-}
-
-impl Default for DeviceWait {
-    fn default() -> DeviceWait {
-        DeviceWait::NoWait
-    }
 }
 
 impl DeviceWait {
