@@ -35,3 +35,6 @@ example=$CARGO_TARGET_DIR/release/examples/mlp-example
 
 cargo test "${cargo_flags[@]}" -p mrt-sys
 cargo test "${cargo_flags[@]}" -p mrt
+
+# mrt-sys's other way to find libmrt: MRT_LIB_DIR, without pkg-config.
+env -u PKG_CONFIG_PATH MRT_LIB_DIR="$MRT_PREFIX/lib" cargo test "${cargo_flags[@]}" -p mrt-sys
