@@ -128,3 +128,50 @@ fn graph_mistakes_name_the_bad_value() {
     let add = codelets().unwrap().into_iter().find(|c| c.name == "Add").expect("Add is a built-in codelet");
     assert!(add.fields.iter().any(|(name, direction)| name == "out" && *direction == FieldDirection::Out), "{add:?}");
 }
+
+#[test]
+fn host_tensors_remote_buffers_printing_and_profiles() {
+    let target = Target::new("gc200", 1).unwrap();
+    let graph = Graph::new(Some(&target), 1).unwrap();
+    let v = graph.add_variable(DataType::S32, &[2, 3], "v").unwrap();
+    graph.map_linearly(v, 3, Tiles::default()).unwrap();
+    graph.create_host_write("v_in", v).unwrap();
+    graph.create_host_read("v_out", v).unwrap();
+    let buffer = graph.add_remote_buffer("rb", DataType::S32, 6, 2).unwrap();
+    let row = graph.index(v, 1).unwrap();
+    assert_eq!(graph.tensor_info(row).unwrap().shape, vec![3]);
+    let main = graph.sequence(&[], Some("main")).unwrap();
+    graph.sequence_add(main, graph.copy_from_remote_buffer(buffer, v, 1, None, None).unwrap()).unwrap();
+    let two = graph.add_constant_filled(DataType::S32, &[2, 3], 2.0, "two").unwrap();
+    graph.map_linearly(two, 3, Tiles::default()).unwrap();
+    graph.binary_in_place(main, "Mul", v, two).unwrap();
+    graph.sequence_add(main, graph.print_tensor("v", v).unwrap()).unwrap();
+    graph.sequence_add(main, graph.copy_to_remote_buffer(v, buffer, 0, None, None).unwrap()).unwrap();
+    let executable = graph.compile(&[main], &[], None).unwrap();
+    assert_eq!(executable.program_name(0).unwrap(), "main");
+
+    let device = DeviceManager::new().unwrap().device(DeviceRequest::Ipus(1), &[], device_wait()).unwrap();
+    let engine = Engine::new(&executable, &[("debug.instrument", "true")]).unwrap();
+    engine.load(&device).unwrap();
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    engine.set_print_callback(Some(Box::new(move |line: &str| sink.lock().unwrap().push(line.to_string())))).unwrap();
+    engine.copy_to_remote_buffer("rb", &[1i32, 2, 3, 4, 5, 6], 1, 0).unwrap();
+    engine.write_tensor("v_in", &[9i32; 6], Replicas::All).unwrap();
+    engine.run(0, Replicas::One(0)).unwrap();
+    let mut v_out = [0i32; 6];
+    engine.read_tensor("v_out", &mut v_out, 0).unwrap();
+    assert_eq!(v_out, [2, 4, 6, 8, 10, 12]);
+    let mut slot0 = [0i32; 6];
+    engine.copy_from_remote_buffer("rb", &mut slot0, 0, 0).unwrap();
+    assert_eq!(slot0, v_out);
+    assert_eq!(lines.lock().unwrap().len(), 1, "{:?}", lines.lock().unwrap());
+    assert!(lines.lock().unwrap()[0].starts_with("v:"), "{:?}", lines.lock().unwrap());
+    let summary = engine.profile_text(ProfileFormat::Summary).unwrap();
+    assert!(summary.contains("RemoteToTensor") && summary.contains("Mul"), "{summary}");
+    assert!(summary.contains(&format!("{} cycles since load", engine.device_cycles(0).unwrap())), "{summary}");
+    let intervals = engine.profile_text(ProfileFormat::Intervals).unwrap();
+    assert!(intervals.starts_with("begin,end"), "{intervals}");
+    let err = engine.read_tensor("v_out", &mut [0i32; 5], 0).expect_err("a short buffer must fail");
+    assert_eq!(err.status(), Status::InvalidArgument);
+}

@@ -189,3 +189,61 @@ fn a_data_usage_predicate_makes_weights_user_inputs() {
     names.sort();
     assert_eq!(names, vec!["image", "w1"]);
 }
+
+#[test]
+fn an_immediate_session_runs_programs_by_index_and_recovers_from_device_errors() {
+    let model = model();
+    let image = image();
+    let expected = runner_probs(&model, &image);
+    let path = std::env::var("MRT_TEST_MODEL").unwrap();
+    let config = SessionConfig { launch: Launch::Immediate, device_wait: device_wait(), ..SessionConfig::default() };
+    let session = Session::from_files(&[&path], &config).unwrap();
+    let feed = image.clone();
+    session
+        .set_callback(
+            &handle_of(&model, "image"),
+            Some(Box::new(move |buffer: &mut [u8]| {
+                buffer.copy_from_slice(&feed.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>())
+            })),
+        )
+        .unwrap();
+    let probs = Arc::new(Mutex::new(Vec::new()));
+    let sink = probs.clone();
+    session
+        .set_callback(
+            &handle_of(&model, "probs"),
+            Some(Box::new(move |buffer: &mut [u8]| *sink.lock().unwrap() = as_f32(buffer))),
+        )
+        .unwrap();
+    session.run_load_programs().unwrap();
+    session.run_programs(&model.program_flow(ProgramPhase::Main).unwrap()).unwrap();
+    assert_eq!(*probs.lock().unwrap(), expected);
+    session.run_save_programs().unwrap();
+
+    // Remote buffers only: an anchor with a stream is refused, naming it.
+    let err = session.set_remote_buffer_data(&handle_of(&model, "image"), &[0u8; 3136]).expect_err("a stream anchor");
+    assert_eq!(err.status(), Status::InvalidArgument);
+
+    // A simulated fault at the first compute step: the run fails with the
+    // recovery action; reload resets the device and the session runs again.
+    let executable = model.executable().unwrap();
+    let step = (0..executable.info().unwrap().num_steps)
+        .find(|&i| executable.step(i).unwrap().kind == "Execute")
+        .expect("the mlp has a compute step") as u32;
+    session.insert_simulated_error(SimulatedError::TileException, step, 0).unwrap();
+    let err = session.insert_simulated_error(SimulatedError::TileException, step, 0).expect_err("the same place twice");
+    assert_eq!(err.status(), Status::InvalidArgument);
+    let err = session.run_main_programs().expect_err("the fault must fire");
+    assert_eq!(err.status(), Status::DeviceError);
+    assert_eq!(err.recovery_action(), RecoveryAction::IpuReset);
+    session.clear_simulated_errors().unwrap();
+    let err = session.erase_simulated_error(step, 0).expect_err("nothing left to erase");
+    assert_eq!(err.status(), Status::NotFound);
+    session.reload().unwrap();
+    probs.lock().unwrap().clear();
+    session.run_main_programs().unwrap();
+    assert_eq!(*probs.lock().unwrap(), expected);
+    session.unload_from_device().unwrap();
+    let err = session.unload_from_device().expect_err("not bound any more");
+    assert_eq!(err.status(), Status::FailedPrecondition);
+}
