@@ -43,12 +43,17 @@ impl Target {
         unsafe { string_from_c(self.raw.name) }
     }
 
-    /// The rates and sizes, to read or change (name must stay the library's).
+    /// The rates and sizes.
     pub fn raw(&self) -> &sys::mrt_target {
         &self.raw
     }
 
-    pub fn raw_mut(&mut self) -> &mut sys::mrt_target {
+    /// The rates and sizes, to change for a "what if" target.
+    ///
+    /// # Safety
+    /// `name` is read by the library: it must stay a valid C string for as
+    /// long as the target is used (leave it as Target::new set it).
+    pub unsafe fn raw_mut(&mut self) -> &mut sys::mrt_target {
         &mut self.raw
     }
 }

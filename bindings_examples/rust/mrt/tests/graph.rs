@@ -123,6 +123,15 @@ fn graph_mistakes_name_the_bad_value() {
     assert_eq!(err.status(), Status::InvalidArgument);
     let err = graph.tensor_info(Tensor(12345)).expect_err("a stale id must fail");
     assert_eq!(err.status(), Status::InvalidArgument);
+    let mut fast = Target::new("bow", 1).unwrap();
+    unsafe { fast.raw_mut().clock_hz *= 2.0 };
+    let clock = Graph::new(Some(&fast), 1).unwrap().target().unwrap().raw().clock_hz;
+    assert_eq!(clock, fast.raw().clock_hz);
+    let mut broken = fast;
+    unsafe { broken.raw_mut().tiles_per_ipu = 0 };
+    let err = Graph::new(Some(&broken), 1).expect_err("zero tiles must fail");
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(err.message().contains("tiles_per_ipu"), "{err}");
     let err = Target::new("no-such-system", 1).expect_err("an unknown system must fail");
     assert_eq!(err.status(), Status::NotFound);
     let add = codelets().unwrap().into_iter().find(|c| c.name == "Add").expect("Add is a built-in codelet");
