@@ -206,6 +206,9 @@ pub type PrintCallback = Box<dyn FnMut(&str) + Send + 'static>;
 /// come from any thread: Send and Sync, methods take &self.
 pub struct Engine {
     raw: NonNull<sys::mrt_engine>,
+    /// Circular stream buffers the library borrows while the engine lives:
+    /// (handle, replicas, bytes), freed only after the engine.
+    stream_buffers: Vec<(String, Replicas, Vec<u8>)>,
 }
 
 // mrt_c.h: "calls other than mrt_engine_stop() while another call is
@@ -220,7 +223,7 @@ impl Engine {
         let options = CStrings::options(options)?;
         let mut out = ptr::null_mut();
         check(unsafe { sys::mrt_engine_create(executable.as_ptr(), options.as_ptr(), &mut out) })?;
-        Ok(Engine { raw: NonNull::new(out).expect("MRT_OK and a NULL engine") })
+        Ok(Engine { raw: NonNull::new(out).expect("MRT_OK and a NULL engine"), stream_buffers: Vec::new() })
     }
 
     fn as_ptr(&self) -> *mut sys::mrt_engine {
@@ -259,6 +262,31 @@ impl Engine {
                 Some(free_boxed::<std::sync::Mutex<StreamCallback>>),
             )
         })
+    }
+
+    /// Connects stream `handle` to a circular host buffer (a whole number of
+    /// transfers), read or written in turn by successive transfers. The
+    /// engine keeps the buffer; &mut, so no run is in progress.
+    pub fn connect_stream_to_buffer(&mut self, handle: &str, replicas: Replicas, mut buffer: Vec<u8>) -> Result<()> {
+        let c_handle = name_to_c(handle)?;
+        check(unsafe {
+            sys::mrt_engine_connect_stream_to_buffer(
+                self.as_ptr(),
+                c_handle.as_ptr(),
+                replicas.raw(),
+                buffer.as_mut_ptr() as *mut c_void,
+                buffer.len() as u64,
+            )
+        })?;
+        // Moving the Vec keeps its heap buffer where the library points.
+        self.stream_buffers.push((handle.to_string(), replicas, buffer));
+        Ok(())
+    }
+
+    /// The bytes of the buffer last connected to `handle` for `replicas`;
+    /// &mut, so no run is writing it.
+    pub fn stream_buffer(&mut self, handle: &str, replicas: Replicas) -> Option<&[u8]> {
+        self.stream_buffers.iter().rev().find(|(h, r, _)| h == handle && *r == replicas).map(|(_, _, b)| &b[..])
     }
 
     /// Writes a host-write tensor (its whole size) on one replica or all.

@@ -74,7 +74,7 @@ pub use predicate::{AnchorPredicate, CallbackPolicy, DataUsagePolicy, Policy, Pr
 pub use queue::{
     InputQueue, OutputQueue, Queue, QueueInfo, QueueKind, QueueManager, QueueManagerConfig, QueueTimeoutCallback,
 };
-pub use runner::{FlushCallback, ModelRunner, RequestTimes, RunnerConfig, SimulatedError, TensorDesc};
+pub use runner::{FlushCallback, ModelRunner, RequestTimes, RunnerConfig, SaveOutput, SimulatedError, TensorDesc};
 pub use session::{AnchorCallback, AnchorSet, Launch, Session, SessionConfig, SessionStopper};
 pub use tensor::{Bool, DataType, Element, Input, Output, F16};
 

@@ -37,9 +37,11 @@ pub enum SimulatedError {
 /// defaults. The runner is always created thread safe.
 pub struct RunnerConfig<'a> {
     pub replication_factor: u32,
-    /// Run the Save programs when the runner is destroyed (their outputs are
-    /// dropped: this crate does not keep save-program output buffers).
+    /// Run the Save programs when the runner is destroyed; their outputs go
+    /// to the `save_outputs` buffers (ModelRunner::close_with_save_outputs).
     pub run_save_programs: bool,
+    /// Buffers the runner allocates for Save-program outputs.
+    pub save_outputs: Vec<SaveOutput>,
     /// Data fixed for the runner's life (copied at creation).
     pub frozen_inputs: Vec<Input<'a>>,
     /// [replica id] -> device, or None for an automatic choice.
@@ -77,6 +79,7 @@ impl RunnerConfig<'_> {
             replication_factor: raw.replication_factor,
             run_save_programs: raw.run_save_programs,
             frozen_inputs: Vec::new(),
+            save_outputs: Vec::new(),
             replica_devices: Vec::new(),
             device_wait: DeviceWait::NoWait,
             check_package_hash: raw.check_package_hash,
@@ -124,6 +127,60 @@ pub struct RequestTimes {
     pub computation_us: f64,
 }
 
+/// A Save-program output to keep: written when the runner is destroyed
+/// with run_save_programs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SaveOutput {
+    pub replica: u32,
+    /// The output anchor's name.
+    pub name: String,
+    pub size_in_bytes: usize,
+}
+
+/// The Save-output buffers and the C arrays naming them, which the library
+/// borrows until the runner is destroyed.
+#[derive(Default)]
+struct SaveBuffers {
+    outputs: Vec<SaveOutput>,
+    buffers: Vec<Vec<u8>>,
+    _names: Vec<CString>,
+    _views: Vec<Vec<sys::mrt_tensor_view>>,
+    replicas: Vec<sys::mrt_replica_outputs>,
+}
+
+impl SaveBuffers {
+    fn new(outputs: Vec<SaveOutput>) -> Result<SaveBuffers> {
+        let names = outputs.iter().map(|o| name_to_c(&o.name)).collect::<Result<Vec<_>>>()?;
+        let mut buffers: Vec<Vec<u8>> = outputs.iter().map(|o| vec![0u8; o.size_in_bytes]).collect();
+        let mut replica_ids: Vec<u32> = outputs.iter().map(|o| o.replica).collect();
+        replica_ids.sort_unstable();
+        replica_ids.dedup();
+        // One array of views per replica; moving the Vecs into Self keeps
+        // their heap buffers (and so these pointers) where they are.
+        let views: Vec<Vec<sys::mrt_tensor_view>> = replica_ids
+            .iter()
+            .map(|&replica| {
+                outputs
+                    .iter()
+                    .zip(names.iter().zip(buffers.iter_mut()))
+                    .filter(|(o, _)| o.replica == replica)
+                    .map(|(_, (name, buffer))| view(name, buffer.as_mut_ptr() as *mut c_void, buffer.len()))
+                    .collect()
+            })
+            .collect();
+        let replicas = replica_ids
+            .iter()
+            .zip(&views)
+            .map(|(&replica_id, views)| sys::mrt_replica_outputs {
+                replica_id,
+                outputs: views.as_ptr(),
+                num_outputs: views.len(),
+            })
+            .collect();
+        Ok(SaveBuffers { outputs, buffers, _names: names, _views: views, replicas })
+    }
+}
+
 /// A model runner, always created with `thread_safe`, which is what lets the
 /// header allow execute calls from many threads at once: so it is Send and
 /// Sync and its methods take &self. Destruction cannot overlap other calls:
@@ -133,6 +190,7 @@ pub struct ModelRunner {
     inputs: Vec<TensorDesc>,
     outputs: Vec<TensorDesc>,
     batching_dim: Option<u32>,
+    save: SaveBuffers,
 }
 
 // mrt_c.h: "with config.thread_safe, execute and execute_async may be called
@@ -180,12 +238,15 @@ impl ModelRunner {
         let devices: Vec<*mut sys::mrt_device> =
             config.replica_devices.iter().map(|d| d.map(|d| d.as_ptr()).unwrap_or(ptr::null_mut())).collect();
         let wait = config.device_wait.to_raw();
+        let save = SaveBuffers::new(config.save_outputs)?;
         let mut raw = crate::ffi::defaults(sys::mrt_model_runner_config_init_sized);
         raw.replication_factor = config.replication_factor;
         raw.run_save_programs = config.run_save_programs;
         raw.thread_safe = true;
         raw.frozen_inputs = frozen.as_ptr();
         raw.num_frozen_inputs = frozen.len();
+        raw.save_programs_outputs = save.replicas.as_ptr();
+        raw.num_save_programs_outputs = save.replicas.len();
         raw.replica_devices = devices.as_ptr();
         raw.num_replica_devices = devices.len();
         raw.device_wait_config = &wait;
@@ -215,6 +276,7 @@ impl ModelRunner {
             inputs: Vec::new(),
             outputs: Vec::new(),
             batching_dim: config.batching_dim,
+            save,
         };
         runner.inputs = runner.descs(sys::mrt_model_runner_execute_inputs)?;
         runner.outputs = runner.descs(sys::mrt_model_runner_execute_outputs)?;
@@ -474,6 +536,20 @@ impl ModelRunner {
     /// runner.execute_async(&[mrt::Input::new("image", &image)]); // error[E0382]: borrow of moved value
     /// ```
     pub fn close(self) {}
+
+    /// Destroys the runner (running the Save programs if configured) and
+    /// returns the Save outputs it wrote, with their descriptions.
+    pub fn close_with_save_outputs(self) -> Vec<(SaveOutput, Vec<u8>)> {
+        let mut runner = std::mem::ManuallyDrop::new(self);
+        unsafe { sys::mrt_model_runner_destroy(runner.raw.as_ptr()) };
+        // The library is done with the buffers; drop the rest by hand.
+        let save = std::mem::take(&mut runner.save);
+        unsafe {
+            ptr::drop_in_place(&mut runner.inputs);
+            ptr::drop_in_place(&mut runner.outputs);
+        }
+        save.outputs.into_iter().zip(save.buffers).collect()
+    }
 }
 
 fn times(raw: &sys::mrt_request_times) -> RequestTimes {

@@ -80,6 +80,22 @@ fn a_compiled_graph_runs_on_an_engine_with_rust_streams() {
         .unwrap();
     engine.run(0, Replicas::All).unwrap();
     assert_eq!(*y.lock().unwrap(), vec![11.0, 22.0, 33.0, 44.0]);
+
+    // The same through circular host buffers the engine keeps.
+    let mut engine = engine;
+    let x: Vec<u8> = [5f32, 6.0, 7.0, 8.0].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    engine.connect_stream_to_buffer("x", Replicas::All, x).unwrap();
+    engine.connect_stream_to_buffer("y", Replicas::All, vec![0u8; 16]).unwrap();
+    let err = engine.connect_stream_to_buffer("y", Replicas::All, vec![0u8; 10]).expect_err("10 bytes are no transfer");
+    assert_eq!(err.status(), Status::InvalidArgument);
+    engine.run(0, Replicas::All).unwrap();
+    let y: Vec<f32> = engine
+        .stream_buffer("y", Replicas::All)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(y, vec![15.0, 26.0, 37.0, 48.0]);
     assert!(engine.device_cycles(0).unwrap() > 0);
     let err = engine.run(5, Replicas::All).expect_err("program 5 of 1 must fail");
     assert_eq!(err.status(), Status::InvalidArgument);
@@ -183,4 +199,66 @@ fn host_tensors_remote_buffers_printing_and_profiles() {
     assert!(intervals.starts_with("begin,end"), "{intervals}");
     let err = engine.read_tensor("v_out", &mut [0i32; 5], 0).expect_err("a short buffer must fail");
     assert_eq!(err.status(), Status::InvalidArgument);
+}
+
+/// A stateful model: Main adds x into an accumulator and streams it out,
+/// Save streams the accumulator to acc_save.
+fn accumulator_model() -> Model {
+    let graph = Graph::new(Some(&Target::new("gc200", 1).unwrap()), 1).unwrap();
+    let acc = graph.add_variable(DataType::F32, &[4], "acc").unwrap();
+    let x = graph.add_variable(DataType::F32, &[4], "x").unwrap();
+    graph.set_tile_mapping(acc, 0).unwrap();
+    graph.set_tile_mapping(x, 0).unwrap();
+    let x_in = graph.add_host_to_device_fifo("x", DataType::F32, 4).unwrap();
+    let acc_out = graph.add_device_to_host_fifo("acc_out", DataType::F32, 4).unwrap();
+    let acc_save = graph.add_device_to_host_fifo("acc_save", DataType::F32, 4).unwrap();
+    let main = graph.sequence(&[graph.copy_from_stream(x_in, x, None).unwrap()], Some("main")).unwrap();
+    graph.binary_in_place(main, "Add", acc, x).unwrap();
+    graph.sequence_add(main, graph.copy_to_stream(acc, acc_out, None).unwrap()).unwrap();
+    let save = graph.sequence(&[graph.copy_to_stream(acc, acc_save, None).unwrap()], Some("save")).unwrap();
+    let executable = graph.compile(&[main, save], &[], None).unwrap();
+    let mut builder = ModelBuilder::new("accumulator", &executable).unwrap();
+    builder.set_program_flow(ProgramPhase::Main, &[0]).unwrap();
+    builder.set_program_flow(ProgramPhase::Save, &[1]).unwrap();
+    for (handle, program) in [("x", 0u64), ("acc_out", 0), ("acc_save", 1)] {
+        builder
+            .add_anchor(&AnchorConfig { handle, shape: &[4], programs: &[program], ..AnchorConfig::default() })
+            .unwrap();
+    }
+    builder.build().unwrap()
+}
+
+#[test]
+fn save_program_outputs_arrive_when_the_runner_closes() {
+    let model = accumulator_model();
+    let save_outputs = vec![SaveOutput { replica: 0, name: "acc_save".into(), size_in_bytes: 16 }];
+    let config = RunnerConfig {
+        device_wait: device_wait(),
+        run_save_programs: true,
+        save_outputs: save_outputs.clone(),
+        ..RunnerConfig::default()
+    };
+    let runner = ModelRunner::with_config(&model, config).unwrap();
+    let outputs: Vec<&str> = runner.outputs().iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(outputs, vec!["acc_out"], "acc_save is a Save output");
+    let x = [1f32, 2.0, 3.0, 4.0];
+    for round in 1..=3 {
+        let mut acc = [0f32; 4];
+        runner.execute(&[Input::new("x", &x)], &mut [Output::new("acc_out", &mut acc)]).unwrap();
+        assert_eq!(acc, x.map(|v| v * round as f32));
+    }
+    let saved = runner.close_with_save_outputs();
+    assert_eq!(saved.len(), 1);
+    assert_eq!(saved[0].0, save_outputs[0]);
+    let values: Vec<f32> = saved[0].1.chunks_exact(4).map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect();
+    assert_eq!(values, vec![3.0, 6.0, 9.0, 12.0]);
+
+    let config = RunnerConfig {
+        device_wait: device_wait(),
+        save_outputs: vec![SaveOutput { replica: 0, name: "acc_out".into(), size_in_bytes: 16 }],
+        ..RunnerConfig::default()
+    };
+    let err = ModelRunner::with_config(&model, config).expect_err("acc_out is not a Save output");
+    assert_eq!(err.status(), Status::NotFound);
+    assert!(err.message().contains("acc_out"), "{err}");
 }
