@@ -35,6 +35,8 @@ example=$CARGO_TARGET_DIR/release/examples/mlp-example
 
 cargo test "${cargo_flags[@]}" -p mrt-sys
 cargo test "${cargo_flags[@]}" -p mrt
+# The API documentation builds without a warning (broken links, bad HTML).
+cargo doc "${cargo_flags[@]}" --no-deps --workspace
 
 # mrt-sys's other way to find libmrt: MRT_LIB_DIR, without pkg-config.
 env -u PKG_CONFIG_PATH MRT_LIB_DIR="$MRT_PREFIX/lib" cargo test "${cargo_flags[@]}" -p mrt-sys

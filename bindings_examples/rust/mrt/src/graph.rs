@@ -665,7 +665,7 @@ impl Graph {
         check(unsafe { sys::mrt_ops_fill(self.as_ptr(), sequence.0, tensor.0, value) })
     }
 
-    /// [M,K] x [K,N] -> [M,N] of out_type (None: F32).
+    /// `[M,K] x [K,N] -> [M,N]` of out_type (None: F32).
     pub fn matmul(
         &self,
         sequence: Program,
@@ -694,7 +694,7 @@ impl Graph {
     }
 
     /// A variable laid out as matmul over `tiles` uses its `operand` of a
-    /// [M,K] x [K,N] product.
+    /// `[M,K] x [K,N]` product.
     pub fn create_matmul_input(
         &self,
         operand: MatmulOperand,
@@ -767,7 +767,7 @@ impl Graph {
 
     // ---- Compiling ----
 
-    /// Compiles the graph: programs[i] becomes program i of the executable.
+    /// Compiles the graph: `programs[i]` becomes program i of the executable.
     /// `options` are engine options; `progress` runs on this thread. A
     /// graph compiles once.
     pub fn compile(

@@ -1,7 +1,7 @@
 //! QueueManager and its queues: pointers to the caller's buffers passed to
 //! a device (a session's, or the caller playing the device with transfer).
 //! The bytes are copied once, straight between the caller's buffer and the
-//! device's. Buffers move into the queue as Vec<T> and come back through the
+//! device's. Buffers move into the queue as `Vec<T>` and come back through the
 //! completion closure, so no borrow has to outlive a transfer.
 use std::collections::HashMap;
 use std::os::raw::{c_char, c_void};
