@@ -346,3 +346,24 @@ fn concurrent_threads_get_their_own_errors() {
         }
     });
 }
+
+#[test]
+fn batching_dim_serves_any_number_of_samples() {
+    let model = model();
+    let one = image();
+    let reference = sync_probs(&runner(&model), &one);
+    let config = RunnerConfig { device_wait: common::device_wait(), batching_dim: Some(0), ..RunnerConfig::default() };
+    let runner = ModelRunner::with_config(&model, config).unwrap();
+    assert_eq!(runner.config().unwrap().batching_dim, Some(0));
+    let three: Vec<f32> = one.iter().chain(&one).chain(&one).copied().collect();
+    let mut probs = [0f32; 3 * CLASSES];
+    runner.execute(&[Input::new("image", &three)], &mut [Output::new("probs", &mut probs)]).unwrap();
+    for sample in probs.chunks_exact(CLASSES) {
+        assert_eq!(sample, &reference[..]);
+    }
+    let mut two = [0f32; 2 * CLASSES];
+    let err = runner
+        .execute(&[Input::new("image", &three)], &mut [Output::new("probs", &mut two)])
+        .expect_err("3 samples in, room for 2 out");
+    assert!(err.message().contains("holds 2 samples but 'image' holds 3"), "{err}");
+}
