@@ -26,15 +26,16 @@ struct Completion {
 type SharedCompletion = Mutex<Completion>;
 
 /// One queued request. It owns the copies of the request's inputs, which the
-/// library reads until the request is done, and the library-allocated
-/// outputs, handed out once they hold the results.
+/// library reads until the request is done, and its outputs (`O`: the
+/// library-allocated TensorMemory, or the caller's OutputBuffers), handed
+/// out once they hold the results.
 ///
 /// Dropping a pending Future waits for the request to finish first, so the
 /// inputs are never freed under the library. (Leaking it with mem::forget
 /// leaks the inputs too, which is safe.)
-pub struct Future {
+pub struct Future<O = TensorMemory> {
     raw: NonNull<sys::mrt_future>,
-    outputs: Option<TensorMemory>,
+    outputs: Option<O>,
     completion: Arc<SharedCompletion>,
     // Read by the library until the request is done; never touched here.
     _inputs: Vec<Vec<u8>>,
@@ -42,22 +43,24 @@ pub struct Future {
 }
 
 // mrt_c.h: "every function may be called from any thread, concurrently".
-unsafe impl Send for Future {}
-unsafe impl Sync for Future {}
+unsafe impl<O: Send> Send for Future<O> {}
+unsafe impl<O: Sync> Sync for Future<O> {}
 
 /// The on_ready closure of a user: called once with Ok or the failure's status.
 type ReadyCallback<F> = Option<F>;
 
-impl Future {
+impl<O> Future<O> {
+    /// Takes ownership of a future the library returned with MRT_OK, with
+    /// what the request reads (inputs, names) and writes (outputs).
     pub(crate) unsafe fn from_raw(
         raw: *mut sys::mrt_future,
-        outputs: *mut sys::mrt_tensor_memory,
+        outputs: O,
         inputs: Vec<Vec<u8>>,
         names: Vec<CString>,
-    ) -> Result<Future> {
+    ) -> Result<Future<O>> {
         let future = Future {
             raw: NonNull::new(raw).expect("libmrt returned MRT_OK and a NULL future"),
-            outputs: Some(TensorMemory::from_raw(outputs)),
+            outputs: Some(outputs),
             completion: Arc::new(Mutex::new(Completion::default())),
             _inputs: inputs,
             _names: names,
@@ -88,13 +91,13 @@ impl Future {
     /// Waits for the request and returns its outputs, or its error (status,
     /// the future's own message and recovery action: asynchronous failures
     /// never go through the per-thread message).
-    pub fn wait(mut self) -> Result<TensorMemory> {
+    pub fn wait(mut self) -> Result<O> {
         unsafe { sys::mrt_future_wait(self.raw.as_ptr(), timeout_ns(None)) };
         self.take_result()
     }
 
     /// The outcome of a finished request; its outputs can be taken once.
-    fn take_result(&mut self) -> Result<TensorMemory> {
+    fn take_result(&mut self) -> Result<O> {
         let mut code = 0;
         check(unsafe { sys::mrt_future_status(self.raw.as_ptr(), &mut code) })?;
         if let Some(status) = Status::from_code(code) {
@@ -157,8 +160,11 @@ where
     });
 }
 
-impl std::future::Future for Future {
-    type Output = Result<TensorMemory>;
+// Nothing in a Future is pinned: the library knows only its handle.
+impl<O> Unpin for Future<O> {}
+
+impl<O> std::future::Future for Future<O> {
+    type Output = Result<O>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         {
@@ -174,7 +180,7 @@ impl std::future::Future for Future {
     }
 }
 
-impl Drop for Future {
+impl<O> Drop for Future<O> {
     fn drop(&mut self) {
         // The request reads self._inputs until it is done: wait before they go.
         if !self.is_ready() {
@@ -184,4 +190,8 @@ impl Drop for Future {
     }
 }
 
-crate::ffi::debug_handle!(Future);
+impl<O> std::fmt::Debug for Future<O> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Future({:p})", self.raw)
+    }
+}

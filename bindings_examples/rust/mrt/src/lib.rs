@@ -76,7 +76,7 @@ pub use queue::{
 };
 pub use runner::{FlushCallback, ModelRunner, RequestTimes, RunnerConfig, SaveOutput, SimulatedError, TensorDesc};
 pub use session::{AnchorCallback, AnchorSet, Launch, Session, SessionConfig, SessionStopper};
-pub use tensor::{Bool, DataType, Element, Input, Output, F16};
+pub use tensor::{Bool, DataType, Element, Input, Output, OutputBuffer, F16};
 
 /// The version of the loaded library, "MAJOR.MINOR.PATCH".
 pub fn version() -> String {

@@ -14,7 +14,7 @@ use crate::future::Future;
 use crate::memory::TensorMemory;
 use crate::model::Model;
 use crate::sys;
-use crate::tensor::{type_name, DataType, Input, Output};
+use crate::tensor::{type_name, DataType, Input, Output, OutputBuffer};
 
 /// Called on a replica's device thread when it timed out waiting for an
 /// input (its name), before the runner flushes dummy data.
@@ -400,15 +400,7 @@ impl ModelRunner {
     /// std::future::Future too: `.await` it.
     pub fn execute_async_on(&self, replica: u32, inputs: &[Input<'_>]) -> Result<Future> {
         self.check_tensors(inputs.iter().map(|t| (t.name, t.bytes.len(), t.data_type)), std::iter::empty())?;
-        let names = c_names(inputs.iter().map(|t| t.name))?;
-        let mut copies: Vec<Vec<u8>> = inputs.iter().map(|t| t.bytes.to_vec()).collect();
-        // Moving a Vec does not move its heap buffer: these pointers stay
-        // valid when `copies` moves into the Future.
-        let views: Vec<sys::mrt_tensor_view> = copies
-            .iter_mut()
-            .zip(&names)
-            .map(|(bytes, name)| view(name, bytes.as_mut_ptr() as *mut c_void, bytes.len()))
-            .collect();
+        let (names, copies, views) = owned_inputs(inputs)?;
         let mut future = ptr::null_mut();
         let mut outputs = ptr::null_mut();
         check(unsafe {
@@ -421,6 +413,41 @@ impl ModelRunner {
                 &mut outputs,
             )
         })?;
+        unsafe { Future::from_raw(future, TensorMemory::from_raw(outputs), copies, names) }
+    }
+
+    /// As execute_async_on, writing the outputs into the caller's buffers,
+    /// which the Future owns until the request is done and then hands back
+    /// (checked like execute's outputs).
+    pub fn execute_async_into(
+        &self,
+        replica: u32,
+        inputs: &[Input<'_>],
+        outputs: Vec<OutputBuffer>,
+    ) -> Result<Future<Vec<OutputBuffer>>> {
+        self.check_tensors(
+            inputs.iter().map(|t| (t.name, t.bytes.len(), t.data_type)),
+            outputs.iter().map(|o| (o.name(), o.len_bytes(), o.data_type())),
+        )?;
+        let (mut names, copies, input_views) = owned_inputs(inputs)?;
+        let output_names = c_names(outputs.iter().map(|o| o.name()))?;
+        // The buffers' bytes live in their boxed Vecs: moving `outputs` into
+        // the Future does not move them.
+        let output_views: Vec<sys::mrt_tensor_view> =
+            outputs.iter().zip(&output_names).map(|(o, name)| view(name, o.data_ptr(), o.len_bytes())).collect();
+        let mut future = ptr::null_mut();
+        check(unsafe {
+            sys::mrt_model_runner_execute_async(
+                self.raw.as_ptr(),
+                input_views.as_ptr(),
+                input_views.len(),
+                output_views.as_ptr(),
+                output_views.len(),
+                replica,
+                &mut future,
+            )
+        })?;
+        names.extend(output_names);
         unsafe { Future::from_raw(future, outputs, copies, names) }
     }
 
@@ -570,6 +597,20 @@ impl Drop for ModelRunner {
     fn drop(&mut self) {
         unsafe { sys::mrt_model_runner_destroy(self.raw.as_ptr()) }
     }
+}
+
+/// Copies of a request's inputs, their names and the views the library
+/// reads: moving a Vec does not move its heap buffer, so the views stay
+/// valid when names and copies move into the Future.
+fn owned_inputs(inputs: &[Input<'_>]) -> Result<(Vec<CString>, Vec<Vec<u8>>, Vec<sys::mrt_tensor_view>)> {
+    let names = c_names(inputs.iter().map(|t| t.name))?;
+    let mut copies: Vec<Vec<u8>> = inputs.iter().map(|t| t.bytes.to_vec()).collect();
+    let views = copies
+        .iter_mut()
+        .zip(&names)
+        .map(|(bytes, name)| view(name, bytes.as_mut_ptr() as *mut c_void, bytes.len()))
+        .collect();
+    Ok((names, copies, views))
 }
 
 fn c_names<'a>(names: impl Iterator<Item = &'a str>) -> Result<Vec<CString>> {

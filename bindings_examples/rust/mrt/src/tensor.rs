@@ -212,3 +212,68 @@ impl<'a> Output<'a> {
         Output { name, bytes: as_bytes_mut(data), data_type: T::DATA_TYPE }
     }
 }
+
+/// An output buffer a request owns until it is done (execute_async_into):
+/// a `Vec` of any element type, given back by into_vec.
+pub struct OutputBuffer {
+    name: String,
+    data_type: DataType,
+    /// The Vec's bytes, inside `storage`.
+    data: *mut u8,
+    len_bytes: usize,
+    storage: Box<dyn std::any::Any + Send + Sync>,
+}
+
+// The pointer only refers into `storage`, which is Send and Sync.
+unsafe impl Send for OutputBuffer {}
+unsafe impl Sync for OutputBuffer {}
+
+impl OutputBuffer {
+    pub fn new<T: Element>(name: &str, mut data: Vec<T>) -> OutputBuffer {
+        let (pointer, len_bytes) = (data.as_mut_ptr() as *mut u8, std::mem::size_of_val(&data[..]));
+        // Boxing the Vec moves its header, not the elements `data` points to.
+        OutputBuffer {
+            name: name.to_string(),
+            data_type: T::DATA_TYPE,
+            data: pointer,
+            len_bytes,
+            storage: Box::new(data),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn data_type(&self) -> DataType {
+        self.data_type
+    }
+
+    pub(crate) fn len_bytes(&self) -> usize {
+        self.len_bytes
+    }
+
+    pub(crate) fn data_ptr(&self) -> *mut std::os::raw::c_void {
+        self.data as *mut std::os::raw::c_void
+    }
+
+    /// The elements, if T is the buffer's type.
+    pub fn as_slice<T: Element>(&self) -> Option<&[T]> {
+        self.storage.downcast_ref::<Vec<T>>().map(|v| &v[..])
+    }
+
+    /// The Vec back, if T is its type (otherwise the buffer itself).
+    pub fn into_vec<T: Element>(self) -> std::result::Result<Vec<T>, OutputBuffer> {
+        if self.storage.is::<Vec<T>>() {
+            Ok(*self.storage.downcast::<Vec<T>>().expect("checked by is()"))
+        } else {
+            Err(self)
+        }
+    }
+}
+
+impl std::fmt::Debug for OutputBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "OutputBuffer({}, {:?}, {} bytes)", self.name, self.data_type, self.len_bytes)
+    }
+}

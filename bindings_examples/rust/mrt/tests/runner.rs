@@ -23,6 +23,7 @@ fn handles_have_the_thread_traits_the_header_allows() {
     send_sync::<Model>();
     send_sync::<ModelRunner>();
     send_sync::<Future>();
+    send_sync::<Future<Vec<OutputBuffer>>>();
     send_sync::<TensorMemory>();
     send_sync::<DeviceManager>();
     send_sync::<Device>();
@@ -366,4 +367,37 @@ fn batching_dim_serves_any_number_of_samples() {
         .execute(&[Input::new("image", &three)], &mut [Output::new("probs", &mut two)])
         .expect_err("3 samples in, room for 2 out");
     assert!(err.message().contains("holds 2 samples but 'image' holds 3"), "{err}");
+}
+
+#[test]
+fn async_requests_write_into_caller_buffers_handed_back_when_done() {
+    let model = model();
+    let runner = runner(&model);
+    let image = image();
+    let probs = sync_probs(&runner, &image);
+    let future = runner
+        .execute_async_into(0, &[Input::new("image", &image)], vec![OutputBuffer::new("probs", vec![0f32; CLASSES])])
+        .unwrap();
+    let mut buffers = future.wait().unwrap();
+    assert_eq!(buffers.len(), 1);
+    assert_eq!(buffers[0].name(), "probs");
+    assert_eq!(buffers[0].as_slice::<f32>().unwrap(), &probs[..]);
+    let buffer = buffers.pop().unwrap().into_vec::<i32>().expect_err("the buffer holds f32");
+    assert_eq!(buffer.into_vec::<f32>().unwrap(), probs.to_vec());
+
+    let future = runner
+        .execute_async_into(0, &[Input::new("image", &image)], vec![OutputBuffer::new("probs", vec![0f32; CLASSES])])
+        .unwrap();
+    let (awaited, _) = block_on(future);
+    assert_eq!(awaited.unwrap()[0].as_slice::<f32>().unwrap(), &probs[..]);
+
+    let err = runner
+        .execute_async_into(0, &[Input::new("image", &image)], vec![OutputBuffer::new("probs", vec![0f64; CLASSES])])
+        .expect_err("an f64 buffer for f32 probs must fail");
+    assert!(err.message().contains("output 'probs' is given as F64"), "{err}");
+    let err = runner
+        .execute_async_into(0, &[Input::new("image", &image)], vec![OutputBuffer::new("logits", vec![0f32; CLASSES])])
+        .expect_err("an unknown output must fail");
+    assert_eq!(err.status(), Status::NotFound);
+    assert!(err.message().contains("logits"), "{err}");
 }
