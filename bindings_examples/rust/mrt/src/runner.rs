@@ -227,14 +227,9 @@ impl ModelRunner {
         config: RunnerConfig<'_>,
         create: impl FnOnce(*const sys::mrt_model_runner_config, *mut *mut sys::mrt_model_runner) -> i32,
     ) -> Result<ModelRunner> {
-        let frozen_names = config.frozen_inputs.iter().map(|t| name_to_c(t.name)).collect::<Result<Vec<_>>>()?;
-        let frozen: Vec<sys::mrt_tensor_view> = config
-            .frozen_inputs
-            .iter()
-            .zip(&frozen_names)
-            // Copied by the library at create; only read.
-            .map(|(t, name)| view(name, t.bytes.as_ptr() as *mut c_void, t.bytes.len()))
-            .collect();
+        // Copied by the library at create.
+        let frozen_names = c_names(config.frozen_inputs.iter().map(|t| t.name))?;
+        let frozen = borrowed_views(&config.frozen_inputs, &frozen_names);
         let devices: Vec<*mut sys::mrt_device> =
             config.replica_devices.iter().map(|d| d.map(|d| d.as_ptr()).unwrap_or(ptr::null_mut())).collect();
         let wait = config.device_wait.to_raw();
@@ -344,18 +339,10 @@ impl ModelRunner {
     /// with batching_dim, of the model's shape) are checked here, before C;
     /// names the model does not know are left to the library's message.
     pub fn execute_on(&self, replica: u32, inputs: &[Input<'_>], outputs: &mut [Output<'_>]) -> Result<()> {
-        self.check_tensors(
-            inputs.iter().map(|t| (t.name, t.bytes.len(), t.data_type)),
-            outputs.iter().map(|t| (t.name, t.bytes.len(), t.data_type)),
-        )?;
+        self.check_tensors(described(inputs), outputs.iter().map(|t| (t.name, t.bytes.len(), t.data_type)))?;
         let input_names = c_names(inputs.iter().map(|t| t.name))?;
         let output_names = c_names(outputs.iter().map(|t| t.name))?;
-        let input_views: Vec<sys::mrt_tensor_view> = inputs
-            .iter()
-            .zip(&input_names)
-            // The library only reads inputs; the C view is not const-qualified.
-            .map(|(t, name)| view(name, t.bytes.as_ptr() as *mut c_void, t.bytes.len()))
-            .collect();
+        let input_views = borrowed_views(inputs, &input_names);
         let output_views: Vec<sys::mrt_tensor_view> = outputs
             .iter_mut()
             .zip(&output_names)
@@ -375,13 +362,9 @@ impl ModelRunner {
 
     /// Runs one request on `replica` with outputs the library allocates.
     pub fn execute_alloc(&self, replica: u32, inputs: &[Input<'_>]) -> Result<TensorMemory> {
-        self.check_tensors(inputs.iter().map(|t| (t.name, t.bytes.len(), t.data_type)), std::iter::empty())?;
+        self.check_tensors(described(inputs), std::iter::empty())?;
         let names = c_names(inputs.iter().map(|t| t.name))?;
-        let views: Vec<sys::mrt_tensor_view> = inputs
-            .iter()
-            .zip(&names)
-            .map(|(t, name)| view(name, t.bytes.as_ptr() as *mut c_void, t.bytes.len()))
-            .collect();
+        let views = borrowed_views(inputs, &names);
         let mut out = ptr::null_mut();
         check(unsafe {
             sys::mrt_model_runner_execute_alloc(self.raw.as_ptr(), views.as_ptr(), views.len(), replica, &mut out)
@@ -399,8 +382,8 @@ impl ModelRunner {
     /// away; the outputs are allocated by the library. The Future is a
     /// std::future::Future too: `.await` it.
     pub fn execute_async_on(&self, replica: u32, inputs: &[Input<'_>]) -> Result<Future> {
-        self.check_tensors(inputs.iter().map(|t| (t.name, t.bytes.len(), t.data_type)), std::iter::empty())?;
-        let (names, copies, views) = owned_inputs(inputs)?;
+        self.check_tensors(described(inputs), std::iter::empty())?;
+        let OwnedInputs { names, copies, views } = owned_inputs(inputs)?;
         let mut future = ptr::null_mut();
         let mut outputs = ptr::null_mut();
         check(unsafe {
@@ -425,11 +408,8 @@ impl ModelRunner {
         inputs: &[Input<'_>],
         outputs: Vec<OutputBuffer>,
     ) -> Result<Future<Vec<OutputBuffer>>> {
-        self.check_tensors(
-            inputs.iter().map(|t| (t.name, t.bytes.len(), t.data_type)),
-            outputs.iter().map(|o| (o.name(), o.len_bytes(), o.data_type())),
-        )?;
-        let (mut names, copies, input_views) = owned_inputs(inputs)?;
+        self.check_tensors(described(inputs), outputs.iter().map(|o| (o.name(), o.len_bytes(), o.data_type())))?;
+        let OwnedInputs { mut names, copies, views: input_views } = owned_inputs(inputs)?;
         let output_names = c_names(outputs.iter().map(|o| o.name()))?;
         // The buffers' bytes live in their boxed Vecs: moving `outputs` into
         // the Future does not move them.
@@ -599,10 +579,27 @@ impl Drop for ModelRunner {
     }
 }
 
+/// Views of the caller's inputs, which the library only reads (the C view
+/// is not const-qualified).
+fn borrowed_views(inputs: &[Input<'_>], names: &[CString]) -> Vec<sys::mrt_tensor_view> {
+    inputs.iter().zip(names).map(|(t, name)| view(name, t.bytes.as_ptr() as *mut c_void, t.bytes.len())).collect()
+}
+
+/// What check_tensors needs of each input.
+fn described<'a>(inputs: &'a [Input<'_>]) -> impl Iterator<Item = (&'a str, usize, DataType)> {
+    inputs.iter().map(|t| (t.name, t.bytes.len(), t.data_type))
+}
+
 /// Copies of a request's inputs, their names and the views the library
 /// reads: moving a Vec does not move its heap buffer, so the views stay
 /// valid when names and copies move into the Future.
-fn owned_inputs(inputs: &[Input<'_>]) -> Result<(Vec<CString>, Vec<Vec<u8>>, Vec<sys::mrt_tensor_view>)> {
+struct OwnedInputs {
+    names: Vec<CString>,
+    copies: Vec<Vec<u8>>,
+    views: Vec<sys::mrt_tensor_view>,
+}
+
+fn owned_inputs(inputs: &[Input<'_>]) -> Result<OwnedInputs> {
     let names = c_names(inputs.iter().map(|t| t.name))?;
     let mut copies: Vec<Vec<u8>> = inputs.iter().map(|t| t.bytes.to_vec()).collect();
     let views = copies
@@ -610,7 +607,7 @@ fn owned_inputs(inputs: &[Input<'_>]) -> Result<(Vec<CString>, Vec<Vec<u8>>, Vec
         .zip(&names)
         .map(|(bytes, name)| view(name, bytes.as_mut_ptr() as *mut c_void, bytes.len()))
         .collect();
-    Ok((names, copies, views))
+    Ok(OwnedInputs { names, copies, views })
 }
 
 fn c_names<'a>(names: impl Iterator<Item = &'a str>) -> Result<Vec<CString>> {
