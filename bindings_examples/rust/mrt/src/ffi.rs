@@ -122,8 +122,9 @@ pub(crate) unsafe fn slice<'a, T>(data: *const T, len: usize) -> &'a [T] {
     }
 }
 
-/// The header's duration convention for waits: negative = forever, 0 = do
-/// not wait, > 0 = a bound in ns. None means forever here; never 0.
+/// The header's duration convention for waits: negative (MRT_FOREVER, a
+/// macro bindgen cannot translate) = forever, 0 = do not wait, > 0 = a
+/// bound in ns. None means forever here; never 0.
 pub(crate) const TIMEOUT_FOREVER: i64 = -1;
 
 pub(crate) fn timeout_ns(timeout: Option<Duration>) -> i64 {

@@ -49,7 +49,7 @@ pub struct RunnerConfig<'a> {
     pub device_wait: DeviceWait,
     pub check_package_hash: bool,
     /// Flush dummy data after waiting this long for input, also the hang
-    /// watchdog; None: wait forever (MRT_TIMEOUT_FOREVER, -1). Default 5 s.
+    /// watchdog; None: wait forever (MRT_FOREVER, -1; zero is refused). Default 5 s.
     pub timeout: Option<Duration>,
     pub validate_io_params: bool,
     /// Dynamic batch sizing along this dimension; None: disabled.
