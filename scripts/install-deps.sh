@@ -38,6 +38,10 @@ packages=(
   python3-onnx libonnx-testdata
   # bindings examples (bindings_examples/): Python ctypes + numpy, Go (cgo)
   python3 python3-numpy golang-go
+  # the Rust crates (bindings_examples/rust): the pkg-config crate from Debian's
+  # /usr/share/cargo/registry, and bindgen, which mrt-sys's test reruns to
+  # check its committed bindings against the header
+  librust-pkg-config-dev bindgen
 )
 # Rust: Debian's cargo, unless a Rust toolchain (e.g. rustup's) is on PATH.
 command -v cargo >/dev/null || packages+=(cargo)

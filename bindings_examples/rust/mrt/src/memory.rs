@@ -2,7 +2,7 @@
 use std::ptr::NonNull;
 
 use crate::error::{check, string_from_c, Result};
-use crate::model::name_to_c;
+use crate::ffi::name_to_c;
 use crate::sys;
 use crate::tensor::{cast_slice, Element};
 
@@ -62,12 +62,6 @@ impl TensorMemory {
     }
 }
 
-impl std::fmt::Debug for TensorMemory {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "TensorMemory({:p})", self.raw)
-    }
-}
-
 impl Drop for TensorMemory {
     fn drop(&mut self) {
         unsafe { sys::mrt_tensor_memory_destroy(self.raw.as_ptr()) }
@@ -77,3 +71,5 @@ impl Drop for TensorMemory {
 fn empty_view() -> sys::mrt_tensor_view {
     sys::mrt_tensor_view { name: std::ptr::null(), data: std::ptr::null_mut(), size_bytes: 0 }
 }
+
+crate::ffi::debug_handle!(TensorMemory);

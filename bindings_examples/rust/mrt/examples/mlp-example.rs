@@ -67,8 +67,8 @@ fn run() -> AnyResult<i32> {
     })?;
     let outputs = future.wait()?;
     let ready_status = ready_rx.recv_timeout(Duration::from_secs(10))?;
-    if !ready_status.is_ok() {
-        return Err(format!("on_ready reported {ready_status} for a request that succeeded").into());
+    if ready_status.is_err() {
+        return Err(format!("on_ready reported {ready_status:?} for a request that succeeded").into());
     }
     let async_probs = outputs.get::<f32>("probs")?;
 
@@ -148,7 +148,7 @@ fn show_errors(model: Model, runner: ModelRunner) -> AnyResult<i32> {
     let mut probs = [0f32; CLASSES];
     let mut failures = 0;
     let mut expect = |what: &str, result: mrt::Result<()>, code: Status, needle: &str| match result {
-        Err(err) if err.code() == code && err.message().contains(needle) => println!("{what}:\n  -> {err}"),
+        Err(err) if err.status() == code && err.message().contains(needle) => println!("{what}:\n  -> {err}"),
         Err(err) => {
             println!("{what}: UNEXPECTED error {err} (wanted {code} mentioning {needle:?})");
             failures += 1;
@@ -162,7 +162,7 @@ fn show_errors(model: Model, runner: ModelRunner) -> AnyResult<i32> {
     expect(
         "wrong tensor name ('imagez' instead of 'image')",
         runner.execute(&[Input::new("imagez", &image)], &mut [Output::new("probs", &mut probs)]),
-        Status::NOT_FOUND,
+        Status::NotFound,
         "unknown input 'imagez'",
     );
     expect(
@@ -171,26 +171,26 @@ fn show_errors(model: Model, runner: ModelRunner) -> AnyResult<i32> {
             &[Input::new("image", &image), Input::new("label", &image)],
             &mut [Output::new("probs", &mut probs)],
         ),
-        Status::NOT_FOUND,
+        Status::NotFound,
         "'label'",
     );
     expect(
         "wrong buffer size (783 floats for image [1,784])",
         runner.execute(&[Input::new("image", &image[..IMAGE - 1])], &mut [Output::new("probs", &mut probs)]),
-        Status::INVALID_ARGUMENT,
+        Status::InvalidArgument,
         "3132 bytes",
     );
     expect(
         "wrong element type (f64 for an f32 tensor)",
         runner.execute(&[Input::new("image", &vec![0f64; IMAGE])], &mut [Output::new("probs", &mut probs)]),
-        Status::INVALID_ARGUMENT,
-        "f64",
+        Status::InvalidArgument,
+        "given as F64",
     );
-    expect("unknown TensorData", model.tensor_data::<f32>("w3").map(|_| ()), Status::NOT_FOUND, "w3");
+    expect("unknown TensorData", model.tensor_data::<f32>("w3").map(|_| ()), Status::NotFound, "w3");
     expect(
         "a model file that does not exist",
         Model::load("/nonexistent/mlp.popef").map(|_| ()),
-        Status::NOT_FOUND,
+        Status::NotFound,
         "/nonexistent/mlp.popef",
     );
 

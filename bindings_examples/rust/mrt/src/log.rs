@@ -1,10 +1,11 @@
 //! libmrt's logger: the level, a Rust closure as the destination, and
 //! messages of the application in the same stream.
-use std::ffi::{CStr, CString};
-use std::os::raw::{c_char, c_int, c_void};
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_void};
 
-use crate::callback::call_guarded;
-use crate::error::{check, MrtError, Result, Status};
+use crate::callback::{closure_user_data, free_boxed, with_closure};
+use crate::error::{check, Result};
+use crate::ffi::name_to_c;
 use crate::sys;
 
 /// mrt_log_level.
@@ -19,7 +20,7 @@ pub enum LogLevel {
 }
 
 impl LogLevel {
-    fn from_raw(level: c_int) -> LogLevel {
+    fn from_raw(level: u32) -> LogLevel {
         match level {
             0 => LogLevel::Off,
             1 => LogLevel::Err,
@@ -35,28 +36,26 @@ pub fn set_log_level(level: LogLevel) -> Result<()> {
     check(unsafe { sys::mrt_set_log_level(level as i32) })
 }
 
+pub fn log_level() -> LogLevel {
+    LogLevel::from_raw(unsafe { sys::mrt_get_log_level() })
+}
+
 /// Emits `message` through libmrt's logger (and so through a callback set
 /// with set_log_callback).
 pub fn log_message(level: LogLevel, message: &str) -> Result<()> {
-    let message = CString::new(message)
-        .map_err(|_| MrtError::new(Status::INVALID_ARGUMENT, "log message contains a NUL byte"))?;
+    let message = name_to_c(message)?;
     check(unsafe { sys::mrt_log_message(level as i32, message.as_ptr()) })
 }
 
-/// The closure behind the log callback's user_data. The library serializes
-/// the calls (they never overlap), which is what makes FnMut sound here; it
-/// calls from any thread, hence Send.
+/// The closure behind the log callback's user_data. The library calls it
+/// from any thread (hence Send), never overlapping.
 type LogClosure = Box<dyn FnMut(LogLevel, &str) + Send + 'static>;
 
-unsafe extern "C" fn log_trampoline(level: c_int, message: *const c_char, user_data: *mut c_void) {
-    let closure = &mut *(user_data as *mut LogClosure);
+unsafe extern "C" fn log_trampoline(level: sys::mrt_log_level, message: *const c_char, user_data: *mut c_void) {
     let text = CStr::from_ptr(message).to_string_lossy();
-    call_guarded("a log callback", || closure(LogLevel::from_raw(level), &text));
-}
-
-unsafe extern "C" fn log_free(user_data: *mut c_void) {
-    let closure = Box::from_raw(user_data as *mut LogClosure);
-    call_guarded("dropping a log callback", move || drop(closure));
+    with_closure::<LogClosure, ()>(user_data, "a log callback", (), |closure| {
+        closure(LogLevel::from_raw(level), &text)
+    });
 }
 
 /// Sends libmrt's log messages to `callback` instead of stderr. The library
@@ -66,10 +65,15 @@ pub fn set_log_callback<F>(callback: F) -> Result<()>
 where
     F: FnMut(LogLevel, &str) + Send + 'static,
 {
-    let closure: Box<LogClosure> = Box::new(Box::new(callback));
-    let user_data = Box::into_raw(closure) as *mut c_void;
-    // On failure the library itself calls log_free(user_data), once.
-    check(unsafe { sys::mrt_set_log_callback(Some(log_trampoline), user_data, Some(log_free)) })
+    let closure: LogClosure = Box::new(callback);
+    // On failure the library itself frees user_data, once.
+    check(unsafe {
+        sys::mrt_set_log_callback(
+            Some(log_trampoline),
+            closure_user_data(closure),
+            Some(free_boxed::<std::sync::Mutex<LogClosure>>),
+        )
+    })
 }
 
 /// Restores the MRT_LOG_DEST destination; the previous closure is dropped.
