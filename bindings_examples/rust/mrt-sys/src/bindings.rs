@@ -2081,6 +2081,25 @@ pub type mrt_flush_fn = ::std::option::Option<
 >;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct mrt_flush_selection {
+    _unused: [u8; 0],
+}
+extern "C" {
+    pub fn mrt_flush_selection_add(
+        selection: *mut mrt_flush_selection,
+        direction: i32,
+        name: *const ::std::os::raw::c_char,
+    ) -> mrt_status;
+}
+pub type mrt_flush_select_fn = ::std::option::Option<
+    unsafe extern "C" fn(
+        tensor_id: *const ::std::os::raw::c_char,
+        selection: *mut mrt_flush_selection,
+        user_data: *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct mrt_model_runner_config {
     pub struct_size: usize,
     pub replication_factor: u32,
@@ -2108,12 +2127,13 @@ pub struct mrt_model_runner_config {
     pub flush_callback: mrt_flush_fn,
     pub flush_user_data: *mut ::std::os::raw::c_void,
     pub flush_user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
+    pub flush_select_callback: mrt_flush_select_fn,
 }
 #[test]
 fn bindgen_test_layout_mrt_model_runner_config() {
     assert_eq!(
         ::std::mem::size_of::<mrt_model_runner_config>(),
-        176usize,
+        184usize,
         concat!("Size of: ", stringify!(mrt_model_runner_config))
     );
     assert_eq!(
@@ -2463,6 +2483,18 @@ fn bindgen_test_layout_mrt_model_runner_config() {
         );
     }
     test_field_flush_user_data_free();
+    fn test_field_flush_select_callback() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_model_runner_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).flush_select_callback) as usize - ptr as usize
+            },
+            176usize,
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(flush_select_callback))
+        );
+    }
+    test_field_flush_select_callback();
 }
 extern "C" {
     pub fn mrt_model_runner_config_init(config: *mut mrt_model_runner_config);
