@@ -172,6 +172,36 @@ T *live(const Owned<T> &owned, const char *type) {
   return owned.get();
 }
 
+// The wrapper class owning each handle type, for messages.
+inline const char *wrapperName(const mrt_model *) noexcept { return "mrt::Model"; }
+inline const char *wrapperName(const mrt_device_manager *) noexcept { return "mrt::DeviceManager"; }
+inline const char *wrapperName(const mrt_device *) noexcept { return "mrt::Device"; }
+inline const char *wrapperName(const mrt_anchor_predicate *) noexcept { return "mrt::AnchorPredicate"; }
+inline const char *wrapperName(const mrt_session *) noexcept { return "mrt::Session"; }
+inline const char *wrapperName(const mrt_queue_manager *) noexcept { return "mrt::QueueManager"; }
+inline const char *wrapperName(const mrt_future *) noexcept { return "mrt::Future"; }
+inline const char *wrapperName(const mrt_model_runner *) noexcept { return "mrt::ModelRunner"; }
+inline const char *wrapperName(const mrt_tensor_memory *) noexcept { return "mrt::TensorMemory"; }
+inline const char *wrapperName(const mrt_graph *) noexcept { return "mrt::Graph"; }
+inline const char *wrapperName(const mrt_engine *) noexcept { return "mrt::Engine"; }
+inline const char *wrapperName(const mrt_model_builder *) noexcept { return "mrt::ModelBuilder"; }
+
+// What every class owning a C handle shares: the handle (destroyed with
+// the object, movable, not copyable), get() that names the class when it
+// holds none, close() to destroy it early and the emptiness test. Classes
+// that can hand the handle back re-export release().
+template <class T>
+class OwnedHandle {
+ public:
+  T *get() const { return live(handle_, wrapperName(static_cast<const T *>(nullptr))); }
+  void close() noexcept { handle_.reset(); }
+  explicit operator bool() const noexcept { return handle_ != nullptr; }
+
+ protected:
+  T *release() noexcept { return handle_.release(); }
+  Owned<T> handle_;
+};
+
 // user_data_free for a heap-allocated callback object of type F.
 template <class F>
 void deleteBox(void *box) noexcept {
@@ -348,7 +378,7 @@ struct FeedData {
 // from any number of threads at once. Bytes and strings it returns by Span
 // are borrowed from it (valid while it lives); objects made from it keep
 // what they need, so it may be destroyed before them. Move-only.
-class Model {
+class Model : public detail::OwnedHandle<mrt_model> {
  public:
   Model() = default;
   explicit Model(const std::string &path) : Model(std::vector<std::string>{path}) {}
@@ -483,13 +513,7 @@ class Model {
     return result;
   }
 
-  mrt_model *get() const { return detail::live(handle_, "mrt::Model"); }
-  mrt_model *release() noexcept { return handle_.release(); }
-  void close() noexcept { handle_.reset(); }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
-
- private:
-  detail::Owned<mrt_model> handle_;
+  using OwnedHandle::release;  // hands the C handle back to the caller
 };
 
 // ---------------------------------------------------------------------------
@@ -543,7 +567,7 @@ struct DeviceInfo {
 
 // One attached device: its IPUs are held exclusively until it is destroyed
 // and no session uses it. Accessors may be called from any thread. Move-only.
-class Device {
+class Device : public detail::OwnedHandle<mrt_device> {
  public:
   Device() = default;
   static Device adopt(mrt_device *device) noexcept {
@@ -569,14 +593,8 @@ class Device {
     return v;
   }
 
-  mrt_device *get() const { return detail::live(handle_, "mrt::Device"); }
-  mrt_device *release() noexcept { return handle_.release(); }
+  using OwnedHandle::release;  // hands the C handle back to the caller
   // Releases this handle (the device is detached once no session uses it).
-  void close() noexcept { handle_.reset(); }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
-
- private:
-  detail::Owned<mrt_device> handle_;
 };
 
 // A view of the simulated system (MRT_HWSIM_IPUS, MRT_HWSIM_LOCK_DIR read at
@@ -584,7 +602,7 @@ class Device {
 // Devices do not need their manager. The get* calls throw
 // mrt::Error(MRT_UNAVAILABLE) when no device can be attached; the tryGet*
 // calls return std::nullopt instead. Move-only.
-class DeviceManager {
+class DeviceManager : public detail::OwnedHandle<mrt_device_manager> {
  public:
   DeviceManager() {
     mrt_device_manager *out = nullptr;
@@ -672,9 +690,6 @@ class DeviceManager {
     return Device::adopt(out);
   }
 
-  mrt_device_manager *get() const { return detail::live(handle_, "mrt::DeviceManager"); }
-  void close() noexcept { handle_.reset(); }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
 
  private:
   // Calls fn(manager, args..., &wait, [extra...], &out) and adopts the device.
@@ -708,7 +723,6 @@ class DeviceManager {
     return std::optional<Device>(std::move(d));
   }
 
-  detail::Owned<mrt_device_manager> handle_;
 };
 
 // ---------------------------------------------------------------------------
@@ -751,7 +765,7 @@ struct AnchorWithPolicy {
 // their own reference (so it may be destroyed right after use). Move-only.
 // The factories are the seeds' predicate_factory; the policy type of the
 // arguments chooses the kind.
-class AnchorPredicate {
+class AnchorPredicate : public detail::OwnedHandle<mrt_anchor_predicate> {
  public:
   AnchorPredicate() = default;
 
@@ -857,9 +871,6 @@ class AnchorPredicate {
   }
 
   PredicateKind kind() const noexcept { return kind_; }
-  mrt_anchor_predicate *get() const { return detail::live(handle_, "mrt::AnchorPredicate"); }
-  void close() noexcept { handle_.reset(); }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
 
  private:
   template <class Policy>
@@ -904,7 +915,6 @@ class AnchorPredicate {
     return adopt(out, detail::kindOf<Policy>());
   }
 
-  detail::Owned<mrt_anchor_predicate> handle_;
   PredicateKind kind_ = PredicateKind::AnchorCallback;
 };
 
@@ -1106,7 +1116,7 @@ inline mrt_queue_manager_config queueManagerConfig(const QueueManagerConfig &con
 // session, QueueManager(model) (the caller plays the device with
 // transfer()). Lookups may be made from any thread. Destroy it while no
 // thread is inside a call on it or its queues. Move-only.
-class QueueManager {
+class QueueManager : public detail::OwnedHandle<mrt_queue_manager> {
  public:
   QueueManager() = default;
   // A standalone manager over model's anchors, connected to no device.
@@ -1163,9 +1173,6 @@ class QueueManager {
     check(mrt_queue_manager_transfer(get(), handle.c_str(), device_buffer));
   }
 
-  mrt_queue_manager *get() const { return detail::live(handle_, "mrt::QueueManager"); }
-  void close() noexcept { handle_.reset(); }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
 
  private:
   template <class Count, class Name>
@@ -1181,7 +1188,6 @@ class QueueManager {
     return result;
   }
 
-  detail::Owned<mrt_queue_manager> handle_;
 };
 
 // ---------------------------------------------------------------------------
@@ -1247,7 +1253,7 @@ struct AnchorCallbackBox {
 // anchors' streams and runs the Load, Main and Save programs. stop() and
 // isStopped() may be called from any thread at any time; every other call
 // must not overlap another call on the session. Move-only.
-class Session {
+class Session : public detail::OwnedHandle<mrt_session> {
  public:
   Session() = default;
   explicit Session(const Model &model, const SessionConfig &config = {}) {
@@ -1386,10 +1392,7 @@ class Session {
     return QueueManager::adopt(out);
   }
 
-  mrt_session *get() const { return detail::live(handle_, "mrt::Session"); }
   // Leaves the device (without Save) and frees the callbacks.
-  void close() noexcept { handle_.reset(); }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
 
  private:
   // The C config and the wait config it points to.
@@ -1444,7 +1447,6 @@ class Session {
         box, &detail::deleteBox<FactoryBox>, pred, skip_connected));
   }
 
-  detail::Owned<mrt_session> handle_;
 };
 
 // ---------------------------------------------------------------------------
@@ -1453,7 +1455,7 @@ class Session {
 // The pending outcome of an asynchronous request (mrt_future). Every call
 // may be made from any thread. Destroying a pending future is allowed: the
 // request completes, and onReady callbacks still fire. Move-only.
-class Future {
+class Future : public detail::OwnedHandle<mrt_future> {
  public:
   Future() = default;
   static Future adopt(mrt_future *future) noexcept {
@@ -1503,13 +1505,7 @@ class Future {
         box, &detail::deleteBox<Box>));
   }
 
-  mrt_future *get() const { return detail::live(handle_, "mrt::Future"); }
-  mrt_future *release() noexcept { return handle_.release(); }
-  void close() noexcept { handle_.reset(); }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
-
- private:
-  detail::Owned<mrt_future> handle_;
+  using OwnedHandle::release;  // hands the C handle back to the caller
 };
 
 // ---------------------------------------------------------------------------
@@ -1588,7 +1584,7 @@ struct TensorMemoryView {
 
 // Outputs the library allocated (64-byte aligned), one per execute output,
 // in name order. Any thread. Move-only.
-class TensorMemory {
+class TensorMemory : public detail::OwnedHandle<mrt_tensor_memory> {
  public:
   TensorMemory() = default;
   static TensorMemory adopt(mrt_tensor_memory *memory) noexcept {
@@ -1618,16 +1614,12 @@ class TensorMemory {
     return find(name).template as<T>();
   }
 
-  mrt_tensor_memory *get() const { return detail::live(handle_, "mrt::TensorMemory"); }
-  void close() noexcept { handle_.reset(); }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
 
  private:
   static TensorMemoryView view(const mrt_tensor_view &v) {
     return {v.name ? std::string_view(v.name) : std::string_view(),
             {static_cast<std::byte *>(v.data), static_cast<std::size_t>(v.size_bytes)}};
   }
-  detail::Owned<mrt_tensor_memory> handle_;
 };
 
 // The description of one input or output (DataDesc).
@@ -1750,7 +1742,7 @@ enum class SimulatedError {
 // Descriptions and statistics: any thread. Destroying it (destructor,
 // close()) runs Save if configured, cancels pending requests
 // (MRT_CANCELLED) and must not overlap other calls. Move-only.
-class ModelRunner {
+class ModelRunner : public detail::OwnedHandle<mrt_model_runner> {
  public:
   ModelRunner() = default;
   explicit ModelRunner(const Model &model, const ModelRunnerConfig &config = {}) {
@@ -1863,13 +1855,11 @@ class ModelRunner {
   }
   ~ModelRunner() { close(); }
 
-  mrt_model_runner *get() const { return detail::live(handle_, "mrt::ModelRunner"); }
-  // Destroys the runner now (see the class comment).
+  // Destroys the runner now (see the class comment), then the Save outputs' arrays it wrote through.
   void close() noexcept {
     handle_.reset();
     saveOutputs_.reset();
   }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
 
  private:
   // The C config and what it points to; the Save outputs' arrays are
@@ -2028,8 +2018,7 @@ class ModelRunner {
     return startPending<TensorMemory>(std::move(future), std::move(outputs));
   }
 
-  std::unique_ptr<Config::Borrowed> saveOutputs_;  // declared first: outlives handle_
-  detail::Owned<mrt_model_runner> handle_;
+  std::unique_ptr<Config::Borrowed> saveOutputs_;  // close() (the destructor too) destroys the runner first
 };
 
 }  // namespace mrt

@@ -366,7 +366,7 @@ using Options = std::vector<std::pair<std::string, std::string>>;
 
 // A graph of one replica: data, mapping, compute, host communication and
 // programs. Calls are serialized by the graph (any thread). Move-only.
-class Graph {
+class Graph : public detail::OwnedHandle<mrt_graph> {
  public:
   Graph() = default;
   explicit Graph(const Target &target, uint32_t replicationFactor = 1) {
@@ -613,9 +613,6 @@ class Graph {
     return Executable::adopt(out);
   }
 
-  mrt_graph *get() const { return detail::live(handle_, "mrt::Graph"); }
-  void close() noexcept { handle_.reset(); }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
 
  private:
   // Calls fn(graph, args..., &out) and wraps out as an Id.
@@ -634,7 +631,6 @@ class Graph {
     }
   }
 
-  detail::Owned<mrt_graph> handle_;
 };
 
 // ---------------------------------------------------------------------------
@@ -655,7 +651,7 @@ using PrintCallback = std::function<void(const std::string &)>;
 // may come from any thread. A stream or print callback that throws stops the
 // run, and run() rethrows its exception (load() again before running).
 // Move-only.
-class Engine {
+class Engine : public detail::OwnedHandle<mrt_engine> {
  public:
   Engine() = default;
   explicit Engine(const Executable &executable, const Options &options = {})
@@ -745,9 +741,6 @@ class Engine {
     return text;
   }
 
-  mrt_engine *get() const { return detail::live(handle_, "mrt::Engine"); }
-  void close() noexcept { handle_.reset(); }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
 
  private:
   // The first exception a callback threw during a run, shared with the
@@ -800,7 +793,6 @@ class Engine {
   }
 
   std::shared_ptr<Failure> failure_;  // declared first: outlives handle_
-  detail::Owned<mrt_engine> handle_;
 };
 
 // ---------------------------------------------------------------------------
@@ -818,7 +810,7 @@ struct AnchorConfig {
 };
 
 // Builds a model in memory from an executable. One thread at a time. Move-only.
-class ModelBuilder {
+class ModelBuilder : public detail::OwnedHandle<mrt_model_builder> {
  public:
   ModelBuilder() = default;
   ModelBuilder(const std::string &name, const Executable &executable) {
@@ -887,12 +879,6 @@ class ModelBuilder {
     return Model::adopt(out);
   }
 
-  mrt_model_builder *get() const { return detail::live(handle_, "mrt::ModelBuilder"); }
-  void close() noexcept { handle_.reset(); }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
-
- private:
-  detail::Owned<mrt_model_builder> handle_;
 };
 
 // Writing and reading PopEF bytes.

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/logging.hpp"
 #include "device/device_manager.hpp"
 #include "popef/executable_check.hpp"
 #include "popef/reader.hpp"
@@ -29,6 +30,15 @@ struct ModelRunner::Impl {
     }
     for (auto &replica : replicas) replica->start();
     watchdog = std::thread([this] { watch(); });
+    log::logger().info("runner for model '{}': {} replica(s) on device(s) {}; {}", model->metadata.executable(),
+                       replicas.size(), deviceIds(), describe(config));
+  }
+
+  // "0, 1": each replica's device, in replica order.
+  std::string deviceIds() const {
+    std::string ids;
+    for (const auto &replica : replicas) ids += (ids.empty() ? "" : ", ") + std::to_string(replica->deviceId());
+    return ids;
   }
 
   ~Impl() {
@@ -41,6 +51,7 @@ struct ModelRunner::Impl {
     }
     watchdog_wake.notify_one();
     watchdog.join();
+    log::logger().info("runner for model '{}': stopped; its devices go back to the system", model->metadata.executable());
   }
 
   // The watchdog thread: a program that never completes a request (an

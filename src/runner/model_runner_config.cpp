@@ -2,6 +2,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "common/error.hpp"
 
@@ -46,6 +49,29 @@ void validate(const ModelRunnerConfig &config) {
       throw Error(ErrorCode::InvalidArgument, "ModelRunnerConfig: frozen input '{}' has null data", name);
     }
   }
+}
+
+namespace {
+std::string durationText(std::chrono::nanoseconds d, const char *forever) {
+  if (d == std::chrono::nanoseconds::max() || d.count() == 0) return forever;
+  return fmt::format("{} ms", std::chrono::duration<double, std::milli>(d).count());
+}
+}  // namespace
+
+std::string describe(const ModelRunnerConfig &config) {
+  std::string text = fmt::format("timeout {}", durationText(config.timeout_ns, "none (wait forever)"));
+  if (config.thread_safe) text += ", thread_safe";
+  if (batchingEnabled(config)) {
+    text += fmt::format(", batching_dim {}", config.batching_dim);
+    if (config.batch_size_timeout_ns != std::chrono::nanoseconds::max())
+      text += fmt::format(", batch_size_timeout {}", durationText(config.batch_size_timeout_ns, "never"));
+  }
+  if (config.auto_reset) text += ", auto_reset";
+  if (config.run_save_programs) text += ", run_save_programs";
+  if (!config.frozen_inputs.empty()) text += fmt::format(", {} frozen input(s)", config.frozen_inputs.size());
+  text += fmt::format(", rings of {} x batch, max_look_ahead {}", config.ring_buffer_size_multiplier,
+                      config.max_look_ahead);
+  return text;
 }
 
 }  // namespace mrt

@@ -88,6 +88,10 @@ struct ModelRunnerConfig {
 // Throws mrt::Error(InvalidArgument) naming the bad option and value.
 void validate(const ModelRunnerConfig &config);
 
+// The options that shape serving, for the lifecycle log: "timeout 5000 ms,
+// thread_safe, batching_dim 0, ...".
+std::string describe(const ModelRunnerConfig &config);
+
 // True if config asks for dynamic batch sizing.
 inline bool batchingEnabled(const ModelRunnerConfig &config) {
   return config.batching_dim != std::numeric_limits<unsigned>::max();

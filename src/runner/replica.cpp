@@ -425,9 +425,11 @@ bool Replica::recover(const Error &reason) {
   // they enqueue from now on is refused with the device error.
   queues_->disconnectAll();
   std::optional<Error> reset_error;
+  std::size_t requeued = 0;
   {
     std::lock_guard producer(producer_mutex_);
     const std::vector<std::shared_ptr<Request>> queued = failRunRequests(reason);
+    requeued = queued.size();
     try {
       session_->engine().clearSimulatedErrors();  // a simulated fault happens once
       session_->reload();                         // resets the device and the queues
@@ -451,6 +453,8 @@ bool Replica::recover(const Error &reason) {
     failReplica(Error(reset_error->code(), "{}; then the reset failed: {}", reason.what(), reset_error->what()));
     return false;
   }
+  log::logger().info("replica {}: device {} reset, serving again ({} request(s) queued again)", id_, deviceId(),
+                     requeued);
   std::lock_guard state(state_mutex_);
   recovering_.reset();
   return true;

@@ -50,6 +50,9 @@ class Replica {
   // Starts the device thread.
   void start();
 
+  // The id of the device this replica runs on, for messages.
+  std::int64_t deviceId() const { return device_->id(); }
+
   // Enqueues one request whose views were checked by the layout. `keep`
   // holds library-allocated outputs alive until the device is done with them.
   // With wake_device, a device thread asleep for want of work is woken; a

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # logging_lifecycle_test.sh MRT_GEN MRT_RUN: at MRT_LOG_LEVEL=info the log
 # tells the lifecycle (model loaded, each device attached, the session loaded
-# onto it, each device released), and MRT_LOG_DEST naming a missing
+# onto it, the runner created with its replicas and options and stopped, each
+# device released), and MRT_LOG_DEST naming a missing
 # directory is an error on stderr, not a silently created tree (issue 16,
 # item 10).
 set -euo pipefail
@@ -17,6 +18,8 @@ log=$(cat "$work/run.log")
 for line in "\[info\] .* loaded model 'add_one' from $work/add_one.popef" \
             "\[info\] .* attached device 0 (1 IPU)" "\[info\] .* attached device 1 (1 IPU)" \
             "\[info\] .* session 'add_one': loaded onto device 0" "\[info\] .* session 'add_one': loaded onto device 1" \
+            "\[info\] .* runner for model 'add_one': 2 replica(s) on device(s) 0, 1; timeout 5000 ms" \
+            "\[info\] .* runner for model 'add_one': stopped" \
             "\[info\] .* released device 0" "\[info\] .* released device 1"; do
   grep -q "$line" <<<"$log" || fail "the info log lacks '$line': $log"
 done
