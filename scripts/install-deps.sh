@@ -38,6 +38,9 @@ packages=(
   python3-onnx libonnx-testdata
   # bindings examples (bindings_examples/): Python ctypes + numpy, Go (cgo)
   python3 python3-numpy golang-go
+  # packaging (cmake/DebPackages.cmake, tools/ManPages.cmake): the tools' man
+  # pages from their --help, and the .deb check's dpkg-shlibdeps
+  help2man dpkg-dev
 )
 # Rust: Debian's cargo, unless a Rust toolchain (e.g. rustup's) is on PATH.
 command -v cargo >/dev/null || packages+=(cargo)
