@@ -1,0 +1,155 @@
+package mrt
+
+/*
+#include <stdlib.h>
+#include "trampolines.h"
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"runtime/cgo"
+	"sync"
+	"unsafe"
+)
+
+// AllReplicas addresses every replica (MRT_ALL_REPLICAS).
+const AllReplicas = ^uint32(0)
+
+// StreamCallback serves a stream of an engine: for a host-to-device stream
+// it writes data, for device-to-host it reads it. data is C memory valid
+// only during the call; calls for one replica never overlap.
+type StreamCallback func(data []byte, replica uint32)
+
+// Engine is an executable loaded on a device (Poplar's Engine). One
+// goroutine drives it at a time; Stop may come from any.
+type Engine struct {
+	life sync.RWMutex
+	ptr  *C.mrt_engine
+}
+
+// NewEngine creates an engine for exe with engine options.
+func NewEngine(exe *Executable, options map[string]string) (*Engine, error) {
+	cOptions := newOptions(options)
+	defer cOptions.free()
+	var ptr *C.mrt_engine
+	if err := exe.do(func(p *C.mrt_executable) C.mrt_status { return C.mrt_engine_create(p, cOptions.array, &ptr) }); err != nil {
+		return nil, err
+	}
+	e := &Engine{ptr: ptr}
+	runtime.SetFinalizer(e, (*Engine).Close)
+	return e, nil
+}
+
+// Close stops a run in progress, waits for it and frees the engine. Idempotent.
+func (e *Engine) Close() error {
+	e.life.Lock()
+	defer e.life.Unlock()
+	if e.ptr != nil {
+		C.mrt_engine_destroy(e.ptr)
+		e.ptr = nil
+		runtime.SetFinalizer(e, nil)
+	}
+	return nil
+}
+
+func (e *Engine) do(f func(*C.mrt_engine) C.mrt_status) error {
+	e.life.RLock()
+	defer e.life.RUnlock()
+	if e.ptr == nil {
+		return closedError("Engine")
+	}
+	return call(func() C.mrt_status { return f(e.ptr) })
+}
+
+// Load loads the executable on device, starting afresh.
+func (e *Engine) Load(device *Device) error {
+	return device.use(func(d *C.mrt_device) error {
+		return e.do(func(p *C.mrt_engine) C.mrt_status { return C.mrt_engine_load(p, d) })
+	})
+}
+
+// Run runs program on every replica (replica AllReplicas) or one. When ctx
+// ends the program stops (Stop) and the error wraps ctx.Err(); Load again
+// to run.
+func (e *Engine) Run(ctx context.Context, program uint32, replica uint32) error {
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			e.Stop()
+		case <-done:
+		}
+	}()
+	err := e.do(func(p *C.mrt_engine) C.mrt_status {
+		if replica == AllReplicas {
+			return C.mrt_engine_run(p, C.uint32_t(program))
+		}
+		return C.mrt_engine_run_replica(p, C.uint32_t(program), C.uint32_t(replica))
+	})
+	var mrtErr *Error
+	if ctx.Err() != nil && errors.As(err, &mrtErr) && mrtErr.Code == Cancelled {
+		mrtErr.wrapped = ctx.Err()
+	}
+	return err
+}
+
+// Stop asks a running program to stop; any goroutine.
+func (e *Engine) Stop() error {
+	return e.do(func(p *C.mrt_engine) C.mrt_status { return C.mrt_engine_stop(p) })
+}
+
+// ConnectStream connects stream handle of replica (or AllReplicas) to fn.
+func (e *Engine) ConnectStream(handle string, replica uint32, fn StreamCallback) error {
+	cHandle := C.CString(handle)
+	defer C.free(unsafe.Pointer(cHandle))
+	h := C.uintptr_t(cgo.NewHandle(fn))
+	return e.do(func(p *C.mrt_engine) C.mrt_status {
+		return C.gomrt_engine_connect_stream(p, cHandle, C.uint32_t(replica), h)
+	})
+}
+
+// WriteTensor writes data to the tensor named handle (CreateHostWrite).
+func (e *Engine) WriteTensor(handle string, data []byte, replica uint32) error {
+	cHandle := C.CString(handle)
+	defer C.free(unsafe.Pointer(cHandle))
+	buffer := cBytes(data)
+	defer C.free(buffer)
+	return e.do(func(p *C.mrt_engine) C.mrt_status {
+		return C.mrt_engine_write_tensor(p, cHandle, buffer, C.uint64_t(len(data)), C.uint32_t(replica))
+	})
+}
+
+// ReadTensor reads the tensor named handle (CreateHostRead) into data.
+func (e *Engine) ReadTensor(handle string, data []byte, replica uint32) error {
+	cHandle := C.CString(handle)
+	defer C.free(unsafe.Pointer(cHandle))
+	buffer := C.malloc(C.size_t(len(data) + 1))
+	defer C.free(buffer)
+	err := e.do(func(p *C.mrt_engine) C.mrt_status {
+		return C.mrt_engine_read_tensor(p, cHandle, buffer, C.uint64_t(len(data)), C.uint32_t(replica))
+	})
+	if err == nil {
+		copy(data, cSlice(buffer, uint64(len(data))))
+	}
+	return err
+}
+
+// SetPrintCallback receives PrintTensor lines (nil: stdout).
+func (e *Engine) SetPrintCallback(fn func(line string)) error {
+	var h C.uintptr_t
+	if fn != nil {
+		h = C.uintptr_t(cgo.NewHandle(fn))
+	}
+	return e.do(func(p *C.mrt_engine) C.mrt_status { return C.gomrt_engine_set_print_callback(p, h) })
+}
+
+// DeviceCycles is the modelled device cycles of replica since the last load.
+func (e *Engine) DeviceCycles(replica uint32) (cycles uint64, err error) {
+	var c C.uint64_t
+	err = e.do(func(p *C.mrt_engine) C.mrt_status { return C.mrt_engine_device_cycles(p, C.uint32_t(replica), &c) })
+	return uint64(c), err
+}
