@@ -8,7 +8,6 @@ import "C"
 
 import (
 	"context"
-	"errors"
 	"runtime"
 	"runtime/cgo"
 	"sync"
@@ -75,26 +74,14 @@ func (e *Engine) Load(device *Device) error {
 // ends the program stops (Stop) and the error wraps ctx.Err(); Load again
 // to run.
 func (e *Engine) Run(ctx context.Context, program uint32, replica uint32) error {
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-ctx.Done():
-			e.Stop()
-		case <-done:
-		}
-	}()
-	err := e.do(func(p *C.mrt_engine) C.mrt_status {
-		if replica == AllReplicas {
-			return C.mrt_engine_run(p, C.uint32_t(program))
-		}
-		return C.mrt_engine_run_replica(p, C.uint32_t(program), C.uint32_t(replica))
+	return interruptible(ctx, func() { e.Stop() }, func() error {
+		return e.do(func(p *C.mrt_engine) C.mrt_status {
+			if replica == AllReplicas {
+				return C.mrt_engine_run(p, C.uint32_t(program))
+			}
+			return C.mrt_engine_run_replica(p, C.uint32_t(program), C.uint32_t(replica))
+		})
 	})
-	var mrtErr *Error
-	if ctx.Err() != nil && errors.As(err, &mrtErr) && mrtErr.Code == Cancelled {
-		mrtErr.wrapped = ctx.Err()
-	}
-	return err
 }
 
 // Stop asks a running program to stop; any goroutine.

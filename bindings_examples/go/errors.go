@@ -136,3 +136,24 @@ func lastError(code Code) error {
 	}
 	return &Error{Code: code, Message: message, Recovery: RecoveryAction(C.mrt_last_error_recovery_action())}
 }
+
+// interruptible runs the blocking call f; if ctx ends while f runs, interrupt
+// (Stop, Disconnect) makes f return Cancelled, and the error then wraps
+// ctx.Err() too.
+func interruptible(ctx context.Context, interrupt func(), f func() error) error {
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			interrupt()
+		case <-done:
+		}
+	}()
+	err := f()
+	var mrtErr *Error
+	if ctx.Err() != nil && errors.As(err, &mrtErr) && mrtErr.Code == Cancelled {
+		mrtErr.wrapped = ctx.Err()
+	}
+	return err
+}

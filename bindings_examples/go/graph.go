@@ -32,25 +32,25 @@ func NewTarget(system string, numIPUs uint32) (*Target, error) {
 	return t, nil
 }
 
-func (t *Target) Name() string          { return C.GoString(t.c.name) }
-func (t *Target) IPUVersion() uint32    { return uint32(t.c.ipu_version) }
-func (t *Target) NumIPUs() uint32       { return uint32(t.c.num_ipus) }
-func (t *Target) TilesPerIPU() uint32   { return uint32(t.c.tiles_per_ipu) }
-func (t *Target) BytesPerTile() uint64  { return uint64(t.c.bytes_per_tile) }
-func (t *Target) ClockHz() float64      { return float64(t.c.clock_hz) }
-func (t *Target) SetTilesPerIPU(n uint32) { t.c.tiles_per_ipu = C.uint32_t(n) }
+func (t *Target) Name() string             { return C.GoString(t.c.name) }
+func (t *Target) IPUVersion() uint32       { return uint32(t.c.ipu_version) }
+func (t *Target) NumIPUs() uint32          { return uint32(t.c.num_ipus) }
+func (t *Target) TilesPerIPU() uint32      { return uint32(t.c.tiles_per_ipu) }
+func (t *Target) BytesPerTile() uint64     { return uint64(t.c.bytes_per_tile) }
+func (t *Target) ClockHz() float64         { return float64(t.c.clock_hz) }
+func (t *Target) SetTilesPerIPU(n uint32)  { t.c.tiles_per_ipu = C.uint32_t(n) }
 func (t *Target) SetBytesPerTile(n uint64) { t.c.bytes_per_tile = C.uint64_t(n) }
-func (t *Target) SetClockHz(hz float64)  { t.c.clock_hz = C.double(hz) }
+func (t *Target) SetClockHz(hz float64)    { t.c.clock_hz = C.double(hz) }
 
 // Ids of graph objects: 64-bit values owned by their graph.
 type (
-	TensorID     uint64
-	ComputeSetID uint64
-	VertexID     uint64
-	StreamID     uint64
+	TensorID       uint64
+	ComputeSetID   uint64
+	VertexID       uint64
+	StreamID       uint64
 	RemoteBufferID uint64
-	FunctionID   uint64
-	ProgramID    uint64
+	FunctionID     uint64
+	ProgramID      uint64
 )
 
 // Graph is what one replica holds and does: tensors mapped to tiles,
@@ -348,7 +348,9 @@ func (g *Graph) AddDeviceToHostFIFO(handle string, dataType DataType, numElement
 // CreateHostWrite and CreateHostRead name tensor for Engine.WriteTensor / ReadTensor.
 func (g *Graph) CreateHostWrite(handle string, tensor TensorID) error {
 	_, err := withStrings([]string{handle}, func(cs cStrings) (uint64, error) {
-		return 0, g.do(func(p *C.mrt_graph) C.mrt_status { return C.mrt_graph_create_host_write(p, cs[0], C.mrt_tensor(tensor)) })
+		return 0, g.do(func(p *C.mrt_graph) C.mrt_status {
+			return C.mrt_graph_create_host_write(p, cs[0], C.mrt_tensor(tensor))
+		})
 	})
 	return err
 }

@@ -40,12 +40,12 @@ const (
 type PrebuiltPredicate int32
 
 const (
-	PredProgramFlowLoad     PrebuiltPredicate = 0
-	PredProgramFlowMain     PrebuiltPredicate = 1
-	PredProgramFlowSave     PrebuiltPredicate = 2
-	PredProgramNotAssigned  PrebuiltPredicate = 3
-	PredNonScalarType       PrebuiltPredicate = 4
-	PredProgramIndexes      PrebuiltPredicate = 5
+	PredProgramFlowLoad    PrebuiltPredicate = 0
+	PredProgramFlowMain    PrebuiltPredicate = 1
+	PredProgramFlowSave    PrebuiltPredicate = 2
+	PredProgramNotAssigned PrebuiltPredicate = 3
+	PredNonScalarType      PrebuiltPredicate = 4
+	PredProgramIndexes     PrebuiltPredicate = 5
 )
 
 // AnchorPredicate gives each anchor a policy. Immutable: any goroutine may

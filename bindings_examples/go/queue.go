@@ -242,28 +242,6 @@ func (e *queueEntry) complete() {
 // release runs once when the library drops the entry.
 func (e *queueEntry) release() { C.free(e.buffer) }
 
-// enqueue runs one blocking enqueue; ctx ending while it blocks disconnects
-// the queue (the way to wake it), so the call returns an error wrapping
-// ctx.Err() and the queue needs a reset.
-func enqueue(ctx context.Context, disconnect func(), f func() error) error {
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-ctx.Done():
-			disconnect()
-		case <-done:
-		}
-	}()
-	err := f()
-	if err != nil && ctx.Err() != nil {
-		if mrtErr, ok := err.(*Error); ok {
-			mrtErr.wrapped = ctx.Err()
-		}
-	}
-	return err
-}
-
 // InputQueue carries input buffers to the device. One producer goroutine
 // at a time (Enqueue, Flush); Disconnect from any.
 type InputQueue struct {
@@ -273,11 +251,12 @@ type InputQueue struct {
 
 // Enqueue queues a copy of data (a positive whole number of samples); done
 // (may be nil) runs on the device's goroutine once the device has read it.
-// Blocks while the queue is full; see enqueue for ctx.
+// Blocks while the queue is full; ctx ending then disconnects the queue
+// (the way to wake it): the error wraps ctx.Err() and the queue needs Reset.
 func (q *InputQueue) Enqueue(ctx context.Context, data []byte, done func()) error {
 	entry := &queueEntry{buffer: cBytes(data), done: done}
 	handle := C.uintptr_t(cgo.NewHandle(entry)) // released by the library, also on failure
-	return enqueue(ctx, func() { q.Disconnect() }, func() error {
+	return interruptible(ctx, func() { q.Disconnect() }, func() error {
 		return q.manager.do(func(*C.mrt_queue_manager) C.mrt_status {
 			return C.gomrt_input_queue_enqueue(q.ptr, entry.buffer, C.int64_t(len(data)), handle)
 		})
@@ -316,12 +295,12 @@ type OutputQueue struct {
 
 // Enqueue queues dst for the device's output; once written, the bytes are
 // copied into dst and done (may be nil) runs, on the device's goroutine.
-// dst must not be used until then. Blocks while the queue is full; see
-// enqueue for ctx.
+// dst must not be used until then. Blocks while the queue is full, as
+// InputQueue.Enqueue.
 func (q *OutputQueue) Enqueue(ctx context.Context, dst []byte, done func()) error {
 	entry := &queueEntry{buffer: C.malloc(C.size_t(len(dst) + 1)), output: dst, done: done}
 	handle := C.uintptr_t(cgo.NewHandle(entry))
-	return enqueue(ctx, func() { q.Disconnect() }, func() error {
+	return interruptible(ctx, func() { q.Disconnect() }, func() error {
 		return q.manager.do(func(*C.mrt_queue_manager) C.mrt_status {
 			return C.gomrt_output_queue_enqueue(q.ptr, entry.buffer, C.int64_t(len(dst)), handle)
 		})

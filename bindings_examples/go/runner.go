@@ -41,7 +41,7 @@ type RunnerOptions struct {
 	FrozenInputs         map[string]Tensor
 	RunSavePrograms      bool
 	SkipPackageHashCheck bool
-	AutoReset            bool   // reset the device after an IPU_RESET error or a hang
+	AutoReset            bool    // reset the device after an IPU_RESET error or a hang
 	BatchingDim          *uint32 // dynamic batch sizes along this dimension; nil: disabled
 	MaxLookAhead         *int64  // host syncs prepared ahead; nil: unlimited
 	// OnFlush is called on a replica's goroutine when it flushes dummy data
@@ -188,8 +188,11 @@ func (r *ModelRunner) use(f func() error) error {
 
 // Execute runs one request on replica 0 and returns its outputs, or when
 // ctx ends first an error wrapping ctx.Err() (the request goes on; its
-// outputs are dropped).
+// outputs are dropped). With ctx already ended, no request is queued.
 func (r *ModelRunner) Execute(ctx context.Context, inputs map[string]Tensor) (map[string]Tensor, error) {
+	if ctx.Err() != nil {
+		return nil, contextError(ctx, "the request was not queued")
+	}
 	future, err := r.ExecuteAsync(inputs)
 	if err != nil {
 		return nil, err
@@ -337,7 +340,9 @@ func (r *ModelRunner) times(get func(*C.mrt_request_times) C.mrt_status) (C.mrt_
 	return c, err
 }
 
-func microseconds(us C.double) time.Duration { return time.Duration(float64(us) * float64(time.Microsecond)) }
+func microseconds(us C.double) time.Duration {
+	return time.Duration(float64(us) * float64(time.Microsecond))
+}
 
 func durations(c C.mrt_request_times, err error) (RequestTimes, error) {
 	return RequestTimes{microseconds(c.request_us), microseconds(c.read_preparation_us),

@@ -8,7 +8,6 @@ import "C"
 
 import (
 	"context"
-	"errors"
 	"runtime"
 	"runtime/cgo"
 	"sync"
@@ -135,21 +134,7 @@ func (s *Session) Reload() error {
 
 // run runs programs; ctx ending stops them (Stop), and the error then wraps ctx.Err().
 func (s *Session) run(ctx context.Context, f func(*C.mrt_session) C.mrt_status) error {
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-ctx.Done():
-			s.Stop()
-		case <-done:
-		}
-	}()
-	err := s.do(f)
-	var mrtErr *Error
-	if ctx.Err() != nil && errors.As(err, &mrtErr) && mrtErr.Code == Cancelled {
-		mrtErr.wrapped = ctx.Err()
-	}
-	return err
+	return interruptible(ctx, func() { s.Stop() }, func() error { return s.do(f) })
 }
 
 // RunLoadPrograms runs the Load phase on this goroutine (the goroutine the

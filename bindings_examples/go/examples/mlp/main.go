@@ -113,8 +113,8 @@ func run(modelPath string) (int, error) {
 	}
 
 	bad := mismatches("sync", syncProbs, reference) + mismatches("async", asyncProbs, reference)
-	best := argmax64(reference)
-	if bad > 0 || argmax32(syncProbs) != best || argmax32(asyncProbs) != best {
+	best := argmax(reference)
+	if bad > 0 || argmax(syncProbs) != best || argmax(asyncProbs) != best {
 		fmt.Printf("mlp: MISMATCH: reference argmax %d p=%.4f, sync %v, async %v\n", best, reference[best], syncProbs, asyncProbs)
 		return 1, nil
 	}
@@ -191,17 +191,7 @@ func mismatches(what string, probs []float32, reference []float64) int {
 	return count
 }
 
-func argmax64(values []float64) int {
-	best := 0
-	for i, v := range values {
-		if v > values[best] {
-			best = i
-		}
-	}
-	return best
-}
-
-func argmax32(values []float32) int {
+func argmax[T float32 | float64](values []T) int {
 	best := 0
 	for i, v := range values {
 		if v > values[best] {
