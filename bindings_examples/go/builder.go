@@ -65,6 +65,29 @@ func (b *ModelBuilder) SetOption(set OptionSet, key, value string) error {
 	})
 }
 
+// SetInference marks the model as inference (the default) or not.
+func (b *ModelBuilder) SetInference(isInference bool) error {
+	return b.do(func(p *C.mrt_model_builder) C.mrt_status {
+		return C.mrt_model_builder_set_inference(p, C.bool(isInference))
+	})
+}
+
+// SetSeedHandle names the random seed anchor.
+func (b *ModelBuilder) SetSeedHandle(handle string) error {
+	cHandle := C.CString(handle)
+	defer C.free(unsafe.Pointer(cHandle))
+	return b.do(func(p *C.mrt_model_builder) C.mrt_status { return C.mrt_model_builder_set_seed_handle(p, cHandle) })
+}
+
+// SetProgramName names program in the programs map.
+func (b *ModelBuilder) SetProgramName(program uint64, name string) error {
+	cName := C.CString(name)
+	defer C.free(unsafe.Pointer(cName))
+	return b.do(func(p *C.mrt_model_builder) C.mrt_status {
+		return C.mrt_model_builder_set_program_name(p, C.uint64_t(program), cName)
+	})
+}
+
 // AnchorConfig describes one anchor; its direction, type and element count
 // come from the stream or remote buffer Handle names.
 type AnchorConfig struct {
@@ -106,6 +129,21 @@ func (b *ModelBuilder) AddTensorData(name string, tensor Tensor) error {
 	return b.do(func(p *C.mrt_model_builder) C.mrt_status {
 		return C.mrt_model_builder_add_tensor_data(p, cName, C.int32_t(tensor.Type), (*C.int64_t)(shape),
 			C.size_t(len(tensor.Shape)), data, C.uint64_t(len(tensor.Data)))
+	})
+}
+
+// AddFeedData adds a FeedData blob (copied): count tensors of the tensor's
+// type and shape, back to back in its Data.
+func (b *ModelBuilder) AddFeedData(name string, tensor Tensor, count uint64) error {
+	cName := C.CString(name)
+	defer C.free(unsafe.Pointer(cName))
+	shape := cInt64s(tensor.Shape)
+	defer C.free(shape)
+	data := cBytes(tensor.Data)
+	defer C.free(data)
+	return b.do(func(p *C.mrt_model_builder) C.mrt_status {
+		return C.mrt_model_builder_add_feed_data(p, cName, C.int32_t(tensor.Type), (*C.int64_t)(shape),
+			C.size_t(len(tensor.Shape)), data, C.uint64_t(len(tensor.Data)), C.uint64_t(count))
 	})
 }
 

@@ -140,3 +140,86 @@ func (e *Engine) DeviceCycles(replica uint32) (cycles uint64, err error) {
 	err = e.do(func(p *C.mrt_engine) C.mrt_status { return C.mrt_engine_device_cycles(p, C.uint32_t(replica), &c) })
 	return uint64(c), err
 }
+
+// CopyToRemoteBuffer writes one slot of the remote buffer named handle.
+func (e *Engine) CopyToRemoteBuffer(handle string, data []byte, slot uint64, replica uint32) error {
+	cHandle := C.CString(handle)
+	defer C.free(unsafe.Pointer(cHandle))
+	buffer := cBytes(data)
+	defer C.free(buffer)
+	return e.do(func(p *C.mrt_engine) C.mrt_status {
+		return C.mrt_engine_copy_to_remote_buffer(p, cHandle, buffer, C.uint64_t(len(data)), C.uint64_t(slot), C.uint32_t(replica))
+	})
+}
+
+// CopyFromRemoteBuffer reads one slot of the remote buffer named handle into data.
+func (e *Engine) CopyFromRemoteBuffer(handle string, data []byte, slot uint64, replica uint32) error {
+	cHandle := C.CString(handle)
+	defer C.free(unsafe.Pointer(cHandle))
+	buffer := C.malloc(C.size_t(len(data) + 1))
+	defer C.free(buffer)
+	err := e.do(func(p *C.mrt_engine) C.mrt_status {
+		return C.mrt_engine_copy_from_remote_buffer(p, cHandle, buffer, C.uint64_t(len(data)), C.uint64_t(slot), C.uint32_t(replica))
+	})
+	if err == nil {
+		copy(data, cSlice(buffer, uint64(len(data))))
+	}
+	return err
+}
+
+// InsertSimulatedError makes program step `step` on tile fail with fault
+// whenever a replica runs it (after Load, not during a run).
+func (e *Engine) InsertSimulatedError(fault SimulatedError, step, tile uint32) error {
+	return e.do(func(p *C.mrt_engine) C.mrt_status {
+		return C.mrt_engine_insert_simulated_error(p, C.int32_t(fault), C.uint32_t(step), C.uint32_t(tile))
+	})
+}
+
+// EraseSimulatedError removes the fault at step and tile.
+func (e *Engine) EraseSimulatedError(step, tile uint32) error {
+	return e.do(func(p *C.mrt_engine) C.mrt_status {
+		return C.mrt_engine_erase_simulated_error(p, C.uint32_t(step), C.uint32_t(tile))
+	})
+}
+
+// ClearSimulatedErrors removes every simulated fault.
+func (e *Engine) ClearSimulatedErrors() error {
+	return e.do(func(p *C.mrt_engine) C.mrt_status { return C.mrt_engine_clear_simulated_errors(p) })
+}
+
+// ProfileFormat is an mrt_profile_format.
+type ProfileFormat int32
+
+const (
+	ProfileSummary   ProfileFormat = 0 // text
+	ProfileIntervals ProfileFormat = 1 // CSV
+	ProfileTrace     ProfileFormat = 2 // Chrome/Perfetto trace event JSON
+)
+
+// SetProfiling turns execution profiling on or off.
+func (e *Engine) SetProfiling(enabled bool) error {
+	return e.do(func(p *C.mrt_engine) C.mrt_status { return C.mrt_engine_set_profiling(p, C.bool(enabled)) })
+}
+
+// WriteProfile writes the profile in format to the file path.
+func (e *Engine) WriteProfile(format ProfileFormat, path string) error {
+	cPath := C.CString(path)
+	defer C.free(unsafe.Pointer(cPath))
+	return e.do(func(p *C.mrt_engine) C.mrt_status { return C.mrt_engine_write_profile(p, C.int32_t(format), cPath) })
+}
+
+// Profile is the profile in format.
+func (e *Engine) Profile(format ProfileFormat) (text string, err error) {
+	err = e.do(func(p *C.mrt_engine) C.mrt_status {
+		var length C.size_t
+		if status := C.mrt_engine_profile_text(p, C.int32_t(format), nil, 0, &length); status != C.MRT_OK {
+			return status
+		}
+		buffer := (*C.char)(C.malloc(length + 1))
+		defer C.free(unsafe.Pointer(buffer))
+		status := C.mrt_engine_profile_text(p, C.int32_t(format), buffer, length+1, nil)
+		text = C.GoString(buffer)
+		return status
+	})
+	return text, err
+}

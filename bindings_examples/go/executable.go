@@ -168,3 +168,57 @@ func (e *Executable) MemoryPerTile() (bytes []uint64, err error) {
 	})
 	return bytes, err
 }
+
+// Target is the target the executable was compiled for.
+func (e *Executable) Target() (*Target, error) {
+	t := &Target{}
+	t.c.struct_size = C.size_t(unsafe.Sizeof(t.c))
+	err := e.do(func(p *C.mrt_executable) C.mrt_status { return C.mrt_executable_get_target(p, &t.c) })
+	return t, err
+}
+
+// ProgramName is the name of program index program.
+func (e *Executable) ProgramName(program uint32) (name string, err error) {
+	err = e.do(func(p *C.mrt_executable) C.mrt_status {
+		var cName *C.char
+		status := C.mrt_executable_program_name(p, C.uint32_t(program), &cName)
+		name = C.GoString(cName)
+		return status
+	})
+	return name, err
+}
+
+// HandleKind is an mrt_handle_kind.
+type HandleKind int32
+
+const (
+	HandleHostToDevice HandleKind = 0
+	HandleDeviceToHost HandleKind = 1
+	HandleRemoteBuffer HandleKind = 2
+	HandleHostWrite    HandleKind = 3
+	HandleHostRead     HandleKind = 4
+)
+
+// HandleInfo is a stream, remote buffer or host read/write of an executable.
+type HandleInfo struct {
+	Handle      string
+	Kind        HandleKind
+	DataType    DataType
+	NumElements uint64
+	Repeats     uint64
+}
+
+// Handle is handle index of kind (streams of both directions are counted
+// together: Kind tells a stream's direction).
+func (e *Executable) Handle(kind HandleKind, index int) (info HandleInfo, err error) {
+	var c C.mrt_handle_info
+	c.struct_size = C.size_t(unsafe.Sizeof(c))
+	err = e.do(func(p *C.mrt_executable) C.mrt_status {
+		status := C.mrt_executable_handle(p, C.int32_t(kind), C.size_t(index), &c)
+		if status == C.MRT_OK {
+			info = HandleInfo{C.GoString(c.handle), HandleKind(c.kind), DataType(c.data_type), uint64(c.num_elements), uint64(c.repeats)}
+		}
+		return status
+	})
+	return info, err
+}

@@ -124,6 +124,13 @@ func (g *Graph) Target() (*Target, error) {
 	return t, err
 }
 
+// ReplicationFactor is the graph's number of replicas.
+func (g *Graph) ReplicationFactor() (uint32, error) {
+	var n C.uint32_t
+	err := g.do(func(p *C.mrt_graph) C.mrt_status { return C.mrt_graph_replication_factor(p, &n) })
+	return uint32(n), err
+}
+
 // AddVariable adds a variable of type and shape (device memory, zero after load).
 func (g *Graph) AddVariable(dataType DataType, shape []uint64, name string) (TensorID, error) {
 	s, free := cShape(shape)

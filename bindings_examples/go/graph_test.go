@@ -3,6 +3,7 @@ package mrt_test
 import (
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"testing"
 
 	mrt "github.com/libmrt/mrt-go"
@@ -70,6 +71,14 @@ func TestABuiltGraphIsServedAsAModel(t *testing.T) {
 	info, err := exe.Info()
 	if err != nil || info.NumPrograms != 1 || info.NumStreams != 2 || info.TotalMemoryBytes == 0 {
 		t.Fatalf("executable %+v, %v", info, err)
+	}
+	if h, err := exe.Handle(mrt.HandleHostToDevice, 0); err != nil || h.Handle != "x" || h.Kind != mrt.HandleHostToDevice || h.NumElements != 4 {
+		t.Fatalf("stream 0: %+v, %v", h, err)
+	}
+	_, err = exe.Handle(mrt.HandleRemoteBuffer, 0)
+	wantError(t, err, mrt.InvalidArgument, "")
+	if target, err := exe.Target(); err != nil || target.Name() != "GC200" || target.NumIPUs() != 1 {
+		t.Fatalf("target %v, %v", target, err)
 	}
 	builder, err := mrt.NewModelBuilder("relu", exe)
 	if err != nil {
@@ -139,6 +148,15 @@ func TestAnEngineRunsAnExecutableOnADevice(t *testing.T) {
 	if fmt.Sprint(got) != "[5 0 7 0]" {
 		t.Fatalf("relu gave %v", got)
 	}
+	if err := engine.SetProfiling(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.Run(testContext(t), 0, mrt.AllReplicas); err != nil {
+		t.Fatal(err)
+	}
+	if profile, err := engine.Profile(mrt.ProfileIntervals); err != nil || !strings.HasPrefix(profile, "begin,end") {
+		t.Fatalf("profile %.80q, %v", profile, err)
+	}
 	if cycles, err := engine.DeviceCycles(0); err != nil || cycles == 0 {
 		t.Fatalf("cycles %d, %v", cycles, err)
 	}
@@ -176,4 +194,20 @@ func TestAnONNXModelCompilesAndServes(t *testing.T) {
 	wantError(t, err, mrt.NotFound, "/nonexistent/model.onnx")
 	_, err = mrt.CompileONNX(data, &mrt.ONNXOptions{Target: "gc9000"})
 	wantError(t, err, mrt.NotFound, "gc9000")
+}
+
+func TestTheCodeletLibraryIsListed(t *testing.T) {
+	codelets, err := mrt.Codelets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range codelets {
+		if c.Name == "Relu" {
+			if len(c.Fields) < 2 || c.Description == "" {
+				t.Fatalf("Relu: %+v", c)
+			}
+			return
+		}
+	}
+	t.Fatalf("no Relu among %d codelets", len(codelets))
 }

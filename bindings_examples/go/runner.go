@@ -47,6 +47,16 @@ type RunnerOptions struct {
 	// OnFlush is called on a replica's goroutine when it flushes dummy data
 	// after FlushTimeout waiting for input tensor.
 	OnFlush func(tensor string)
+	// ReplicaDevices are the devices of replicas [0, len) (nil entries: the
+	// runner picks one); the runner keeps its own references.
+	ReplicaDevices           []*Device
+	RingBufferSizeMultiplier uint32 // ring entries per batch; 0: the default (2)
+	FlushOnWaitingOutputs    bool
+	// BatchSizeTimeout pads a partial batch after this long; nil: never.
+	BatchSizeTimeout *time.Duration
+	// RequestTracepoints is how many traces each replica keeps for the
+	// statistics; 0: the default (1000).
+	RequestTracepoints int
 }
 
 // ModelRunner serves inference requests on a model: one simulated device,
@@ -103,6 +113,28 @@ func NewModelRunner(model *Model, options *RunnerOptions) (*ModelRunner, error) 
 	if options.OnFlush != nil {
 		C.gomrt_runner_config_set_flush(&config, C.uintptr_t(cgo.NewHandle(options.OnFlush)))
 	}
+	if options.RingBufferSizeMultiplier > 0 {
+		config.ring_buffer_size_multiplier = C.uint32_t(options.RingBufferSizeMultiplier)
+	}
+	config.flush_on_waiting_outputs = C.bool(options.FlushOnWaitingOutputs)
+	if options.BatchSizeTimeout != nil {
+		config.batch_size_timeout_ns = C.int64_t(options.BatchSizeTimeout.Nanoseconds())
+		config.is_batch_size_timeout_enabled = true
+	}
+	if options.RequestTracepoints > 0 {
+		config.request_tracepoints_buffer_size = C.size_t(options.RequestTracepoints)
+	}
+	// In C memory, as the wait config; each device stays open during the call.
+	devices := (**C.mrt_device)(C.calloc(C.size_t(len(options.ReplicaDevices)+1), C.size_t(unsafe.Sizeof(uintptr(0)))))
+	defer C.free(unsafe.Pointer(devices))
+	for i, d := range options.ReplicaDevices {
+		if d != nil {
+			d.mu.RLock()
+			defer d.mu.RUnlock()
+			unsafe.Slice(devices, len(options.ReplicaDevices))[i] = d.ptr
+		}
+	}
+	config.replica_devices, config.num_replica_devices = devices, C.size_t(len(options.ReplicaDevices))
 	var ptr *C.mrt_model_runner
 	err := model.use(func(mp *C.mrt_model) error {
 		return call(func() C.mrt_status { return C.mrt_model_runner_create(mp, &config, &ptr) })
@@ -390,6 +422,38 @@ func (r *ModelRunner) Model() (model *Model, err error) {
 		return err
 	})
 	return model, err
+}
+
+// RunnerConfig is what a runner runs with (mrt_model_runner_get_config's
+// scalar fields).
+type RunnerConfig struct {
+	Replicas                 uint32
+	RunSavePrograms          bool
+	ThreadSafe               bool
+	CheckPackageHash         bool
+	FlushTimeout             *time.Duration // nil: waits forever
+	ValidateIO               bool
+	BatchingDim              uint32 // ^uint32(0): disabled
+	AutoReset                bool
+	MaxLookAhead             int64 // < 0: unlimited
+	RingBufferSizeMultiplier uint32
+	FlushOnWaitingOutputs    bool
+	RequestTracepoints       int
+}
+
+// Config is the configuration the runner runs with.
+func (r *ModelRunner) Config() (config RunnerConfig, err error) {
+	var c C.mrt_model_runner_config
+	C.mrt_model_runner_config_init_sized(&c, C.size_t(unsafe.Sizeof(c)))
+	err = r.use(func() error { return call(func() C.mrt_status { return C.mrt_model_runner_get_config(r.ptr, &c) }) })
+	var flushTimeout *time.Duration
+	if c.timeout_ns != C.GOMRT_TIMEOUT_FOREVER {
+		flushTimeout = For(time.Duration(c.timeout_ns))
+	}
+	return RunnerConfig{uint32(c.replication_factor), bool(c.run_save_programs), bool(c.thread_safe),
+		bool(c.check_package_hash), flushTimeout, bool(c.validate_io_params), uint32(c.batching_dim),
+		bool(c.auto_reset), int64(c.max_look_ahead), uint32(c.ring_buffer_size_multiplier),
+		bool(c.flush_on_waiting_outputs), int(c.request_tracepoints_buffer_size)}, err
 }
 
 // InsertSimulatedError makes replica's device fail once with fault at the

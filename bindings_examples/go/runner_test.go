@@ -242,3 +242,22 @@ func TestASimulatedDeviceErrorCarriesItsRecoveryAction(t *testing.T) {
 		t.Fatalf("want a DeviceError needing a full reset, got %v (%+v)", err, mrtErr)
 	}
 }
+
+func TestTheRunnerRunsWithItsOptions(t *testing.T) {
+	model := loadModel(t)
+	runner, err := mrt.NewModelRunner(model, &mrt.RunnerOptions{DeviceWait: mrt.For(time.Minute),
+		FlushTimeout: mrt.For(2 * time.Second), RequestTracepoints: 10, AutoReset: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runner.Close()
+	config, err := runner.Config()
+	if err != nil || config.Replicas != 1 || !config.ThreadSafe || !config.AutoReset || config.RequestTracepoints != 10 ||
+		config.FlushTimeout == nil || *config.FlushTimeout != 2*time.Second {
+		t.Fatalf("config %+v, %v", config, err)
+	}
+	forever := newRunner(t, model)
+	if config, err := forever.Config(); err != nil || config.FlushTimeout != nil {
+		t.Fatalf("a runner without FlushTimeout: %+v, %v", config, err)
+	}
+}
