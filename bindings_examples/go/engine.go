@@ -25,8 +25,9 @@ type StreamCallback func(data []byte, replica uint32)
 // Engine is an executable loaded on a device (Poplar's Engine). One
 // goroutine drives it at a time; Stop may come from any.
 type Engine struct {
-	life sync.RWMutex
-	ptr  *C.mrt_engine
+	life    sync.RWMutex
+	ptr     *C.mrt_engine
+	buffers []unsafe.Pointer // of ConnectStreamToBuffer, freed with the engine
 }
 
 // NewEngine creates an engine for exe with engine options.
@@ -49,6 +50,10 @@ func (e *Engine) Close() error {
 	if e.ptr != nil {
 		C.mrt_engine_destroy(e.ptr)
 		e.ptr = nil
+		for _, buffer := range e.buffers {
+			C.free(buffer)
+		}
+		e.buffers = nil
 		runtime.SetFinalizer(e, nil)
 	}
 	return nil
@@ -97,6 +102,29 @@ func (e *Engine) ConnectStream(handle string, replica uint32, fn StreamCallback)
 	return e.do(func(p *C.mrt_engine) C.mrt_status {
 		return C.gomrt_engine_connect_stream(p, cHandle, C.uint32_t(replica), h)
 	})
+}
+
+// ConnectStreamToBuffer connects stream handle of replica (or AllReplicas)
+// to a circular host buffer of size bytes (a whole number of transfers),
+// read or written in turn by successive transfers. The buffer is C memory
+// the engine owns until Close; the returned slice views it: fill it before
+// running (host-to-device) or read it after (device-to-host), never while
+// a run may use it.
+func (e *Engine) ConnectStreamToBuffer(handle string, replica uint32, size int) ([]byte, error) {
+	cHandle := C.CString(handle)
+	defer C.free(unsafe.Pointer(cHandle))
+	buffer := C.calloc(C.size_t(size+1), 1)
+	err := e.do(func(p *C.mrt_engine) C.mrt_status {
+		return C.mrt_engine_connect_stream_to_buffer(p, cHandle, C.uint32_t(replica), buffer, C.uint64_t(size))
+	})
+	if err != nil {
+		C.free(buffer)
+		return nil, err
+	}
+	e.life.Lock()
+	e.buffers = append(e.buffers, buffer)
+	e.life.Unlock()
+	return unsafe.Slice((*byte)(buffer), size), nil
 }
 
 // WriteTensor writes data to the tensor named handle (CreateHostWrite).

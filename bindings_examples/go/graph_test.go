@@ -161,6 +161,25 @@ func TestAnEngineRunsAnExecutableOnADevice(t *testing.T) {
 		t.Fatalf("cycles %d, %v", cycles, err)
 	}
 	wantError(t, engine.Run(testContext(t), 5, mrt.AllReplicas), mrt.InvalidArgument, "5")
+
+	// The same through circular host buffers instead of callbacks.
+	x, err := engine.ConnectStreamToBuffer("x", mrt.AllReplicas, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := engine.ConnectStreamToBuffer("y", mrt.AllReplicas, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(x, mrt.NewTensor([]float32{-9, 10, -11, 12}).Data)
+	if err := engine.Run(testContext(t), 0, mrt.AllReplicas); err != nil {
+		t.Fatal(err)
+	}
+	if values, _ := mrt.Values[float32](mrt.Tensor{Type: mrt.F32, Data: y}); fmt.Sprint(values) != "[0 10 0 12]" {
+		t.Fatalf("relu through buffers gave %v", values)
+	}
+	_, err = engine.ConnectStreamToBuffer("x", mrt.AllReplicas, 15)
+	wantError(t, err, mrt.InvalidArgument, "15")
 }
 
 // reluONNX is an ONNX model y = Relu(x), x and y FLOAT [1, 4], opset 13, as
