@@ -120,21 +120,16 @@ func (b *ModelBuilder) AddAnchor(anchor AnchorConfig) error {
 
 // AddTensorData adds a TensorData blob (copied) of the tensor's type and shape.
 func (b *ModelBuilder) AddTensorData(name string, tensor Tensor) error {
-	cName := C.CString(name)
-	defer C.free(unsafe.Pointer(cName))
-	shape := cInt64s(tensor.Shape)
-	defer C.free(shape)
-	data := cBytes(tensor.Data)
-	defer C.free(data)
-	return b.do(func(p *C.mrt_model_builder) C.mrt_status {
-		return C.mrt_model_builder_add_tensor_data(p, cName, C.int32_t(tensor.Type), (*C.int64_t)(shape),
-			C.size_t(len(tensor.Shape)), data, C.uint64_t(len(tensor.Data)))
-	})
+	return b.addBlob(name, tensor, false, 1)
 }
 
 // AddFeedData adds a FeedData blob (copied): count tensors of the tensor's
 // type and shape, back to back in its Data.
 func (b *ModelBuilder) AddFeedData(name string, tensor Tensor, count uint64) error {
+	return b.addBlob(name, tensor, true, count)
+}
+
+func (b *ModelBuilder) addBlob(name string, tensor Tensor, feed bool, count uint64) error {
 	cName := C.CString(name)
 	defer C.free(unsafe.Pointer(cName))
 	shape := cInt64s(tensor.Shape)
@@ -142,8 +137,11 @@ func (b *ModelBuilder) AddFeedData(name string, tensor Tensor, count uint64) err
 	data := cBytes(tensor.Data)
 	defer C.free(data)
 	return b.do(func(p *C.mrt_model_builder) C.mrt_status {
-		return C.mrt_model_builder_add_feed_data(p, cName, C.int32_t(tensor.Type), (*C.int64_t)(shape),
-			C.size_t(len(tensor.Shape)), data, C.uint64_t(len(tensor.Data)), C.uint64_t(count))
+		dataType, cShape, rank, size := C.int32_t(tensor.Type), (*C.int64_t)(shape), C.size_t(len(tensor.Shape)), C.uint64_t(len(tensor.Data))
+		if feed {
+			return C.mrt_model_builder_add_feed_data(p, cName, dataType, cShape, rank, data, size, C.uint64_t(count))
+		}
+		return C.mrt_model_builder_add_tensor_data(p, cName, dataType, cShape, rank, data, size)
 	})
 }
 

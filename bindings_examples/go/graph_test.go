@@ -94,11 +94,25 @@ func TestABuiltGraphIsServedAsAModel(t *testing.T) {
 		}
 	}
 	wantError(t, builder.AddAnchor(mrt.AnchorConfig{Handle: "z", Shape: []int64{1, 4}}), mrt.InvalidArgument, "z")
+	weights := mrt.NewTensor([]float32{1.5, -2}, 2)
+	if err := builder.AddTensorData("weights", weights); err != nil {
+		t.Fatal(err)
+	}
+	if err := builder.AddFeedData("feed", mrt.NewTensor([]int32{1, 2, 3, 4}, 2), 2); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, builder.AddFeedData("bad_feed", mrt.NewTensor([]int32{1, 2, 3}, 2), 2), mrt.InvalidArgument, "bad_feed")
 	model, err := builder.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer model.Close()
+	if data, err := model.TensorData("weights"); err != nil || string(data) != string(weights.Data) {
+		t.Fatalf("TensorData weights: %v, %v", data, err)
+	}
+	if data, count, err := model.FeedData("feed"); err != nil || count != 2 || len(data) != 16 {
+		t.Fatalf("FeedData feed: %d bytes, %d tensors, %v", len(data), count, err)
+	}
 	runner := newRunner(t, model)
 	outputs, err := runner.Execute(testContext(t), map[string]mrt.Tensor{"x": mrt.NewTensor([]float32{-1, 2, -3, 4})})
 	if err != nil {
