@@ -98,9 +98,9 @@ func (e *Engine) Stop() error {
 func (e *Engine) ConnectStream(handle string, replica uint32, fn StreamCallback) error {
 	cHandle := C.CString(handle)
 	defer C.free(unsafe.Pointer(cHandle))
-	h := C.uintptr_t(cgo.NewHandle(fn))
 	return e.do(func(p *C.mrt_engine) C.mrt_status {
-		return C.gomrt_engine_connect_stream(p, cHandle, C.uint32_t(replica), h)
+		// The handle is made only when C gets it (which deletes it, also on failure).
+		return C.gomrt_engine_connect_stream(p, cHandle, C.uint32_t(replica), C.uintptr_t(cgo.NewHandle(fn)))
 	})
 }
 
@@ -155,11 +155,13 @@ func (e *Engine) ReadTensor(handle string, data []byte, replica uint32) error {
 
 // SetPrintCallback receives PrintTensor lines (nil: stdout).
 func (e *Engine) SetPrintCallback(fn func(line string)) error {
-	var h C.uintptr_t
-	if fn != nil {
-		h = C.uintptr_t(cgo.NewHandle(fn))
-	}
-	return e.do(func(p *C.mrt_engine) C.mrt_status { return C.gomrt_engine_set_print_callback(p, h) })
+	return e.do(func(p *C.mrt_engine) C.mrt_status {
+		var h C.uintptr_t
+		if fn != nil {
+			h = C.uintptr_t(cgo.NewHandle(fn))
+		}
+		return C.gomrt_engine_set_print_callback(p, h)
+	})
 }
 
 // DeviceCycles is the modelled device cycles of replica since the last load.

@@ -36,12 +36,12 @@ func (g *Graph) Compile(programs []ProgramID, options map[string]string, progres
 	defer free()
 	cOptions := newOptions(options)
 	defer cOptions.free()
-	var handle C.uintptr_t
-	if progress != nil {
-		handle = C.uintptr_t(cgo.NewHandle(progress)) // deleted by the library
-	}
 	var ptr *C.mrt_executable
 	if err := g.do(func(p *C.mrt_graph) C.mrt_status {
+		var handle C.uintptr_t
+		if progress != nil {
+			handle = C.uintptr_t(cgo.NewHandle(progress)) // deleted by the library
+		}
 		return C.gomrt_graph_compile(p, list, C.size_t(len(programs)), cOptions.array, handle, &ptr)
 	}); err != nil {
 		return nil, err

@@ -74,6 +74,9 @@ func NewPrebuiltPredicate(kind PredicateKind, prebuilt PrebuiltPredicate, model 
 	if model != nil {
 		model.mu.RLock()
 		defer model.mu.RUnlock()
+		if model.ptr == nil {
+			return nil, closedError("Model")
+		}
 		cModel = model.ptr
 	}
 	cPrograms := cUint64s(programs)

@@ -63,9 +63,9 @@ type QueueManager struct {
 // NewQueueManager is a manager over model's anchors connected to no device:
 // the caller plays the device with Transfer.
 func NewQueueManager(model *Model, options *QueueOptions) (*QueueManager, error) {
-	config := options.config()
 	var ptr *C.mrt_queue_manager
 	err := model.use(func(mp *C.mrt_model) error {
+		config := options.config() // its callback's handle is C's from here
 		return call(func() C.mrt_status { return C.mrt_queue_manager_create(mp, &config, &ptr) })
 	})
 	return newQueueManager(ptr, err)
@@ -75,9 +75,11 @@ func NewQueueManager(model *Model, options *QueueOptions) (*QueueManager, error)
 // transfers whenever it runs programs (replacing an earlier manager, which
 // stays valid but detached).
 func (s *Session) CreateQueueManager(options *QueueOptions) (*QueueManager, error) {
-	config := options.config()
 	var ptr *C.mrt_queue_manager
-	err := s.do(func(p *C.mrt_session) C.mrt_status { return C.mrt_session_create_queue_manager(p, &config, &ptr) })
+	err := s.do(func(p *C.mrt_session) C.mrt_status {
+		config := options.config() // its callback's handle is C's from here
+		return C.mrt_session_create_queue_manager(p, &config, &ptr)
+	})
 	return newQueueManager(ptr, err)
 }
 
@@ -254,11 +256,11 @@ type InputQueue struct {
 // Blocks while the queue is full; ctx ending then disconnects the queue
 // (the way to wake it): the error wraps ctx.Err() and the queue needs Reset.
 func (q *InputQueue) Enqueue(ctx context.Context, data []byte, done func()) error {
-	entry := &queueEntry{buffer: cBytes(data), done: done}
-	handle := C.uintptr_t(cgo.NewHandle(entry)) // released by the library, also on failure
 	return interruptible(ctx, func() { q.Disconnect() }, func() error {
 		return q.manager.do(func(*C.mrt_queue_manager) C.mrt_status {
-			return C.gomrt_input_queue_enqueue(q.ptr, entry.buffer, C.int64_t(len(data)), handle)
+			entry := &queueEntry{buffer: cBytes(data), done: done}
+			// The library releases the entry (goQueueEntryFree), also on failure.
+			return C.gomrt_input_queue_enqueue(q.ptr, entry.buffer, C.int64_t(len(data)), C.uintptr_t(cgo.NewHandle(entry)))
 		})
 	})
 }
@@ -298,11 +300,10 @@ type OutputQueue struct {
 // dst must not be used until then. Blocks while the queue is full, as
 // InputQueue.Enqueue.
 func (q *OutputQueue) Enqueue(ctx context.Context, dst []byte, done func()) error {
-	entry := &queueEntry{buffer: C.malloc(C.size_t(len(dst) + 1)), output: dst, done: done}
-	handle := C.uintptr_t(cgo.NewHandle(entry))
 	return interruptible(ctx, func() { q.Disconnect() }, func() error {
 		return q.manager.do(func(*C.mrt_queue_manager) C.mrt_status {
-			return C.gomrt_output_queue_enqueue(q.ptr, entry.buffer, C.int64_t(len(dst)), handle)
+			entry := &queueEntry{buffer: C.malloc(C.size_t(len(dst) + 1)), output: dst, done: done}
+			return C.gomrt_output_queue_enqueue(q.ptr, entry.buffer, C.int64_t(len(dst)), C.uintptr_t(cgo.NewHandle(entry)))
 		})
 	})
 }

@@ -110,9 +110,6 @@ func NewModelRunner(model *Model, options *RunnerOptions) (*ModelRunner, error) 
 	defer C.gomrt_views_free(frozen, C.size_t(len(frozenNames)))
 	config.frozen_inputs = frozen
 	config.num_frozen_inputs = C.size_t(len(frozenNames))
-	if options.OnFlush != nil {
-		C.gomrt_runner_config_set_flush(&config, C.uintptr_t(cgo.NewHandle(options.OnFlush)))
-	}
 	if options.RingBufferSizeMultiplier > 0 {
 		config.ring_buffer_size_multiplier = C.uint32_t(options.RingBufferSizeMultiplier)
 	}
@@ -137,6 +134,9 @@ func NewModelRunner(model *Model, options *RunnerOptions) (*ModelRunner, error) 
 	config.replica_devices, config.num_replica_devices = devices, C.size_t(len(options.ReplicaDevices))
 	var ptr *C.mrt_model_runner
 	err := model.use(func(mp *C.mrt_model) error {
+		if options.OnFlush != nil { // the handle is C's from here
+			C.gomrt_runner_config_set_flush(&config, C.uintptr_t(cgo.NewHandle(options.OnFlush)))
+		}
 		return call(func() C.mrt_status { return C.mrt_model_runner_create(mp, &config, &ptr) })
 	})
 	if err != nil {

@@ -197,9 +197,8 @@ func (s *Session) SetCallbackForAnchor(anchorHandle string, fn AnchorCallback) e
 			return C.mrt_session_set_callback_for_anchor(p, cHandle, nil, nil, nil)
 		})
 	}
-	handle := C.uintptr_t(cgo.NewHandle(fn))
 	return s.do(func(p *C.mrt_session) C.mrt_status {
-		return C.gomrt_session_set_callback_for_anchor(p, cHandle, handle)
+		return C.gomrt_session_set_callback_for_anchor(p, cHandle, C.uintptr_t(cgo.NewHandle(fn)))
 	})
 }
 
@@ -236,9 +235,9 @@ func (s *Session) setUserHandler(outputs C.int, factory CallbackFactory, predica
 			return closedError("AnchorPredicate")
 		}
 	}
-	handle := C.uintptr_t(cgo.NewHandle(factory))
 	return s.do(func(p *C.mrt_session) C.mrt_status {
-		return C.gomrt_session_set_user_handler(p, outputs, handle, predicate.cPointer(), C.bool(skipConnected))
+		return C.gomrt_session_set_user_handler(p, outputs, C.uintptr_t(cgo.NewHandle(factory)), predicate.cPointer(),
+			C.bool(skipConnected))
 	})
 }
 

@@ -176,7 +176,23 @@ func TestPredicatesGiveTheirPolicies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer session.Close()
+	session.Close()
+	// Calls after Close, callbacks included, are errors (and leak no handle).
+	wantError(t, session.SetCallbackForAnchor(image.Handle, func([]byte) {}), mrt.FailedPrecondition, "Session used after Close")
+	wantError(t, session.SetUserInputHandler(func(mrt.AnchorInfo) mrt.AnchorCallback { return nil }, nil, false),
+		mrt.FailedPrecondition, "Session used after Close")
+	_, err = session.CreateQueueManager(&mrt.QueueOptions{OnTimeout: func(string, mrt.TensorType, int64) {}})
+	wantError(t, err, mrt.FailedPrecondition, "Session used after Close")
+	queues, err := mrt.NewQueueManager(model, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := queues.InputQueue("image")
+	if err != nil {
+		t.Fatal(err)
+	}
+	queues.Close()
+	wantError(t, in.Enqueue(context.Background(), make([]byte, imageSize*4), nil), mrt.FailedPrecondition, "QueueManager used after Close")
 }
 
 func TestSessionQueuesCarryTheTensors(t *testing.T) {
