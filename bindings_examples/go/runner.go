@@ -447,7 +447,7 @@ func (r *ModelRunner) Config() (config RunnerConfig, err error) {
 	C.mrt_model_runner_config_init_sized(&c, C.size_t(unsafe.Sizeof(c)))
 	err = r.use(func() error { return call(func() C.mrt_status { return C.mrt_model_runner_get_config(r.ptr, &c) }) })
 	var flushTimeout *time.Duration
-	if c.timeout_ns != C.GOMRT_TIMEOUT_FOREVER {
+	if c.timeout_ns > 0 { // forever is 0 (older headers) or negative (MRT_FOREVER)
 		flushTimeout = For(time.Duration(c.timeout_ns))
 	}
 	return RunnerConfig{uint32(c.replication_factor), bool(c.run_save_programs), bool(c.thread_safe),

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include "mrt_c.h"
 
-/* The "forever" of the library's durations. Headers of the unified
- * convention define MRT_TIMEOUT_FOREVER (-1); before it, the runner's and
- * queue manager's timeout_ns took 0 for forever. */
-#ifdef MRT_TIMEOUT_FOREVER
-#define GOMRT_TIMEOUT_FOREVER MRT_TIMEOUT_FOREVER
+/* The "forever" of the runner's and queue manager's timeout_ns. Headers of
+ * the one duration convention define MRT_FOREVER (-1; 0 is refused there);
+ * before it, those two fields took 0 for forever and refused negatives. */
+#ifdef MRT_FOREVER
+#define GOMRT_TIMEOUT_FOREVER MRT_FOREVER
 #else
 #define GOMRT_TIMEOUT_FOREVER 0
 #endif
