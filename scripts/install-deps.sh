@@ -42,6 +42,9 @@ packages=(
   # /usr/share/cargo/registry, and bindgen, which mrt-sys's test reruns to
   # check its committed bindings against the header
   librust-pkg-config-dev bindgen
+  # packaging (cmake/DebPackages.cmake, tools/ManPages.cmake): the tools' man
+  # pages from their --help, and the .deb check's dpkg-shlibdeps
+  help2man dpkg-dev
 )
 # Rust: Debian's cargo, unless a Rust toolchain (e.g. rustup's) is on PATH.
 command -v cargo >/dev/null || packages+=(cargo)

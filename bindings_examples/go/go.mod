@@ -1,3 +1,3 @@
-module mrt.example/mlp
+module github.com/libmrt/mrt-go
 
 go 1.19

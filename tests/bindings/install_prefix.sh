@@ -5,9 +5,10 @@
 set -euo pipefail
 build_dir=$1 prefix=$2 mrt_gen=$3 model=$4
 rm -rf "$prefix"
-cmake --install "$build_dir" --prefix "$prefix" --component library >/dev/null
 # The libmrt Python package too (nothing when the build installs none).
-cmake --install "$build_dir" --prefix "$prefix" --component python >/dev/null
+for component in library development python; do
+  cmake --install "$build_dir" --prefix "$prefix" --component $component >/dev/null
+done
 [ -e "$prefix/lib/pkgconfig/mrt.pc" ] || { echo "install lacks lib/pkgconfig/mrt.pc" >&2; exit 1; }
 mkdir -p "$(dirname "$model")"
 "$mrt_gen" mlp -o "$model"

@@ -16,6 +16,13 @@ for tool in mrt-run mrt-gen mrt-info mrt-bench mrt-compile mrt-demo; do
   runpath=$(readelf -d "$bin/$tool" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
   [ "$runpath" = '$ORIGIN/../lib' ] || fail "$tool has RUNPATH '$runpath', expected \$ORIGIN/../lib"
 done
+# The install tree's docs, license, changelog and man pages; Debian's
+# per-package files (cmake/DebPackages.cmake) only in the packages.
+for path in share/doc/libmrt/c_api.md share/doc/libmrt/LICENSE share/doc/libmrt/CHANGELOG.md \
+            share/man/man1/mrt-run.1.gz share/man/man1/mrt-gen.1.gz; do
+  [ -f "$prefix/$path" ] || fail "install lacks $path"
+done
+[ ! -e "$prefix/share/doc/libmrt0" ] || fail "a plain install holds the Debian package's share/doc/libmrt0"
 # The tools built on the public API load the installed library, not the build tree's.
 for tool in mrt-gen mrt-compile mrt-demo; do
   resolved=$(env -u LD_LIBRARY_PATH ldd "$bin/$tool" | sed -n 's/.*libmrt.so.0 => \([^ ]*\).*/\1/p')

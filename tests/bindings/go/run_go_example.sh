@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run_go_example.sh MODULE_DIR [--race]
-# Builds the Go example module into $MRT_TEST_WORK_DIR (build cache and
+# Builds the Go module github.com/libmrt/mrt-go (package mrt and its example
+# command examples/mlp) into $MRT_TEST_WORK_DIR (build cache and
 # GOPATH there too, nothing in the source tree), then runs go vet, the mlp
 # example, its -check-errors mode and `go test` (also under
 # GODEBUG=cgocheck=2, the strict check of the cgo pointer rules). With
@@ -33,7 +34,7 @@ fi
 
 start=$(date +%s)
 go vet ./...
-go build -o "$MRT_TEST_WORK_DIR/mlp" .
+go build -o "$MRT_TEST_WORK_DIR/mlp" ./examples/mlp
 echo "go vet + go build: $(( $(date +%s) - start )) s"
 
 "$MRT_TEST_WORK_DIR/mlp" "$MRT_TEST_MODEL"
@@ -42,3 +43,13 @@ GODEBUG=cgocheck=2 "$MRT_TEST_WORK_DIR/mlp" "$MRT_TEST_MODEL"
 
 go test -count=1 ./...
 GODEBUG=cgocheck=2 go test -count=1 ./...
+
+# A user's module imports the package by its path, without a replace: a
+# go.work names the module's directory (GOFLAGS=-mod=mod is refused in
+# workspace mode, and nothing is downloaded: GOPROXY=off).
+user=$MRT_TEST_WORK_DIR/user
+rm -rf "$user" && mkdir -p "$user"
+cp "$(dirname "$0")/user_module/go.mod" "$(dirname "$0")/user_module/main.go" "$user/"
+(cd "$user" && go work init . "$module" && GOFLAGS= go build -o "$MRT_TEST_WORK_DIR/serve" .)
+"$MRT_TEST_WORK_DIR/serve" "$MRT_TEST_MODEL" | tee "$MRT_TEST_WORK_DIR/serve.out"
+grep -Eq "^probs: 10 float32, argmax [0-9]$" "$MRT_TEST_WORK_DIR/serve.out"

@@ -1,7 +1,8 @@
 package mrt
 
 /*
-#include "helpers.h"
+#include <stdlib.h>
+#include "trampolines.h"
 */
 import "C"
 
@@ -24,14 +25,17 @@ const (
 
 // SetLogLevel sets libmrt's verbosity.
 func SetLogLevel(level LogLevel) error {
-	return resultError(C.gomrt_set_log_level(C.int32_t(level)))
+	return call(func() C.mrt_status { return C.mrt_set_log_level(C.int32_t(level)) })
 }
+
+// GetLogLevel is libmrt's verbosity.
+func GetLogLevel() LogLevel { return LogLevel(C.mrt_get_log_level()) }
 
 // LogMessage emits message through libmrt's logger.
 func LogMessage(level LogLevel, message string) error {
 	cMessage := C.CString(message)
 	defer C.free(unsafe.Pointer(cMessage))
-	return resultError(C.gomrt_log_message(C.int32_t(level), cMessage))
+	return call(func() C.mrt_status { return C.mrt_log_message(C.int32_t(level), cMessage) })
 }
 
 // SetLogCallback sends libmrt's log messages to fn (nil restores the default
@@ -40,8 +44,8 @@ func LogMessage(level LogLevel, message string) error {
 // handle once its last call has returned.
 func SetLogCallback(fn func(level LogLevel, message string)) error {
 	if fn == nil {
-		return resultError(C.gomrt_set_log_callback(0))
+		return call(func() C.mrt_status { return C.gomrt_set_log_callback(0) })
 	}
-	handle := cgo.NewHandle(fn)
-	return resultError(C.gomrt_set_log_callback(C.uintptr_t(handle)))
+	handle := C.uintptr_t(cgo.NewHandle(fn))
+	return call(func() C.mrt_status { return C.gomrt_set_log_callback(handle) })
 }

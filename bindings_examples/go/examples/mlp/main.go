@@ -6,6 +6,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"mrt.example/mlp/mrt"
+	mrt "github.com/libmrt/mrt-go"
 )
 
 const (
@@ -81,11 +82,11 @@ func run(modelPath string) (int, error) {
 	}
 
 	syncProbs := make([]float32, classes)
-	if err := runner.Execute(map[string][]float32{"image": image}, map[string][]float32{"probs": syncProbs}); err != nil {
+	if err := execute(runner, map[string][]float32{"image": image}, map[string][]float32{"probs": syncProbs}); err != nil {
 		return 1, err
 	}
 
-	future, err := runner.ExecuteAsync(map[string][]float32{"image": image})
+	future, err := runner.ExecuteAsync(map[string]mrt.Tensor{"image": mrt.NewTensor(image)})
 	if err != nil {
 		return 1, err
 	}
@@ -94,7 +95,7 @@ func run(modelPath string) (int, error) {
 	if err := future.OnReady(func(status mrt.Code) { ready <- status }); err != nil {
 		return 1, err
 	}
-	outputs, err := future.Wait()
+	outputs, err := future.Wait(context.Background())
 	if err != nil {
 		return 1, err
 	}
@@ -106,11 +107,14 @@ func run(modelPath string) (int, error) {
 	case <-time.After(10 * time.Second):
 		return 1, errors.New("OnReady was not called")
 	}
-	asyncProbs := outputs["probs"]
+	asyncProbs, err := mrt.Values[float32](outputs["probs"])
+	if err != nil {
+		return 1, err
+	}
 
 	bad := mismatches("sync", syncProbs, reference) + mismatches("async", asyncProbs, reference)
-	best := argmax64(reference)
-	if bad > 0 || argmax32(syncProbs) != best || argmax32(asyncProbs) != best {
+	best := argmax(reference)
+	if bad > 0 || argmax(syncProbs) != best || argmax(asyncProbs) != best {
 		fmt.Printf("mlp: MISMATCH: reference argmax %d p=%.4f, sync %v, async %v\n", best, reference[best], syncProbs, asyncProbs)
 		return 1, nil
 	}
@@ -131,7 +135,7 @@ func deterministicImage() []float32 {
 func referenceProbs(model *mrt.Model, image []float32) ([]float64, error) {
 	weights := map[string][]float32{}
 	for _, name := range []string{"w1", "b1", "w2", "b2"} {
-		values, err := model.TensorData(name)
+		values, err := tensorData(model, name)
 		if err != nil {
 			return nil, err
 		}
@@ -187,17 +191,7 @@ func mismatches(what string, probs []float32, reference []float64) int {
 	return count
 }
 
-func argmax64(values []float64) int {
-	best := 0
-	for i, v := range values {
-		if v > values[best] {
-			best = i
-		}
-	}
-	return best
-}
-
-func argmax32(values []float32) int {
+func argmax[T float32 | float64](values []T) int {
 	best := 0
 	for i, v := range values {
 		if v > values[best] {
@@ -236,26 +230,26 @@ func showErrors(modelPath string) (int, error) {
 	out := map[string][]float32{"probs": probs}
 
 	expect("wrong tensor name ('imagez' instead of 'image')",
-		runner.Execute(map[string][]float32{"imagez": image}, out), mrt.NotFound, "unknown input 'imagez'")
+		execute(runner, map[string][]float32{"imagez": image}, out), mrt.NotFound, "unknown input 'imagez'")
 	expect("an extra tensor the model does not have",
-		runner.Execute(map[string][]float32{"image": image, "label": image}, out), mrt.NotFound, "'label'")
+		execute(runner, map[string][]float32{"image": image, "label": image}, out), mrt.NotFound, "'label'")
 	expect("wrong buffer size (783 floats for image [1,784])",
-		runner.Execute(map[string][]float32{"image": image[:imageSize-1]}, out), mrt.InvalidArgument, "3132 bytes")
-	_, err = model.TensorData("w3")
+		execute(runner, map[string][]float32{"image": image[:imageSize-1]}, out), mrt.InvalidArgument, "3132 bytes")
+	_, err = tensorData(model, "w3")
 	expect("unknown TensorData", err, mrt.NotFound, "w3")
 	_, err = mrt.LoadModel("/nonexistent/mlp.popef")
 	expect("a model file that does not exist", err, mrt.NotFound, "/nonexistent/mlp.popef")
 
 	// A panic in a callback is recovered before it reaches C.
 	before := mrt.CaughtCallbackPanics()
-	future, err := runner.ExecuteAsync(map[string][]float32{"image": image})
+	future, err := runner.ExecuteAsync(map[string]mrt.Tensor{"image": mrt.NewTensor(image)})
 	if err != nil {
 		return 1, err
 	}
 	if err := future.OnReady(func(mrt.Code) { panic("a deliberately panicking OnReady callback") }); err != nil {
 		return 1, err
 	}
-	_, waitErr := future.Wait()
+	_, waitErr := future.Wait(context.Background())
 	deadline := time.Now().Add(10 * time.Second)
 	for mrt.CaughtCallbackPanics() == before && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
@@ -270,11 +264,11 @@ func showErrors(modelPath string) (int, error) {
 	// Use after Close: an error, not a crash. Closing twice is harmless.
 	runner.Close()
 	runner.Close()
-	expect("Execute after Close", runner.Execute(map[string][]float32{"image": image}, out), mrt.FailedPrecondition, "after Close")
+	expect("Execute after Close", execute(runner, map[string][]float32{"image": image}, out), mrt.FailedPrecondition, "after Close")
 	model.Close()
-	_, err = model.TensorData("w1")
+	_, err = tensorData(model, "w1")
 	expect("TensorData after Close", err, mrt.FailedPrecondition, "after Close")
-	_, err = future.Wait()
+	_, err = future.Wait(context.Background())
 	expect("Future.Wait after Close", err, mrt.FailedPrecondition, "after Close")
 
 	if failures > 0 {
@@ -290,4 +284,33 @@ func errOrOK(err error) string {
 		return "succeeded"
 	}
 	return err.Error()
+}
+
+// execute runs one request of float32 tensors and copies the outputs into out.
+func execute(runner *mrt.ModelRunner, inputs, out map[string][]float32) error {
+	tensors := make(map[string]mrt.Tensor, len(inputs))
+	for name, values := range inputs {
+		tensors[name] = mrt.NewTensor(values)
+	}
+	outputs, err := runner.Execute(context.Background(), tensors)
+	if err != nil {
+		return err
+	}
+	for name, dst := range out {
+		values, err := mrt.Values[float32](outputs[name])
+		if err != nil {
+			return err
+		}
+		copy(dst, values)
+	}
+	return nil
+}
+
+// tensorData is TensorData blob name as float32 values.
+func tensorData(model *mrt.Model, name string) ([]float32, error) {
+	data, err := model.TensorData(name)
+	if err != nil {
+		return nil, err
+	}
+	return mrt.Values[float32](mrt.Tensor{Type: mrt.F32, Data: data})
 }
