@@ -65,6 +65,11 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
   hwsim::Graph graph(options.target, options.replicationFactor);
   LoweringContext ctx(graph, defaultOpset(model));
 
+  for (const auto *infos : {&g.value_info(), &g.output()}) {
+    for (const auto &info : *infos) {
+      if (auto dims = knownDims(info)) ctx.declareDims(info.name(), std::move(*dims));
+    }
+  }
   std::set<std::string> initializerNames;
   for (const auto &init : g.initializer()) {
     ctx.setHost(init.name(), fromProto(init));

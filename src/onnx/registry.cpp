@@ -31,6 +31,7 @@ const OpRegistry &opRegistry() {
     registerResizeOps(r);
     registerGatherOps(r);
     registerLossOps(r);
+    registerGenerateOps(r);
     return r;
   }();
   return registry;

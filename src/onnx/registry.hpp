@@ -44,5 +44,6 @@ void registerPadTileOps(OpRegistry &registry);
 void registerResizeOps(OpRegistry &registry);
 void registerGatherOps(OpRegistry &registry);
 void registerLossOps(OpRegistry &registry);
+void registerGenerateOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx

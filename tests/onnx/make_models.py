@@ -362,8 +362,8 @@ def unsupported(out):
     """Two nodes this frontend cannot lower: the error must name both."""
     x = rand(2, 3, 3)
     write(out, "unsupported", [
-        helper.make_node("Hardmax", ["x"], ["h"], name="my_hardmax"),
-        helper.make_node("Det", ["h"], ["y"], name="my_det"),
+        helper.make_node("Det", ["x"], ["d"], name="my_det"),
+        helper.make_node("Unique", ["d"], ["y"], name="my_unique"),
     ], [("x", x)], [("y", np.zeros(2, dtype=np.float32))])
 
 
