@@ -32,6 +32,7 @@ const OpRegistry &opRegistry() {
     registerGatherOps(r);
     registerLossOps(r);
     registerGenerateOps(r);
+    registerCumSumOps(r);
     return r;
   }();
   return registry;

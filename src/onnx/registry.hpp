@@ -45,5 +45,6 @@ void registerResizeOps(OpRegistry &registry);
 void registerGatherOps(OpRegistry &registry);
 void registerLossOps(OpRegistry &registry);
 void registerGenerateOps(OpRegistry &registry);
+void registerCumSumOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx
