@@ -145,7 +145,8 @@ hwsim::Tensor scalarBinary(LoweringContext &ctx, const std::string &codelet, con
                            const std::string &name) {
   hwsim::Tensor c = ctx.graph().addConstant(t.elementType(), {1}, scalar, name + "/scalar");
   ctx.graph().setTileMapping(c, 0);
-  return broadcastBinary(ctx, codelet, t, c, name);
+  // A rank-0 t stays rank 0: the scalar must not broadcast it to [1].
+  return broadcastBinary(ctx, codelet, t, t.rank() == 0 ? c.reshape({}) : c, name);
 }
 
 hwsim::Tensor mask(LoweringContext &ctx, const char *codelet, const hwsim::Tensor &t, double scalar,

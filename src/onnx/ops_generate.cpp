@@ -1,7 +1,8 @@
 // Operators that generate a tensor from shapes and scalars rather than
 // transform their input's elements: ConstantOfShape with a shape computed at
-// run time (its constant-shape form is folded), EyeLike, and Range with
-// run-time start or delta. Results fixed at compile time are host constants.
+// run time (its constant-shape form is folded), EyeLike, Range with run-time
+// start or delta, and the Hann, Hamming and Blackman windows. Results fixed
+// at compile time are host constants.
 #include <cmath>
 
 #include "onnx/device_ops.hpp"
@@ -55,9 +56,38 @@ void lowerRange(LoweringContext &ctx, const NodeProto &node) {
   ctx.setDevice(out, broadcastBinary(ctx, "Add", steps, node.input(0), out), type);
 }
 
+// HannWindow, HammingWindow, BlackmanWindow: sum_k a_k cos(2 pi k n / N) for
+// n < size, N = size (periodic, the default) or size - 1 (symmetric), of
+// type output_datatype. A size computed at run time is the declared length.
+LowerFn windowOp(std::vector<double> a) {
+  return [a](LoweringContext &ctx, const NodeProto &node) {
+    std::int64_t size = 0;
+    if (ctx.isHost(node.input(0))) {
+      size = static_cast<std::int64_t>(ctx.host(node.input(0)).values.at(0));
+    } else {
+      const Dims dims = declaredOutputDims(ctx, node, 0, node.op_type() + "'s size");
+      if (dims.size() != 1) throw Error(ErrorCode::CorruptModel, "{}: output of rank {}, not 1", nodeLabel(node), dims.size());
+      size = dims[0];
+    }
+    if (size <= 0) throw UnsupportedNode(node.op_type() + " of size " + std::to_string(size));
+    const double n = static_cast<double>(attrInt(node, "periodic", 1) != 0 ? size : size - 1);
+    HostTensor w{static_cast<std::int32_t>(attrInt(node, "output_datatype", TP::FLOAT)), {size}, {}};
+    for (std::int64_t i = 0; i < size; ++i) {
+      double v = 0;
+      for (std::size_t k = 0; k < a.size(); ++k) v += a[k] * std::cos(2 * M_PI * static_cast<double>(k * i) / n);
+      w.values.push_back(v);
+    }
+    convertValues(w.values, w.type);
+    ctx.setHost(node.output(0), std::move(w));
+  };
+}
+
 }  // namespace
 
 void registerGenerateOps(OpRegistry &registry) {
+  registry.add("HannWindow", windowOp({0.5, -0.5}));
+  registry.add("HammingWindow", windowOp({25.0 / 46.0, -21.0 / 46.0}));
+  registry.add("BlackmanWindow", windowOp({0.42, -0.5, 0.08}));
   registry.add("ConstantOfShape", lowerConstantOfShape);
   registry.add("EyeLike", lowerEyeLike);
   registry.add("Range", lowerRange);

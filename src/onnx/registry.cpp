@@ -33,6 +33,7 @@ const OpRegistry &opRegistry() {
     registerLossOps(r);
     registerGenerateOps(r);
     registerCumSumOps(r);
+    registerQuantizeOps(r);
     return r;
   }();
   return registry;

@@ -46,5 +46,6 @@ void registerGatherOps(OpRegistry &registry);
 void registerLossOps(OpRegistry &registry);
 void registerGenerateOps(OpRegistry &registry);
 void registerCumSumOps(OpRegistry &registry);
+void registerQuantizeOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx
