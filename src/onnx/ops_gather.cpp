@@ -1,7 +1,8 @@
 // Gather (constant indices as a view, run-time indices with hwsim's Gather
 // codelet), GatherElements (run-time or constant indices, on the device),
-// Where, a GatherElements between its two operands, and GatherND and OneHot,
-// run-time Gathers by indices computed on the device.
+// Where, a GatherElements between its two operands, GatherND and OneHot,
+// run-time Gathers by indices computed on the device, and ScatterElements,
+// Scatter and ScatterND on hwsim's ScatterElements codelet.
 #include <hwsim/ops.hpp>
 
 #include "onnx/device_ops.hpp"
@@ -82,49 +83,102 @@ hwsim::Tensor wrappedIndices(LoweringContext &ctx, hwsim::Tensor indices, std::i
                          name);
 }
 
-// GatherND: data viewed as [B * P, rest...] (B the batch_dims' elements, P
-// those of the k indexed dimensions), each index tuple turned into one row
-// number on the device (sum of index * stride, plus its batch's offset), then
-// one run-time Gather of rows (an out-of-range tuple gives zeros).
+// The row of data viewed as [B * P, rest...] (B the elements of the first
+// b dimensions, P those of the k indexed ones) that each index tuple of
+// indices [..., k] names, computed on the device: the sum of index * stride
+// (negative indices wrapped) plus the tuple's batch offset.
+struct IndexTuples {
+  std::size_t b = 0, k = 0, batches = 1, indexed = 1, rest = 1, tuples = 0;
+};
+
+IndexTuples indexTuples(const NodeProto &node, const hwsim::Shape &dataShape, const hwsim::Tensor &indices, std::size_t b) {
+  IndexTuples t;
+  const std::size_t q = indices.rank(), r = dataShape.size();
+  t.b = b;
+  t.k = q == 0 ? 0 : indices.dim(static_cast<unsigned>(q - 1));
+  if (q < 1 || b >= q || b + t.k > r || t.k == 0) {
+    throw Error(ErrorCode::CorruptModel, "{}: indices {} with batch_dims {} for data {}", nodeLabel(node),
+                toString(toDims(indices.shape())), b, toString(toDims(dataShape)));
+  }
+  for (std::size_t d = 0; d < r; ++d) (d < b ? t.batches : d < b + t.k ? t.indexed : t.rest) *= dataShape[d];
+  t.tuples = indices.numElements() / t.k;
+  return t;
+}
+
+hwsim::Tensor tupleRows(LoweringContext &ctx, const IndexTuples &t, const hwsim::Shape &dataShape,
+                        const hwsim::Tensor &indices, const std::string &name) {
+  const hwsim::Tensor tupleList = indices.reshape({t.tuples, t.k});
+  hwsim::Tensor row;
+  std::size_t stride = t.indexed;
+  for (std::size_t j = 0; j < t.k; ++j) {
+    const std::size_t dim = dataShape[t.b + j];
+    stride /= dim;
+    const std::string part = name + "/index" + std::to_string(j);
+    hwsim::Tensor term = wrappedIndices(ctx, tupleList.slice(j, j + 1, 1).reshape({t.tuples}), static_cast<std::int64_t>(dim), part);
+    if (stride != 1) term = scalarBinary(ctx, "Mul", term, static_cast<double>(stride), part + "/scaled");
+    row = j == 0 ? term : broadcastBinary(ctx, "Add", row, term, part + "/sum");
+  }
+  if (t.batches == 1) return row;
+  HostTensor offsets{::onnx::TensorProto::INT64, {static_cast<std::int64_t>(t.batches), 1}, {}};
+  for (std::size_t i = 0; i < t.batches; ++i) offsets.values.push_back(static_cast<double>(i * t.indexed));
+  const std::string offsetName = ctx.uniqueName(name + "/batch_offsets"), rowName = ctx.uniqueName(name + "/rows");
+  ctx.setHost(offsetName, std::move(offsets));
+  ctx.setDevice(rowName, row.reshape({t.batches, t.tuples / t.batches}), ::onnx::TensorProto::INT64);
+  return broadcastBinary(ctx, "Add", rowName, offsetName, name + "/row").reshape({t.tuples});
+}
+
+// GatherND: one run-time Gather of the rows the index tuples name (an
+// out-of-range tuple gives zeros).
 void lowerGatherND(LoweringContext &ctx, const NodeProto &node) {
   const std::string &out = node.output(0);
   const hwsim::Tensor data = ctx.device(node.input(0));
   const hwsim::Tensor indices = ctx.device(node.input(1));
-  const auto b = static_cast<std::size_t>(attrInt(node, "batch_dims", 0));
-  const std::size_t q = indices.rank(), r = data.rank();
-  const std::size_t k = q == 0 ? 0 : indices.dim(static_cast<unsigned>(q - 1));
-  if (q < 1 || b >= q || b + k > r || k == 0) {
-    throw Error(ErrorCode::CorruptModel, "{}: indices {} with batch_dims {} for data {}", nodeLabel(node),
-                toString(toDims(indices.shape())), b, toString(toDims(data.shape())));
-  }
-  const hwsim::Shape &dd = data.shape();
-  std::size_t batches = 1, indexed = 1, rest = 1;
-  for (std::size_t d = 0; d < r; ++d) (d < b ? batches : d < b + k ? indexed : rest) *= dd[d];
-  const std::size_t tuples = indices.numElements() / k;  // B * M
-  const hwsim::Tensor tupleList = indices.reshape({tuples, k});
-  hwsim::Tensor row;
-  std::size_t stride = indexed;
-  for (std::size_t j = 0; j < k; ++j) {
-    const std::size_t dim = dd[b + j];
-    stride /= dim;
-    const std::string part = out + "/index" + std::to_string(j);
-    hwsim::Tensor term = wrappedIndices(ctx, tupleList.slice(j, j + 1, 1).reshape({tuples}), static_cast<std::int64_t>(dim), part);
-    if (stride != 1) term = scalarBinary(ctx, "Mul", term, static_cast<double>(stride), part + "/scaled");
-    row = j == 0 ? term : broadcastBinary(ctx, "Add", row, term, part + "/sum");
-  }
-  if (batches > 1) {
-    HostTensor offsets{::onnx::TensorProto::INT64, {static_cast<std::int64_t>(batches), 1}, {}};
-    for (std::size_t i = 0; i < batches; ++i) offsets.values.push_back(static_cast<double>(i * indexed));
-    const std::string offsetName = ctx.uniqueName(out + "/batch_offsets"), rowName = ctx.uniqueName(out + "/rows");
-    ctx.setHost(offsetName, std::move(offsets));
-    ctx.setDevice(rowName, row.reshape({batches, tuples / batches}), ::onnx::TensorProto::INT64);
-    row = broadcastBinary(ctx, "Add", rowName, offsetName, out + "/row");
-  }
-  const hwsim::Tensor y = hwsim::ops::gather(ctx.graph(), ctx.main(), data.reshape({batches * indexed, rest}),
-                                             row.reshape({tuples}), 0, out);
+  const IndexTuples t = indexTuples(node, data.shape(), indices, static_cast<std::size_t>(attrInt(node, "batch_dims", 0)));
+  const hwsim::Tensor row = tupleRows(ctx, t, data.shape(), indices, out);
+  const hwsim::Tensor y = hwsim::ops::gather(ctx.graph(), ctx.main(), data.reshape({t.batches * t.indexed, t.rest}), row, 0, out);
   hwsim::Shape shape(indices.shape().begin(), indices.shape().end() - 1);
-  shape.insert(shape.end(), dd.begin() + static_cast<std::ptrdiff_t>(b + k), dd.end());
+  shape.insert(shape.end(), data.shape().begin() + static_cast<std::ptrdiff_t>(t.b + t.k), data.shape().end());
   ctx.setDevice(out, y.reshape(shape), ctx.value(node.input(0)).type);
+}
+
+hwsim::ops::ScatterReduction scatterReduction(const NodeProto &node) {
+  const std::string r = attrString(node, "reduction", "none");
+  if (r == "none") return hwsim::ops::ScatterReduction::None;
+  if (r == "add") return hwsim::ops::ScatterReduction::Add;
+  if (r == "mul") return hwsim::ops::ScatterReduction::Mul;
+  throw UnsupportedNode(node.op_type() + " with reduction '" + r + "' (none, add, mul)");
+}
+
+// ScatterElements (and Scatter, its opset-9 name): hwsim's ScatterElements
+// codelet on one tile (an out-of-range index drops its update).
+void lowerScatterElements(LoweringContext &ctx, const NodeProto &node) {
+  const hwsim::Tensor data = ctx.device(node.input(0));
+  const std::size_t axis = normalizeAxis(attrInt(node, "axis", 0), data.rank(), nodeLabel(node));
+  const hwsim::Tensor y = hwsim::ops::scatterElements(ctx.graph(), ctx.main(), data, ctx.device(node.input(1)),
+                                                      ctx.device(node.input(2)), axis, scatterReduction(node),
+                                                      node.output(0));
+  ctx.setDevice(node.output(0), y.reshape(data.shape()), ctx.value(node.input(0)).type);
+}
+
+// ScatterND: data viewed as rows [P, rest...]; each index tuple's row number
+// (as GatherND's) repeated over the row's elements is a ScatterElements along
+// axis 0 of the updates viewed as [tuples, rest].
+void lowerScatterND(LoweringContext &ctx, const NodeProto &node) {
+  const std::string &out = node.output(0);
+  const hwsim::Tensor data = ctx.device(node.input(0));
+  const hwsim::Tensor indices = ctx.device(node.input(1));
+  const IndexTuples t = indexTuples(node, data.shape(), indices, 0);
+  const hwsim::Tensor updates = ctx.device(node.input(2));
+  if (updates.numElements() != t.tuples * t.rest) {
+    throw Error(ErrorCode::CorruptModel, "{}: updates {} for indices {} and data {}", nodeLabel(node),
+                toString(toDims(updates.shape())), toString(toDims(indices.shape())), toString(toDims(data.shape())));
+  }
+  const hwsim::Tensor row = tupleRows(ctx, t, data.shape(), indices, out).reshape({t.tuples, 1});
+  const hwsim::Tensor rowPerElement = materialize(ctx, broadcastView(row, {t.tuples, t.rest}), out + "/row_per_element");
+  const hwsim::Tensor y = hwsim::ops::scatterElements(ctx.graph(), ctx.main(), data.reshape({t.indexed, t.rest}),
+                                                      rowPerElement, updates.reshape({t.tuples, t.rest}), 0,
+                                                      scatterReduction(node), out);
+  ctx.setDevice(out, y.reshape(data.shape()), ctx.value(node.input(0)).type);
 }
 
 // OneHot: values[1] where the (wrapped) index equals the position along the
@@ -168,6 +222,9 @@ void registerGatherOps(OpRegistry &registry) {
   registry.add("Where", lowerWhere);
   registry.add("GatherND", lowerGatherND);
   registry.add("OneHot", lowerOneHot);
+  registry.add("ScatterElements", lowerScatterElements);
+  registry.add("Scatter", lowerScatterElements);
+  registry.add("ScatterND", lowerScatterND);
 }
 
 }  // namespace mrt::onnx
