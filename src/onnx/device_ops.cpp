@@ -155,6 +155,22 @@ hwsim::Tensor mask(LoweringContext &ctx, const char *codelet, const hwsim::Tenso
   return hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", holds, name, type.value_or(t.elementType()));
 }
 
+hwsim::Tensor mixAlong(LoweringContext &ctx, const hwsim::Tensor &t, std::size_t axis, const std::string &matrix,
+                       const std::string &name) {
+  const std::size_t rank = t.rank(), n = t.dim(static_cast<unsigned>(axis));
+  std::vector<std::size_t> perm, inverse(rank);
+  for (std::size_t d = 0; d < rank; ++d) if (d != axis) perm.push_back(d);
+  perm.push_back(axis);
+  for (std::size_t d = 0; d < rank; ++d) inverse[perm[d]] = d;
+  const hwsim::Tensor moved = permuteView(t, perm);
+  const hwsim::Tensor m = ctx.device(matrix);
+  const hwsim::Tensor rows = moved.reshape({t.numElements() / n, n});
+  hwsim::Shape mixedShape = moved.shape();
+  mixedShape.back() = m.dim(1);
+  const hwsim::Tensor mixed = hwsim::ops::matMul(ctx.graph(), ctx.main(), rows, m, name, {}, t.elementType());
+  return permuteView(mixed.reshape(mixedShape), inverse);
+}
+
 hwsim::Tensor softmaxAlong(LoweringContext &ctx, const hwsim::Tensor &t, std::size_t axis, const std::string &name) {
   // The dimensions before and after the axis are merged first, so moving the
   // axis last is a rank-3 view (transposes of [n, inner] blocks) at any rank.

@@ -17,12 +17,7 @@ using TP = ::onnx::TensorProto;
 // The cumulative sum of x along `axis`, shaped like x.
 hwsim::Tensor cumSumAlong(LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x, std::size_t axis,
                           const std::string &name) {
-  const std::size_t rank = x.rank(), n = x.dim(static_cast<unsigned>(axis));
-  std::vector<std::size_t> perm, inverse(rank);
-  for (std::size_t d = 0; d < rank; ++d) if (d != axis) perm.push_back(d);
-  perm.push_back(axis);
-  for (std::size_t d = 0; d < rank; ++d) inverse[perm[d]] = d;
-  const hwsim::Tensor moved = permuteView(x, perm);
+  const std::size_t n = x.dim(static_cast<unsigned>(axis));
   const bool exclusive = attrInt(node, "exclusive", 0) != 0, reverse = attrInt(node, "reverse", 0) != 0;
   HostTensor counts{ctx.value(node.input(0)).type, {static_cast<std::int64_t>(n), static_cast<std::int64_t>(n)},
                     std::vector<double>(n * n, 0.0)};
@@ -34,10 +29,7 @@ hwsim::Tensor cumSumAlong(LoweringContext &ctx, const NodeProto &node, const hws
   }
   const std::string matrix = ctx.uniqueName(name + "/counts");
   ctx.setHost(matrix, std::move(counts));
-  const hwsim::Tensor rows = moved.reshape({x.numElements() / n, n});
-  const hwsim::Tensor sums = hwsim::ops::matMul(ctx.graph(), ctx.main(), rows, ctx.device(matrix), name, {},
-                                                x.elementType());
-  return permuteView(sums.reshape(moved.shape()), inverse);
+  return mixAlong(ctx, x, axis, matrix, name);
 }
 
 void lowerCumSum(LoweringContext &ctx, const NodeProto &node) {
