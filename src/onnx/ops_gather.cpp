@@ -1,8 +1,9 @@
 // Gather (constant indices as a view, run-time indices with hwsim's Gather
 // codelet), GatherElements (run-time or constant indices, on the device),
 // Where, a GatherElements between its two operands, GatherND and OneHot,
-// run-time Gathers by indices computed on the device, and ScatterElements,
-// Scatter and ScatterND on hwsim's ScatterElements codelet.
+// run-time Gathers by indices computed on the device, ReverseSequence, a
+// GatherElements by computed indices, and ScatterElements, Scatter and
+// ScatterND on hwsim's ScatterElements codelet.
 #include <hwsim/ops.hpp>
 
 #include "onnx/device_ops.hpp"
@@ -214,6 +215,41 @@ void lowerOneHot(LoweringContext &ctx, const NodeProto &node) {
   ctx.setDevice(out, y.reshape(shape), ctx.value(node.input(2)).type);
 }
 
+// ReverseSequence: along time_axis, y[t, b] = x[len_b - 1 - t, b] for
+// t < len_b and x[t, b] after, as a GatherElements whose time indices
+// t + (t < len_b) * (len_b - 1 - 2t) are computed on the device from the
+// run-time sequence_lens.
+void lowerReverseSequence(LoweringContext &ctx, const NodeProto &node) {
+  const std::string &out = node.output(0);
+  const hwsim::Tensor x = ctx.device(node.input(0));
+  const std::size_t timeAxis = normalizeAxis(attrInt(node, "time_axis", 0), x.rank(), nodeLabel(node));
+  const std::size_t batchAxis = normalizeAxis(attrInt(node, "batch_axis", 1), x.rank(), nodeLabel(node));
+  if (x.rank() < 2 || timeAxis == batchAxis || timeAxis > 1 || batchAxis > 1) {
+    throw Error(ErrorCode::CorruptModel, "{}: time_axis {} and batch_axis {}", nodeLabel(node), timeAxis, batchAxis);
+  }
+  const std::size_t steps = x.dim(static_cast<unsigned>(timeAxis)), batch = x.dim(static_cast<unsigned>(batchAxis));
+  hwsim::Shape timeShape(x.rank(), 1), batchShape(x.rank(), 1);
+  timeShape[timeAxis] = steps;
+  batchShape[batchAxis] = batch;
+  HostTensor iota{::onnx::TensorProto::INT64, toDims(timeShape), {}};
+  for (std::size_t t = 0; t < steps; ++t) iota.values.push_back(static_cast<double>(t));
+  const std::string time = ctx.uniqueName(out + "/time"), lengths = ctx.uniqueName(out + "/lengths");
+  ctx.setHost(time, std::move(iota));
+  hwsim::Tensor lens = ctx.device(node.input(1));
+  if (lens.elementType() != hwsim::Type::S32) lens = hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", lens, lengths + "/s32", hwsim::Type::S32);
+  ctx.setDevice(lengths, lens.reshape(batchShape), ::onnx::TensorProto::INT64);
+  const hwsim::Tensor t = ctx.device(time), len = ctx.device(lengths);
+  const hwsim::Tensor inside = hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", broadcastBinary(ctx, "Less", t, len, out + "/inside"),
+                                                 out + "/inside_s32", hwsim::Type::S32);
+  // len - 1 - 2t: the distance from t to its mirror position.
+  const hwsim::Tensor shift = broadcastBinary(ctx, "Sub", scalarBinary(ctx, "Add", len, -1.0, out + "/last"),
+                                              scalarBinary(ctx, "Mul", t, 2.0, out + "/twice"), out + "/shift");
+  const hwsim::Tensor index = broadcastBinary(ctx, "Add", t, broadcastBinary(ctx, "Mul", inside, shift, out + "/masked"),
+                                              out + "/index");
+  const hwsim::Tensor full = materialize(ctx, broadcastView(index, x.shape()), out + "/indices");
+  ctx.setDevice(out, hwsim::ops::gatherElements(ctx.graph(), ctx.main(), x, full, timeAxis, out), ctx.value(node.input(0)).type);
+}
+
 }  // namespace
 
 void registerGatherOps(OpRegistry &registry) {
@@ -225,6 +261,7 @@ void registerGatherOps(OpRegistry &registry) {
   registry.add("ScatterElements", lowerScatterElements);
   registry.add("Scatter", lowerScatterElements);
   registry.add("ScatterND", lowerScatterND);
+  registry.add("ReverseSequence", lowerReverseSequence);
 }
 
 }  // namespace mrt::onnx

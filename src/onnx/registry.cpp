@@ -34,6 +34,7 @@ const OpRegistry &opRegistry() {
     registerGenerateOps(r);
     registerCumSumOps(r);
     registerQuantizeOps(r);
+    registerEinsumOps(r);
     return r;
   }();
   return registry;

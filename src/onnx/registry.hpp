@@ -47,5 +47,6 @@ void registerLossOps(OpRegistry &registry);
 void registerGenerateOps(OpRegistry &registry);
 void registerCumSumOps(OpRegistry &registry);
 void registerQuantizeOps(OpRegistry &registry);
+void registerEinsumOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx
