@@ -101,8 +101,16 @@ LowerFn poolOp(std::string codelet) {
     const Window w = windowOf(node, spatial, kernel);
     hwsim::ops::PoolParams params{kernel, w.strides, w.padsBegin, w.padsEnd, w.dilations,
                                   attrInt(node, "count_include_pad", 0) != 0, attrInt(node, "ceil_mode", 0) != 0};
-    ctx.setDevice(node.output(0), hwsim::ops::pool(ctx.graph(), ctx.main(), codelet, x, params, node.output(0)),
-                  ctx.value(node.input(0)).type);
+    // MaxPool of 8- and 16-bit integers (opset 12) pools them as F32, which
+    // holds each exactly, and casts the maxima back.
+    const hwsim::Type type = x.elementType();
+    const bool narrowInteger = codelet == "MaxPool" && (type == hwsim::Type::U8 || type == hwsim::Type::S8 ||
+                                                        type == hwsim::Type::U16 || type == hwsim::Type::S16);
+    const std::string &out = node.output(0);
+    const hwsim::Tensor in = narrowInteger ? hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", x, out + "/f32", hwsim::Type::F32) : x;
+    hwsim::Tensor y = hwsim::ops::pool(ctx.graph(), ctx.main(), codelet, in, params, narrowInteger ? out + "/pooled" : out);
+    if (narrowInteger) y = hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", y, out, type);
+    ctx.setDevice(out, y, ctx.value(node.input(0)).type);
   };
 }
 
