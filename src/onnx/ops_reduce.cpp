@@ -1,8 +1,9 @@
 // Softmax/LogSoftmax on any axis, reductions over any axes (ReduceLogSumExp
-// shifted by the maximum), ArgMax, ArgMin and Hardmax. hwsim's Softmax and ArgMax
+// shifted by the maximum), ArgMax, ArgMin, Hardmax and TopK. hwsim's Softmax and ArgMax
 // work on the last dimension: other axes are moved there by a permuting view
 // and back.
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <optional>
 
@@ -243,6 +244,59 @@ void lowerHardmax(LoweringContext &ctx, const NodeProto &node) {
   ctx.setDevice(out, y.reshape(x.shape()), type);
 }
 
+// TopK: k rounds of ArgMax over the axis moved last, each taking the
+// maximum's value (GatherElements) and then replacing it with -inf
+// (ScatterElements), so the values come out sorted and ties keep the lower
+// index first. largest 0 works on -x. A k computed at run time is the
+// declared output's size along the axis.
+void lowerTopK(LoweringContext &ctx, const NodeProto &node) {
+  const std::string &out = node.output(0);
+  const hwsim::Tensor x = ctx.device(node.input(0));
+  const std::int32_t type = ctx.value(node.input(0)).type;
+  if (!hwsim::isFloatingPoint(x.elementType())) throw UnsupportedNode("TopK of " + typeName(type));
+  const std::size_t axis = normalizeAxis(attrInt(node, "axis", -1), x.rank(), nodeLabel(node));
+  std::int64_t k = 0;
+  if (ctx.opset() < 10) {
+    k = attrInt(node, "k", 0);
+  } else if (ctx.isHost(node.input(1))) {
+    k = static_cast<std::int64_t>(ctx.host(node.input(1)).values.at(0));
+  } else {
+    const Dims declared = declaredOutputDims(ctx, node, 0, "TopK's k");
+    if (declared.size() != x.rank()) throw Error(ErrorCode::CorruptModel, "{}: output of rank {}", nodeLabel(node), declared.size());
+    k = declared[axis];
+  }
+  const std::size_t n = x.dim(static_cast<unsigned>(axis));
+  if (k <= 0 || static_cast<std::size_t>(k) > n) throw Error(ErrorCode::CorruptModel, "{}: k {} for an axis of {}", nodeLabel(node), k, n);
+  const bool largest = attrInt(node, "largest", 1) != 0;
+  const auto [perm, inverse] = axisLast(axis, x.rank());
+  const std::size_t rows = x.numElements() / n;
+  hwsim::Tensor current = materialize(ctx, permuteView(x, perm), out + "/moved").reshape({rows, n});
+  if (!largest) current = scalarBinary(ctx, "Mul", current, -1.0, out + "/negated");
+  const std::string lowest = ctx.uniqueName(out + "/lowest");
+  ctx.setHost(lowest, HostTensor{type, {static_cast<std::int64_t>(rows), 1},
+                                 std::vector<double>(rows, -std::numeric_limits<double>::infinity())});
+  std::vector<hwsim::Tensor> values, indices;
+  for (std::int64_t i = 0; i < k; ++i) {
+    const std::string round = out + "/round" + std::to_string(i);
+    const hwsim::Tensor index = hwsim::ops::argMax(ctx.graph(), ctx.main(), current, round + "/index").reshape({rows, 1});
+    values.push_back(hwsim::ops::gatherElements(ctx.graph(), ctx.main(), current, index, 1, round + "/value"));
+    indices.push_back(index);
+    if (i + 1 < k) {
+      current = hwsim::ops::scatterElements(ctx.graph(), ctx.main(), current, index, ctx.device(lowest), 1,
+                                            hwsim::ops::ScatterReduction::None, round + "/rest");
+    }
+  }
+  hwsim::Shape moved = permuteView(x, perm).shape();
+  moved.back() = static_cast<std::size_t>(k);
+  hwsim::Tensor v = materialize(ctx, hwsim::concat(values, 1), out + "/values");
+  if (!largest) v = scalarBinary(ctx, "Mul", v, -1.0, out);
+  ctx.setDevice(out, permuteView(v.reshape(moved), inverse), type);
+  if (node.output_size() > 1 && !node.output(1).empty()) {
+    const hwsim::Tensor idx = materialize(ctx, hwsim::concat(indices, 1), node.output(1) + "/indices");
+    ctx.setDevice(node.output(1), permuteView(idx.reshape(moved), inverse), TP::INT64);
+  }
+}
+
 }  // namespace
 
 void registerReduceOps(OpRegistry &registry) {
@@ -259,6 +313,7 @@ void registerReduceOps(OpRegistry &registry) {
   registry.add("ArgMax", argExtremumOp(false));
   registry.add("ArgMin", argExtremumOp(true));
   registry.add("Hardmax", lowerHardmax);
+  registry.add("TopK", lowerTopK);
 }
 
 }  // namespace mrt::onnx
