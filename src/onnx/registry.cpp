@@ -35,6 +35,7 @@ const OpRegistry &opRegistry() {
     registerCumSumOps(r);
     registerQuantizeOps(r);
     registerEinsumOps(r);
+    registerDftOps(r);
     return r;
   }();
   return registry;

@@ -48,5 +48,6 @@ void registerGenerateOps(OpRegistry &registry);
 void registerCumSumOps(OpRegistry &registry);
 void registerQuantizeOps(OpRegistry &registry);
 void registerEinsumOps(OpRegistry &registry);
+void registerDftOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx
