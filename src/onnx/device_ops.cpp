@@ -155,6 +155,15 @@ hwsim::Tensor mask(LoweringContext &ctx, const char *codelet, const hwsim::Tenso
   return hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", holds, name, type.value_or(t.elementType()));
 }
 
+hwsim::Tensor wrappedIndices(LoweringContext &ctx, hwsim::Tensor indices, std::int64_t dim, const std::string &name) {
+  if (indices.elementType() != hwsim::Type::S32) {
+    indices = hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", indices, name + "/s32", hwsim::Type::S32);
+  }
+  const hwsim::Tensor negative = mask(ctx, "Less", indices, 0.0, name + "/negative", hwsim::Type::S32);
+  return broadcastBinary(ctx, "Add", indices, scalarBinary(ctx, "Mul", negative, static_cast<double>(dim), name + "/wrap"),
+                         name);
+}
+
 hwsim::Tensor mixAlong(LoweringContext &ctx, const hwsim::Tensor &t, std::size_t axis, const std::string &matrix,
                        const std::string &name) {
   const std::size_t rank = t.rank(), n = t.dim(static_cast<unsigned>(axis));

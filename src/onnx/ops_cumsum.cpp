@@ -56,14 +56,8 @@ void lowerCumSum(LoweringContext &ctx, const NodeProto &node) {
     candidates.push_back(cumSumAlong(ctx, node, x, d, out + "/axis" + std::to_string(d)).reshape(one));
   }
   const hwsim::Tensor stacked = materialize(ctx, hwsim::concat(candidates, 0), out + "/stacked");
-  hwsim::Tensor axis = ctx.device(node.input(1)).reshape({1});
-  if (axis.elementType() != hwsim::Type::S32) {
-    axis = hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", axis, out + "/axis", hwsim::Type::S32);
-  }
-  const hwsim::Tensor negative = mask(ctx, "Less", axis, 0.0, out + "/negative", hwsim::Type::S32);
-  const hwsim::Tensor index = broadcastBinary(ctx, "Add", axis,
-                                              scalarBinary(ctx, "Mul", negative, static_cast<double>(x.rank()), out + "/wrap"),
-                                              out + "/index");
+  const hwsim::Tensor index = wrappedIndices(ctx, ctx.device(node.input(1)).reshape({1}), static_cast<std::int64_t>(x.rank()),
+                                            out + "/axis");
   const hwsim::Tensor y = hwsim::ops::gather(ctx.graph(), ctx.main(), stacked, index, 0, out);
   ctx.setDevice(out, y.reshape(x.shape()), type);
 }

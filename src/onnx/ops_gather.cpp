@@ -73,17 +73,6 @@ void lowerWhere(LoweringContext &ctx, const NodeProto &node) {
   ctx.setDevice(out, y.reshape(shape), ctx.value(node.input(1)).type);
 }
 
-// Run-time integer indices as S32 (the device's INT64), negative ones plus
-// `dim`: i + dim * (i < 0).
-hwsim::Tensor wrappedIndices(LoweringContext &ctx, hwsim::Tensor indices, std::int64_t dim, const std::string &name) {
-  if (indices.elementType() != hwsim::Type::S32) {
-    indices = hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", indices, name + "/s32", hwsim::Type::S32);
-  }
-  const hwsim::Tensor negative = mask(ctx, "Less", indices, 0.0, name + "/negative", hwsim::Type::S32);
-  return broadcastBinary(ctx, "Add", indices, scalarBinary(ctx, "Mul", negative, static_cast<double>(dim), name + "/wrap"),
-                         name);
-}
-
 // The row of data viewed as [B * P, rest...] (B the elements of the first
 // b dimensions, P those of the k indexed ones) that each index tuple of
 // indices [..., k] names, computed on the device: the sum of index * stride
