@@ -406,24 +406,27 @@ void checkGatherAxis(std::string_view codelet, const Tensor &in, std::size_t axi
   if (axis >= in.rank()) fail(ErrorKind::InvalidArgument, "{} '{}': axis {} of a rank-{} tensor", codelet, name, axis, in.rank());
 }
 
-// One vertex of a Gather-family codelet on the range's first tile, with
-// copies of in and indices brought there.
-Tensor gatherOnOneTile(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &in,
-                       const Tensor &indices, std::size_t axis, Shape outShape, std::string_view name,
-                       TileRange tiles) {
+// One vertex of a Gather- or Scatter-family codelet on the range's first
+// tile, with copies of its inputs brought there; out has the type of the
+// first input.
+Tensor onOneTile(Graph &g, program::Sequence &prog, std::string_view codelet,
+                 const std::vector<std::pair<const char *, Tensor>> &inputs,
+                 const std::vector<std::pair<const char *, double>> &attrs, Shape outShape, std::string_view name,
+                 TileRange tiles) {
   const unsigned first = detail::resolveTileRange(g, tiles).first;
-  auto onTile = [&](const Tensor &t, const char *field) {
+  std::vector<Connection> fields;
+  for (const auto &[field, t] : inputs) {
     auto local = g.addVariable(t.elementType(), t.rank() == 0 ? Shape{1} : t.shape(), std::string(name) + "/" + field);
     g.setTileMapping(local, first);
     prog.add(program::Copy(t.rank() == 0 ? t.reshape({1}) : t, local));
-    return local;
-  };
-  const Tensor localIn = onTile(in, "in"), localIndices = onTile(indices, "indices");
-  auto out = g.addVariable(in.elementType(), outShape.empty() ? Shape{1} : outShape, name);
+    fields.emplace_back(field, local);
+  }
+  auto out = g.addVariable(inputs.front().second.elementType(), outShape.empty() ? Shape{1} : outShape, name);
   g.setTileMapping(out, first);
+  fields.emplace_back("out", out);
   auto cs = g.addComputeSet(std::string(name));
-  auto v = g.addVertex(cs, codelet, {{"in", localIn}, {"indices", localIndices}, {"out", out}}, first);
-  g.setInitialValue(v, "axis", std::vector<double>{static_cast<double>(axis)});
+  auto v = g.addVertex(cs, codelet, fields, first);
+  for (const auto &[attr, value] : attrs) g.setInitialValue(v, attr, value);
   prog.add(program::Execute(cs));
   return out;
 }
@@ -436,13 +439,24 @@ Tensor gather(Graph &g, program::Sequence &prog, const Tensor &in, const Tensor 
   Shape shape(in.shape().begin(), at);
   shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
   shape.insert(shape.end(), at + 1, in.shape().end());
-  return gatherOnOneTile(g, prog, "Gather", in, indices, axis, shape, name, tiles);
+  return onOneTile(g, prog, "Gather", {{"in", in}, {"indices", indices}}, {{"axis", static_cast<double>(axis)}}, shape,
+                   name, tiles);
 }
 
 Tensor gatherElements(Graph &g, program::Sequence &prog, const Tensor &in, const Tensor &indices, std::size_t axis,
                       std::string_view name, TileRange tiles) {
   checkGatherAxis("GatherElements", in, axis, name);
-  return gatherOnOneTile(g, prog, "GatherElements", in, indices, axis, indices.shape(), name, tiles);
+  return onOneTile(g, prog, "GatherElements", {{"in", in}, {"indices", indices}}, {{"axis", static_cast<double>(axis)}},
+                   indices.shape(), name, tiles);
+}
+
+Tensor scatterElements(Graph &g, program::Sequence &prog, const Tensor &in, const Tensor &indices,
+                       const Tensor &updates, std::size_t axis, ScatterReduction reduction, std::string_view name,
+                       TileRange tiles) {
+  checkGatherAxis("ScatterElements", in, axis, name);
+  return onOneTile(g, prog, "ScatterElements", {{"in", in}, {"indices", indices}, {"updates", updates}},
+                   {{"axis", static_cast<double>(axis)}, {"reduction", static_cast<double>(reduction)}}, in.shape(),
+                   name, tiles);
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <hwsim/compiler.hpp>
@@ -65,6 +66,11 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
   hwsim::Graph graph(options.target, options.replicationFactor);
   LoweringContext ctx(graph, defaultOpset(model));
 
+  for (const auto *infos : {&g.value_info(), &g.output()}) {
+    for (const auto &info : *infos) {
+      if (auto dims = knownDims(info)) ctx.declareDims(info.name(), std::move(*dims));
+    }
+  }
   std::set<std::string> initializerNames;
   for (const auto &init : g.initializer()) {
     ctx.setHost(init.name(), fromProto(init));
@@ -115,6 +121,10 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
         unsupported.push_back({nodeLabel(node), node.op_type(), std::string("the device ops refuse it: ") + e.what()});
       } catch (const Error &e) {
         throw Error(e.code(), "node '{}' ({}): {}", nodeLabel(node), node.op_type(), e.what());
+      } catch (const std::out_of_range &) {
+        // values.at() of a constant operand with fewer values than the operator reads.
+        throw Error(ErrorCode::CorruptModel, "node '{}' ({}): an input has fewer values than the operator reads",
+                    nodeLabel(node), node.op_type());
       }
     }
     // A node after an unsupported one is still reported if it could not be

@@ -38,6 +38,12 @@ const HostTensor &LoweringContext::host(const std::string &name) const {
   return *v.host;
 }
 
+std::optional<Dims> LoweringContext::declaredDims(const std::string &name) const {
+  const auto it = declared_.find(name);
+  if (it == declared_.end()) return std::nullopt;
+  return it->second;
+}
+
 void LoweringContext::setHost(const std::string &name, HostTensor t) {
   Value v;
   v.type = t.type;
@@ -166,6 +172,7 @@ std::string nodeLabel(const ::onnx::NodeProto &node) {
 std::vector<double> constantValues(const LoweringContext &ctx, const ::onnx::NodeProto &node, int i,
                                    const std::string &what) {
   const std::string &name = inputName(node, i);
+  if (!name.empty() && !ctx.isHost(name) && numElements(ctx.value(name).dims()) == 0) return {};
   if (name.empty() || !ctx.isHost(name)) {
     throw UnsupportedNode(what + " must be a constant (after folding) but '" + name + "' is computed at run time");
   }
@@ -177,6 +184,22 @@ std::vector<std::int64_t> constantInts(const LoweringContext &ctx, const ::onnx:
   std::vector<std::int64_t> out;
   for (const double v : constantValues(ctx, node, i, what)) out.push_back(static_cast<std::int64_t>(v));
   return out;
+}
+
+}  // namespace mrt::onnx
+
+namespace mrt::onnx {
+
+bool isConstantInput(const LoweringContext &ctx, const ::onnx::NodeProto &node, int i) {
+  const std::string &name = inputName(node, i);
+  return !name.empty() && (ctx.isHost(name) || numElements(ctx.value(name).dims()) == 0);
+}
+
+Dims declaredOutputDims(const LoweringContext &ctx, const ::onnx::NodeProto &node, int i, const std::string &what) {
+  const std::string out = i < node.output_size() ? node.output(i) : std::string();
+  if (auto dims = ctx.declaredDims(out)) return *dims;
+  throw UnsupportedNode(what + " is computed at run time and the shape of output '" + out +
+                        "' is not known statically (declare it in value_info or make the operand a constant)");
 }
 
 }  // namespace mrt::onnx

@@ -63,6 +63,10 @@ class LoweringContext {
   // Marks `name` as the initializer of the same name: it is loaded as
   // TensorData under that name when a device op needs it.
   void markInitializer(const std::string &name) { initializers_.insert(name); }
+  // The static shape the model gives `name` (graph outputs and value_info,
+  // after ONNX shape inference), when every dimension is known.
+  void declareDims(const std::string &name, Dims dims) { declared_[name] = std::move(dims); }
+  std::optional<Dims> declaredDims(const std::string &name) const;
 
   // A new variable over all tiles (rank 0 handled as one element).
   hwsim::Tensor newTensor(hwsim::Type type, const hwsim::Shape &shape, const std::string &name);
@@ -86,6 +90,7 @@ class LoweringContext {
   std::int64_t opset_;
   std::map<std::string, Value> values_;
   std::set<std::string> initializers_;
+  std::map<std::string, Dims> declared_;
   std::set<std::string> usedNames_;
   std::vector<popef::GraphAnchor> anchors_;
   std::vector<popef::TensorData> tensorData_;
@@ -110,5 +115,15 @@ std::vector<double> constantValues(const LoweringContext &ctx, const ::onnx::Nod
                                    const std::string &what);
 std::vector<std::int64_t> constantInts(const LoweringContext &ctx, const ::onnx::NodeProto &node, int i,
                                        const std::string &what);
+// Whether input i is given and its values are known: a constant, or a
+// run-time tensor with no elements.
+bool isConstantInput(const LoweringContext &ctx, const ::onnx::NodeProto &node, int i);
+
+// The shape the model declares for the node's output i. Operators whose
+// shape operand (Reshape's shape, Expand's shape, Tile's repeats, Split's
+// split...) is computed at run time are lowered to this shape: it fixes
+// their result, and ONNX requires the operand to agree with it. Throws
+// UnsupportedNode naming `what` when the shape is not known statically.
+Dims declaredOutputDims(const LoweringContext &ctx, const ::onnx::NodeProto &node, int i, const std::string &what);
 
 }  // namespace mrt::onnx

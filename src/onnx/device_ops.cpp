@@ -145,13 +145,39 @@ hwsim::Tensor scalarBinary(LoweringContext &ctx, const std::string &codelet, con
                            const std::string &name) {
   hwsim::Tensor c = ctx.graph().addConstant(t.elementType(), {1}, scalar, name + "/scalar");
   ctx.graph().setTileMapping(c, 0);
-  return broadcastBinary(ctx, codelet, t, c, name);
+  // A rank-0 t stays rank 0: the scalar must not broadcast it to [1].
+  return broadcastBinary(ctx, codelet, t, t.rank() == 0 ? c.reshape({}) : c, name);
 }
 
 hwsim::Tensor mask(LoweringContext &ctx, const char *codelet, const hwsim::Tensor &t, double scalar,
                    const std::string &name, std::optional<hwsim::Type> type) {
   const hwsim::Tensor holds = scalarBinary(ctx, codelet, t, scalar, name + "/test");
   return hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", holds, name, type.value_or(t.elementType()));
+}
+
+hwsim::Tensor wrappedIndices(LoweringContext &ctx, hwsim::Tensor indices, std::int64_t dim, const std::string &name) {
+  if (indices.elementType() != hwsim::Type::S32) {
+    indices = hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", indices, name + "/s32", hwsim::Type::S32);
+  }
+  const hwsim::Tensor negative = mask(ctx, "Less", indices, 0.0, name + "/negative", hwsim::Type::S32);
+  return broadcastBinary(ctx, "Add", indices, scalarBinary(ctx, "Mul", negative, static_cast<double>(dim), name + "/wrap"),
+                         name);
+}
+
+hwsim::Tensor mixAlong(LoweringContext &ctx, const hwsim::Tensor &t, std::size_t axis, const std::string &matrix,
+                       const std::string &name) {
+  const std::size_t rank = t.rank(), n = t.dim(static_cast<unsigned>(axis));
+  std::vector<std::size_t> perm, inverse(rank);
+  for (std::size_t d = 0; d < rank; ++d) if (d != axis) perm.push_back(d);
+  perm.push_back(axis);
+  for (std::size_t d = 0; d < rank; ++d) inverse[perm[d]] = d;
+  const hwsim::Tensor moved = permuteView(t, perm);
+  const hwsim::Tensor m = ctx.device(matrix);
+  const hwsim::Tensor rows = moved.reshape({t.numElements() / n, n});
+  hwsim::Shape mixedShape = moved.shape();
+  mixedShape.back() = m.dim(1);
+  const hwsim::Tensor mixed = hwsim::ops::matMul(ctx.graph(), ctx.main(), rows, m, name, {}, t.elementType());
+  return permuteView(mixed.reshape(mixedShape), inverse);
 }
 
 hwsim::Tensor softmaxAlong(LoweringContext &ctx, const hwsim::Tensor &t, std::size_t axis, const std::string &name) {

@@ -42,6 +42,14 @@ hwsim::Tensor scalarBinary(LoweringContext &ctx, const std::string &codelet, con
                            const std::string &name);
 // Softmax of t along `axis`: moved last by a view for hwsim's row-wise Softmax, and back.
 hwsim::Tensor softmaxAlong(LoweringContext &ctx, const hwsim::Tensor &t, std::size_t axis, const std::string &name);
+// Run-time integer indices as S32 (the device's INT64), negative ones plus
+// `dim`: i + dim * (i < 0).
+hwsim::Tensor wrappedIndices(LoweringContext &ctx, hwsim::Tensor indices, std::int64_t dim, const std::string &name);
+// y[.., j, ..] = sum_i t[.., i, ..] * matrix[i][j] along `axis`, matrix the
+// n x n (or n x m) value named `matrix`: the axis moved last by a view, one
+// multiply, moved back by a view. F16/F32.
+hwsim::Tensor mixAlong(LoweringContext &ctx, const hwsim::Tensor &t, std::size_t axis, const std::string &matrix,
+                       const std::string &name);
 // 1 where `t <codelet> scalar` holds, else 0, as `type` (t's type when
 // absent): comparisons give BOOL, arithmetic wants numbers.
 hwsim::Tensor mask(LoweringContext &ctx, const char *codelet, const hwsim::Tensor &t, double scalar,

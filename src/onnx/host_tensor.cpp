@@ -148,7 +148,8 @@ std::optional<hwsim::Type> deviceType(std::int32_t onnxType) {
     case TP::FLOAT: return hwsim::Type::F32;
     case TP::FLOAT16: return hwsim::Type::F16;
     case TP::INT32: case TP::INT64: return hwsim::Type::S32;
-    case TP::UINT32: return hwsim::Type::U32;
+    case TP::UINT32: case TP::UINT64: return hwsim::Type::U32;
+    case TP::DOUBLE: return hwsim::Type::F32;
     case TP::INT16: return hwsim::Type::S16;
     case TP::UINT16: return hwsim::Type::U16;
     case TP::INT8: return hwsim::Type::S8;

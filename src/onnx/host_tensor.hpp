@@ -36,8 +36,9 @@ std::string typeName(std::int32_t onnxType);
 // Unimplemented for element types the frontend does not read (strings, complex).
 HostTensor fromProto(const ::onnx::TensorProto &tensor);
 
-// The device type of an ONNX element type: INT64 is narrowed to S32 (hwsim
-// has no 64-bit integers), UINT64 and DOUBLE have none (nullopt).
+// The device type of an ONNX element type: hwsim has no 64-bit types, so
+// INT64 is narrowed to S32, UINT64 to U32 and DOUBLE to F32 (computed in
+// single precision); nullopt for strings, BFLOAT16 and complex numbers.
 std::optional<hwsim::Type> deviceType(std::int32_t onnxType);
 
 // t's values in `type`'s host representation (F16 as half bits, BOOL 0/1).

@@ -1,6 +1,6 @@
 // Elementwise binary operators with NumPy broadcasting (device_ops.hpp),
-// Mod, the variadic Sum/Mean/Max/Min and Xor built from them, and Trilu (x times
-// a triangular mask).
+// Mod, the variadic Sum/Mean/Max/Min, Xor and BitShift built from them, and
+// Trilu (x times a triangular mask).
 #include <hwsim/ops.hpp>
 
 #include "onnx/device_ops.hpp"
@@ -131,6 +131,25 @@ void lowerTrilu(LoweringContext &ctx, const NodeProto &node) {
   ctx.setDevice(out, broadcastBinary(ctx, "Mul", x, keep, out), ctx.value(node.input(0)).type);
 }
 
+// BitShift of unsigned integers: x * 2^y (LEFT, wrapping to the type) or
+// x / 2^y (RIGHT, the integer division truncating), 2^y by the Pow codelet;
+// shift amounts must stay below the type's width.
+void lowerBitShift(LoweringContext &ctx, const NodeProto &node) {
+  const std::string &out = node.output(0);
+  const std::int32_t type = ctx.value(node.input(0)).type;
+  if (type != TP::UINT8 && type != TP::UINT16 && type != TP::UINT32 && type != TP::UINT64) {
+    throw Error(ErrorCode::CorruptModel, "{}: BitShift of {}", nodeLabel(node), typeName(type));
+  }
+  const std::string direction = attrString(node, "direction", "");
+  if (direction != "LEFT" && direction != "RIGHT") {
+    throw Error(ErrorCode::CorruptModel, "{}: direction '{}' (LEFT or RIGHT)", nodeLabel(node), direction);
+  }
+  const std::string two = ctx.uniqueName(out + "/two"), power = ctx.uniqueName(out + "/power");
+  ctx.setHost(two, HostTensor{type, {}, {2.0}});
+  ctx.setDevice(power, broadcastBinary(ctx, "Pow", two, node.input(1), power), type);
+  ctx.setDevice(out, broadcastBinary(ctx, direction == "LEFT" ? "Mul" : "Div", node.input(0), power, out), type);
+}
+
 }  // namespace
 
 void registerBinaryOps(OpRegistry &registry) {
@@ -148,6 +167,7 @@ void registerBinaryOps(OpRegistry &registry) {
   registry.add("PRelu", lowerPRelu);
   registry.add("Trilu", lowerTrilu);
   registry.add("Xor", lowerXor);
+  registry.add("BitShift", lowerBitShift);
 }
 
 }  // namespace mrt::onnx

@@ -1,7 +1,7 @@
 // Convolution, pooling and normalization: Conv, MaxPool, AveragePool
 // (hwsim::ops::conv / pool), GlobalAveragePool/GlobalMaxPool (reductions over
-// the spatial dimensions) and BatchNormalization folded into one per-channel
-// scale and shift computed on the host.
+// the spatial dimensions) and BatchNormalization as one per-channel scale
+// and shift (computed on the host when its parameters are constants).
 #include <cmath>
 
 #include <hwsim/ops.hpp>
@@ -101,8 +101,16 @@ LowerFn poolOp(std::string codelet) {
     const Window w = windowOf(node, spatial, kernel);
     hwsim::ops::PoolParams params{kernel, w.strides, w.padsBegin, w.padsEnd, w.dilations,
                                   attrInt(node, "count_include_pad", 0) != 0, attrInt(node, "ceil_mode", 0) != 0};
-    ctx.setDevice(node.output(0), hwsim::ops::pool(ctx.graph(), ctx.main(), codelet, x, params, node.output(0)),
-                  ctx.value(node.input(0)).type);
+    // MaxPool of 8- and 16-bit integers (opset 12) pools them as F32, which
+    // holds each exactly, and casts the maxima back.
+    const hwsim::Type type = x.elementType();
+    const bool narrowInteger = codelet == "MaxPool" && (type == hwsim::Type::U8 || type == hwsim::Type::S8 ||
+                                                        type == hwsim::Type::U16 || type == hwsim::Type::S16);
+    const std::string &out = node.output(0);
+    const hwsim::Tensor in = narrowInteger ? hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", x, out + "/f32", hwsim::Type::F32) : x;
+    hwsim::Tensor y = hwsim::ops::pool(ctx.graph(), ctx.main(), codelet, in, params, narrowInteger ? out + "/pooled" : out);
+    if (narrowInteger) y = hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", y, out, type);
+    ctx.setDevice(out, y, ctx.value(node.input(0)).type);
   };
 }
 
@@ -122,34 +130,84 @@ LowerFn globalPoolOp(std::string codelet) {
   };
 }
 
-// y = (x - mean) / sqrt(var + eps) * scale + bias = x * s + t with
-// s = scale / sqrt(var + eps) and t = bias - mean * s, per channel.
-void lowerBatchNorm(LoweringContext &ctx, const NodeProto &node) {
-  if (attrInt(node, "training_mode", 0) != 0 || node.output_size() > 1) throw UnsupportedNode("BatchNormalization in training mode");
+// The per-channel s = scale / sqrt(var + eps) and t = bias - mean * s,
+// named sName and tName: on the host when all four are constants, else on
+// the device.
+void scaleAndShift(LoweringContext &ctx, const std::string &scale, const std::string &bias, const std::string &mean,
+                   const std::string &var, double eps, const std::string &sName, const std::string &tName,
+                   const std::string &name) {
+  const std::size_t c = numElements(ctx.value(scale).dims());
+  for (const std::string *v : {&bias, &mean, &var}) {
+    if (numElements(ctx.value(*v).dims()) != c) {
+      throw Error(ErrorCode::CorruptModel, "{}: scale, B, mean and var differ in size", name);
+    }
+  }
+  const std::int32_t type = ctx.value(scale).type;
+  if (ctx.isHost(scale) && ctx.isHost(bias) && ctx.isHost(mean) && ctx.isHost(var)) {
+    HostTensor s{type, {static_cast<std::int64_t>(c)}, std::vector<double>(c)};
+    HostTensor t = s;
+    for (std::size_t i = 0; i < c; ++i) {
+      s.values[i] = ctx.host(scale).values[i] / std::sqrt(ctx.host(var).values[i] + eps);
+      t.values[i] = ctx.host(bias).values[i] - ctx.host(mean).values[i] * s.values[i];
+    }
+    convertValues(s.values, s.type);
+    convertValues(t.values, t.type);
+    ctx.setHost(sName, std::move(s));
+    ctx.setHost(tName, std::move(t));
+    return;
+  }
+  const std::string root = ctx.uniqueName(name + "/root"), shifted = ctx.uniqueName(name + "/mean_s");
+  const hwsim::Tensor varEps = scalarBinary(ctx, "Add", ctx.device(var).reshape({c}), eps, name + "/var_eps");
+  ctx.setDevice(root, hwsim::ops::unary(ctx.graph(), ctx.main(), "Sqrt", varEps, root), type);
+  ctx.setDevice(sName, broadcastBinary(ctx, "Div", ctx.device(scale).reshape({c}), ctx.device(root), sName), type);
+  ctx.setDevice(shifted, broadcastBinary(ctx, "Mul", ctx.device(mean).reshape({c}), ctx.device(sName), shifted), type);
+  ctx.setDevice(tName, broadcastBinary(ctx, "Sub", ctx.device(bias).reshape({c}), ctx.device(shifted), tName), type);
+}
+
+// Training mode: the batch's mean and (population) variance over every axis
+// but the channels, and running_mean/var = input * momentum + batch * (1 - momentum).
+void batchStatistics(LoweringContext &ctx, const NodeProto &node, const hwsim::Tensor &x, const std::string &mean,
+                     const std::string &var) {
   const std::string &out = node.output(0);
-  const HostTensor &scale = ctx.host(node.input(1));
-  const HostTensor &bias = ctx.host(node.input(2));
-  const HostTensor &mean = ctx.host(node.input(3));
-  const HostTensor &var = ctx.host(node.input(4));
-  const double eps = attrFloat(node, "epsilon", 1e-5f);
-  const std::size_t c = scale.numElements();
-  if (bias.numElements() != c || mean.numElements() != c || var.numElements() != c) {
-    throw Error(ErrorCode::CorruptModel, "{}: scale, B, mean and var differ in size", nodeLabel(node));
+  const std::int32_t type = ctx.value(node.input(0)).type;
+  std::vector<std::size_t> axes;
+  hwsim::Shape kept(x.rank(), 1);
+  kept[1] = x.dim(1);
+  for (std::size_t d = 0; d < x.rank(); ++d) if (d != 1) axes.push_back(d);
+  const hwsim::Tensor m = hwsim::ops::reduce(ctx.graph(), ctx.main(), "ReduceMean", x, axes, mean).reshape({x.dim(1)});
+  ctx.setDevice(mean, m, type);
+  const hwsim::Tensor centred = broadcastBinary(ctx, "Sub", x, m.reshape(kept), out + "/centred");
+  const hwsim::Tensor square = broadcastBinary(ctx, "Mul", centred, centred, out + "/square");
+  ctx.setDevice(var, hwsim::ops::reduce(ctx.graph(), ctx.main(), "ReduceMean", square, axes, var).reshape({x.dim(1)}), type);
+  const double momentum = attrFloat(node, "momentum", 0.9f);
+  for (int i = 1; i <= 2 && i < node.output_size(); ++i) {
+    if (node.output(i).empty()) continue;
+    const hwsim::Tensor old = scalarBinary(ctx, "Mul", ctx.device(node.input(2 + i)).reshape({x.dim(1)}), momentum,
+                                           node.output(i) + "/old");
+    const hwsim::Tensor batch = scalarBinary(ctx, "Mul", ctx.device(i == 1 ? mean : var), 1 - momentum,
+                                             node.output(i) + "/batch");
+    ctx.setDevice(node.output(i), broadcastBinary(ctx, "Add", old, batch, node.output(i)), type);
   }
-  HostTensor s{scale.type, {static_cast<std::int64_t>(c)}, std::vector<double>(c)};
-  HostTensor t = s;
-  for (std::size_t i = 0; i < c; ++i) {
-    s.values[i] = scale.values[i] / std::sqrt(var.values[i] + eps);
-    t.values[i] = bias.values[i] - mean.values[i] * s.values[i];
-  }
-  convertValues(s.values, s.type);
-  convertValues(t.values, t.type);
-  const std::string sName = ctx.uniqueName(out + "/scale"), tName = ctx.uniqueName(out + "/shift");
-  ctx.setHost(sName, std::move(s));
-  ctx.setHost(tName, std::move(t));
+}
+
+// y = (x - mean) / sqrt(var + eps) * scale + bias = x * s + t per channel,
+// mean and var the inputs (inference) or the batch's (training_mode 1).
+void lowerBatchNorm(LoweringContext &ctx, const NodeProto &node) {
+  const bool training = attrInt(node, "training_mode", 0) != 0;
+  if (!training && node.output_size() > 1) throw UnsupportedNode("BatchNormalization's statistics outputs before opset 14");
+  const std::string &out = node.output(0);
   const std::int32_t type = ctx.value(node.input(0)).type;
   const hwsim::Tensor x = ctx.device(node.input(0));
   if (x.rank() < 2) throw Error(ErrorCode::CorruptModel, "{}: input of rank {} has no channel dimension", nodeLabel(node), x.rank());
+  std::string mean = node.input(3), var = node.input(4);
+  if (training) {
+    mean = ctx.uniqueName(out + "/batch_mean");
+    var = ctx.uniqueName(out + "/batch_var");
+    batchStatistics(ctx, node, x, mean, var);
+  }
+  const std::string sName = ctx.uniqueName(out + "/scale"), tName = ctx.uniqueName(out + "/shift");
+  scaleAndShift(ctx, node.input(1), node.input(2), mean, var, attrFloat(node, "epsilon", 1e-5f), sName, tName,
+                nodeLabel(node));
   const hwsim::Tensor scaled = perChannel(ctx, "Mul", x, type, sName, out + "/mul");
   ctx.setDevice(out, perChannel(ctx, "Add", scaled, type, tName, out), type);
 }

@@ -97,7 +97,20 @@ void lowerPad(LoweringContext &ctx, const NodeProto &node) {
 
 void lowerTile(LoweringContext &ctx, const NodeProto &node) {
   const hwsim::Tensor x = ctx.device(node.input(0));
-  const std::vector<std::int64_t> repeats = constantInts(ctx, node, 1, "Tile's repeats");
+  std::vector<std::int64_t> repeats;
+  if (isConstantInput(ctx, node, 1)) {
+    repeats = constantInts(ctx, node, 1, "Tile's repeats");
+  } else {  // computed at run time: the declared output shape over the input's
+    const Dims out = declaredOutputDims(ctx, node, 0, "Tile's repeats");
+    for (std::size_t d = 0; d < out.size() && d < x.rank(); ++d) {
+      const auto in = static_cast<std::int64_t>(x.dim(static_cast<unsigned>(d)));
+      if (in == 0 || out[d] % in != 0) {
+        throw Error(ErrorCode::CorruptModel, "{}: output shape {} is no tiling of {}", nodeLabel(node), toString(out),
+                    toString(toDims(x.shape())));
+      }
+      repeats.push_back(out[d] / in);
+    }
+  }
   if (repeats.size() != x.rank()) {
     throw Error(ErrorCode::CorruptModel, "{}: {} repeats for rank {}", nodeLabel(node), repeats.size(), x.rank());
   }

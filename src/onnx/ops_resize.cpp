@@ -1,11 +1,13 @@
-// Resize (opsets 10-13) and Upsample with constant scales or sizes, one axis
-// at a time (the interpolation is separable). Every output position along an
-// axis maps back to an input coordinate computed on the host; nearest takes
-// the input element there (a gather view with compile-time indices), linear
-// is lo + w * (hi - lo) of the two neighbours, w a host-computed constant.
-// The coordinates follow ONNX's reference implementation, which the backend
-// node tests were generated with (align_corners and pytorch_half_pixel use
-// the unrounded output length in * scale).
+// Resize (opsets 10-13) and Upsample with constant scales or sizes (sizes
+// computed at run time are the declared output shape), one axis at a time
+// (the interpolation is separable). Every output position along an axis
+// maps back to an input coordinate computed on the host; nearest takes the
+// input element there (a gather view with compile-time indices), linear and
+// cubic sum 2 or 4 neighbours times host-computed weights. The coordinates
+// and weights follow ONNX's reference implementation, which the backend node
+// tests were generated with (align_corners and pytorch_half_pixel use the
+// unrounded output length in * scale; cubic uses cubic_coeff_a and
+// exclude_outside).
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -19,7 +21,7 @@ namespace {
 
 using ::onnx::NodeProto;
 
-enum class Mode { Nearest, Linear };
+enum class Mode { Nearest, Linear, Cubic };
 
 // Output position j of an axis resized from `in` by `scale`, as an input coordinate.
 using CoordinateFn = std::function<double(double j, double in, double scale)>;
@@ -49,42 +51,83 @@ RoundUpFn nearestRounding(const std::string &name) {
   throw Error(ErrorCode::CorruptModel, "unknown nearest_mode '{}'", name);
 }
 
+// The weights an interpolating mode gives the taps around a coordinate whose
+// distance from the tap before it is `ratio` (in (0, 1]): 2 taps for linear,
+// 4 for cubic, as ONNX's reference computes them.
+using CoefficientsFn = std::function<std::vector<double>(double ratio)>;
+
+CoefficientsFn cubicCoefficients(double a) {
+  return [a](double r) {
+    const double s = 1 - r;
+    return std::vector<double>{((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
+                               ((a + 2) * r - (a + 3)) * r * r + 1, ((a + 2) * s - (a + 3)) * s * s + 1,
+                               ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a};
+  };
+}
+
 struct Sampling {
   Mode mode = Mode::Nearest;
   CoordinateFn coordinate;
-  RoundUpFn roundUp;
+  RoundUpFn roundUp;              // nearest
+  CoefficientsFn coefficients;    // linear and cubic
+  bool excludeOutside = false;    // taps outside the input get weight 0, the rest renormalized
 };
 
-// One axis: output j = x[lo[j]] + weight[j] * (x[hi[j]] - x[lo[j]]).
+// One axis: output j = sum over taps t of weight[t][j] * x[index[t][j]].
 struct AxisSamples {
-  std::vector<std::int64_t> lo, hi;
-  std::vector<double> weight;
+  std::vector<std::vector<std::int64_t>> index;
+  std::vector<std::vector<double>> weight;
 };
 
-// Neighbours outside the input read its border element (ONNX pads with edge values).
+// Taps outside the input read its border element (ONNX pads with edge values).
 AxisSamples axisSamples(const Sampling &s, std::int64_t in, std::int64_t out, double scale) {
+  auto clampIndex = [in](std::int64_t i) { return std::clamp<std::int64_t>(i, 0, in - 1); };
   AxisSamples a;
-  auto clampIndex = [in](double i) { return static_cast<std::int64_t>(std::clamp<double>(i, 0, static_cast<double>(in - 1))); };
   for (std::int64_t j = 0; j < out; ++j) {
     const double x = s.coordinate(static_cast<double>(j), static_cast<double>(in), scale);
-    const double below = std::floor(x), fraction = x - below;
+    double below = std::floor(x), fraction = x - below;
     if (s.mode == Mode::Nearest) {
-      a.lo.push_back(clampIndex(fraction > 0 && s.roundUp(fraction) ? below + 1 : below));
-      a.hi.push_back(a.lo.back());
-      a.weight.push_back(0);
-    } else {
-      a.lo.push_back(clampIndex(below));
-      a.hi.push_back(clampIndex(below + 1));
-      a.weight.push_back(fraction);
+      a.index.resize(1);
+      a.weight.resize(1);
+      a.index[0].push_back(clampIndex(static_cast<std::int64_t>(fraction > 0 && s.roundUp(fraction) ? below + 1 : below)));
+      a.weight[0].push_back(1);
+      continue;
+    }
+    // The reference prefers the taps before x: an integral x is the last tap before the midpoint.
+    if (fraction == 0) {
+      below -= 1;
+      fraction = 1;
+    }
+    std::vector<double> w = s.coefficients(fraction);
+    const auto taps = static_cast<std::int64_t>(w.size());
+    const std::int64_t first = static_cast<std::int64_t>(below) - (taps / 2 - 1);
+    if (s.excludeOutside) {
+      double sum = 0;
+      for (std::int64_t t = 0; t < taps; ++t) {
+        if (first + t < 0 || first + t >= in) w[static_cast<std::size_t>(t)] = 0;
+        sum += w[static_cast<std::size_t>(t)];
+      }
+      for (double &v : w) v /= sum;
+    }
+    a.index.resize(w.size());
+    a.weight.resize(w.size());
+    for (std::size_t t = 0; t < w.size(); ++t) {
+      a.index[t].push_back(clampIndex(first + static_cast<std::int64_t>(t)));
+      a.weight[t].push_back(w[t]);
     }
   }
   return a;
 }
 
+// Whether every output j is exactly input j.
 bool isIdentity(const AxisSamples &a, std::int64_t in) {
-  if (static_cast<std::int64_t>(a.lo.size()) != in) return false;
-  for (std::int64_t j = 0; j < in; ++j) {
-    if (a.lo[static_cast<std::size_t>(j)] != j || a.weight[static_cast<std::size_t>(j)] != 0) return false;
+  if (static_cast<std::int64_t>(a.index[0].size()) != in) return false;
+  for (std::size_t j = 0; j < a.index[0].size(); ++j) {
+    for (std::size_t t = 0; t < a.index.size(); ++t) {
+      const double want = a.index[t][j] == static_cast<std::int64_t>(j) ? 1.0 : 0.0;
+      // A tap at j with weight 1 is the element; others must weigh nothing.
+      if (a.weight[t][j] != want && a.weight[t][j] != 0) return false;
+    }
   }
   return true;
 }
@@ -98,36 +141,47 @@ hwsim::Tensor gathered(LoweringContext &ctx, const hwsim::Tensor &x, std::size_t
   return repeats ? materialize(ctx, view, ctx.uniqueName(name)) : view;
 }
 
+// Nearest is a gather; the interpolating modes sum the taps times their
+// host-computed weights (taps that weigh nothing anywhere are left out).
 hwsim::Tensor resizeAxis(LoweringContext &ctx, const hwsim::Tensor &x, std::int32_t type, std::size_t axis,
                          const AxisSamples &a, const std::string &name) {
-  const bool nearest = std::all_of(a.weight.begin(), a.weight.end(), [](double w) { return w == 0; });
-  if (!nearest && !hwsim::isFloatingPoint(x.elementType())) throw UnsupportedNode("linear Resize of " + typeName(type));
-  const hwsim::Tensor lo = gathered(ctx, x, axis, a.lo, name + "/lo");
-  if (nearest) return lo;
-  const hwsim::Tensor hi = gathered(ctx, x, axis, a.hi, name + "/hi");
-  const std::string diff = ctx.uniqueName(name + "/diff"), weight = ctx.uniqueName(name + "/weight");
-  ctx.setDevice(diff, broadcastBinary(ctx, "Sub", hi, lo, diff), type);
-  // [out, 1, ...]: one weight per position along the axis, broadcast over the dimensions after it.
-  Dims weightDims(x.rank() - axis, 1);
-  weightDims[0] = static_cast<std::int64_t>(a.weight.size());
-  HostTensor w{type, weightDims, a.weight};
-  convertValues(w.values, type);
-  ctx.setHost(weight, std::move(w));
-  const hwsim::Tensor step = broadcastBinary(ctx, "Mul", diff, weight, ctx.uniqueName(name + "/step"));
-  return broadcastBinary(ctx, "Add", lo, step, ctx.uniqueName(name));
+  if (a.index.size() == 1) return gathered(ctx, x, axis, a.index[0], name + "/nearest");
+  if (!hwsim::isFloatingPoint(x.elementType())) throw UnsupportedNode("interpolating Resize of " + typeName(type));
+  std::string sum;
+  for (std::size_t t = 0; t < a.index.size(); ++t) {
+    if (std::all_of(a.weight[t].begin(), a.weight[t].end(), [](double w) { return w == 0; })) continue;
+    const std::string tap = ctx.uniqueName(name + "/tap"), weight = ctx.uniqueName(name + "/weight");
+    ctx.setDevice(tap, gathered(ctx, x, axis, a.index[t], tap), type);
+    // [out, 1, ...]: one weight per position along the axis, broadcast over the dimensions after it.
+    Dims weightDims(x.rank() - axis, 1);
+    weightDims[0] = static_cast<std::int64_t>(a.weight[t].size());
+    HostTensor w{type, weightDims, a.weight[t]};
+    convertValues(w.values, type);
+    ctx.setHost(weight, std::move(w));
+    const std::string term = ctx.uniqueName(name + "/term");
+    ctx.setDevice(term, broadcastBinary(ctx, "Mul", tap, weight, term), type);
+    if (sum.empty()) {
+      sum = term;
+    } else {
+      const std::string next = ctx.uniqueName(name + "/sum");
+      ctx.setDevice(next, broadcastBinary(ctx, "Add", sum, term, next), type);
+      sum = next;
+    }
+  }
+  return ctx.device(sum);
 }
 
 Mode modeOf(const NodeProto &node) {
   const std::string mode = attrString(node, "mode", "nearest");
   if (mode == "nearest") return Mode::Nearest;
   if (mode == "linear" || mode == "bilinear") return Mode::Linear;  // Upsample-7 also names it bilinear
-  throw UnsupportedNode(node.op_type() + " with mode '" + mode + "' (nearest and linear only)");
+  if (mode == "cubic" && node.op_type() == "Resize") return Mode::Cubic;
+  throw UnsupportedNode(node.op_type() + " with mode '" + mode + "'");
 }
 
-// Opset-18 attributes (and exclude_outside, which only cubic uses) at their defaults.
+// The opset-18 attributes at their defaults.
 void rejectUnsupportedAttributes(const NodeProto &node) {
   if (attrInt(node, "antialias", 0) != 0) throw UnsupportedNode("Resize with antialias 1");
-  if (attrInt(node, "exclude_outside", 0) != 0) throw UnsupportedNode("Resize with exclude_outside 1");
   if (findAttribute(node, "axes") != nullptr) throw UnsupportedNode("Resize with the axes attribute");
   if (const std::string p = attrString(node, "keep_aspect_ratio_policy", "stretch"); p != "stretch") {
     throw UnsupportedNode("Resize with keep_aspect_ratio_policy '" + p + "'");
@@ -165,7 +219,8 @@ void resize(LoweringContext &ctx, const NodeProto &node, const Sampling &samplin
   const Dims in = toDims(x.shape());
   const ResizeShape shape = resizeShape(in, scales, sizes, node);
   hwsim::Tensor y = x;
-  for (std::size_t d = 0; d < in.size(); ++d) {
+  // The last axis first, as the reference nests its interpolations.
+  for (std::size_t d = in.size(); d-- > 0;) {
     if (shape.out[d] <= 0) throw UnsupportedNode("a Resize to an empty tensor");
     const AxisSamples a = axisSamples(sampling, in[d], shape.out[d], shape.scales[d]);
     if (!isIdentity(a, in[d])) y = resizeAxis(ctx, y, type, d, a, node.output(0) + "/axis" + std::to_string(d));
@@ -173,26 +228,38 @@ void resize(LoweringContext &ctx, const NodeProto &node, const Sampling &samplin
   ctx.setDevice(node.output(0), y, type);
 }
 
-// Resize-11/13: X, roi, scales, sizes (roi only matters to tf_crop_and_resize,
-// which is rejected); Resize-10: X, scales with Upsample's sampling.
-void lowerResize(LoweringContext &ctx, const NodeProto &node) {
+// The interpolation of `mode` with these coordinates (nearest rounding as
+// nearest_mode says; cubic with cubic_coeff_a and exclude_outside).
+Sampling samplingOf(const NodeProto &node, Mode mode, const std::string &transform, const std::string &nearestMode) {
   Sampling s;
-  s.mode = modeOf(node);
+  s.mode = mode;
+  s.coordinate = coordinateTransform(transform);
+  s.roundUp = nearestRounding(nearestMode);
+  if (mode == Mode::Linear) s.coefficients = [](double r) { return std::vector<double>{1 - r, r}; };
+  if (mode == Mode::Cubic) s.coefficients = cubicCoefficients(attrFloat(node, "cubic_coeff_a", -0.75f));
+  s.excludeOutside = attrInt(node, "exclude_outside", 0) != 0;
+  return s;
+}
+
+// Resize-11/13: X, roi, scales, sizes (roi only matters to tf_crop_and_resize,
+// which is rejected); Resize-10: X, scales with Upsample's sampling. Sizes
+// computed at run time are the declared output shape.
+void lowerResize(LoweringContext &ctx, const NodeProto &node) {
+  const Mode mode = modeOf(node);
   rejectUnsupportedAttributes(node);
   if (ctx.opset() < 11) {
-    s.coordinate = coordinateTransform("asymmetric");
-    s.roundUp = nearestRounding("floor");
-    resize(ctx, node, s, constantValues(ctx, node, 1, "Resize's scales"), {});
+    resize(ctx, node, samplingOf(node, mode, "asymmetric", "floor"), constantValues(ctx, node, 1, "Resize's scales"), {});
     return;
   }
-  const std::string transform = attrString(node, "coordinate_transformation_mode", "half_pixel");
-  s.coordinate = coordinateTransform(transform);
-  s.roundUp = nearestRounding(attrString(node, "nearest_mode", "round_prefer_floor"));
-  // cubic_coeff_a and extrapolation_value only matter to the rejected cubic and tf_crop_and_resize.
+  const Sampling s = samplingOf(node, mode, attrString(node, "coordinate_transformation_mode", "half_pixel"),
+                                attrString(node, "nearest_mode", "round_prefer_floor"));
   std::vector<double> scales;
   if (!inputName(node, 2).empty()) scales = constantValues(ctx, node, 2, "Resize's scales");
   std::vector<std::int64_t> sizes;
-  if (!inputName(node, 3).empty()) sizes = constantInts(ctx, node, 3, "Resize's sizes");
+  if (!inputName(node, 3).empty()) {
+    sizes = isConstantInput(ctx, node, 3) ? constantInts(ctx, node, 3, "Resize's sizes")
+                                          : declaredOutputDims(ctx, node, 0, "Resize's sizes");
+  }
   if (scales.empty() == sizes.empty()) {
     throw Error(ErrorCode::CorruptModel, "{}: exactly one of scales and sizes must be given", nodeLabel(node));
   }
@@ -201,7 +268,7 @@ void lowerResize(LoweringContext &ctx, const NodeProto &node) {
 
 // Upsample-7 (scales attribute) and -9 (scales input): asymmetric coordinates, nearest rounds down.
 void lowerUpsample(LoweringContext &ctx, const NodeProto &node) {
-  Sampling s{modeOf(node), coordinateTransform("asymmetric"), nearestRounding("floor")};
+  const Sampling s = samplingOf(node, modeOf(node), "asymmetric", "floor");
   std::vector<double> scales;
   if (const auto *attr = findAttribute(node, "scales")) scales.assign(attr->floats().begin(), attr->floats().end());
   else scales = constantValues(ctx, node, 1, "Upsample's scales");

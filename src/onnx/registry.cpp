@@ -31,6 +31,11 @@ const OpRegistry &opRegistry() {
     registerResizeOps(r);
     registerGatherOps(r);
     registerLossOps(r);
+    registerGenerateOps(r);
+    registerCumSumOps(r);
+    registerQuantizeOps(r);
+    registerEinsumOps(r);
+    registerDftOps(r);
     return r;
   }();
   return registry;

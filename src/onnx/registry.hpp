@@ -44,5 +44,10 @@ void registerPadTileOps(OpRegistry &registry);
 void registerResizeOps(OpRegistry &registry);
 void registerGatherOps(OpRegistry &registry);
 void registerLossOps(OpRegistry &registry);
+void registerGenerateOps(OpRegistry &registry);
+void registerCumSumOps(OpRegistry &registry);
+void registerQuantizeOps(OpRegistry &registry);
+void registerEinsumOps(OpRegistry &registry);
+void registerDftOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx

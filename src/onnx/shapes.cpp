@@ -325,6 +325,16 @@ Dims staticDims(const ::onnx::ValueInfoProto &info) {
   return dims;
 }
 
+std::optional<Dims> knownDims(const ::onnx::ValueInfoProto &info) {
+  if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) return std::nullopt;
+  Dims dims;
+  for (const auto &d : info.type().tensor_type().shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0) return std::nullopt;
+    dims.push_back(d.dim_value());
+  }
+  return dims;
+}
+
 Dims reshapeDims(const Dims &in, const std::vector<std::int64_t> &shape, bool allowZero, const std::string &what) {
   Dims out;
   int inferred = -1;

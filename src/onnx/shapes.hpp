@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,8 @@ void checkTensorSizes(const ::onnx::GraphProto &graph, std::uint64_t limitBytes,
 // The element type and static dimensions of a graph input or output;
 // throws mrt::Error(Unimplemented) naming it when a dimension is still unknown.
 Dims staticDims(const ::onnx::ValueInfoProto &info);
+// The same without throwing: nullopt unless `info` is a tensor of known shape.
+std::optional<Dims> knownDims(const ::onnx::ValueInfoProto &info);
 
 // ---- rules of the view operators (`what` names the node in messages) ----
 // Reshape: 0 copies the input's dimension (unless allowzero), one -1 is inferred.

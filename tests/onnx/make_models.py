@@ -342,6 +342,37 @@ def runtime_indices(out):
         [("scale", np.array(200.0, dtype=np.float32))])
 
 
+def runtime_shapes(out):
+    """Shape operands fed at run time (docs/onnx.md, "Operands computed at
+    run time"): the declared output shapes fix Reshape and the ReduceSum's
+    axes; CumSum's run-time axis picks its sum on the device."""
+    x = rand(2, 3, 4)
+    # The test data are FLOAT: the integer operands are cast in the graph.
+    shape, axes, axis = (np.array(v, dtype=np.float32) for v in ([6, 4], [1], -1))
+    r = x.reshape(6, 4)
+    write(out, "runtime_shapes", [
+        helper.make_node("Cast", ["shape_f"], ["shape"], to=TensorProto.INT64),
+        helper.make_node("Cast", ["axes_f"], ["axes"], to=TensorProto.INT64),
+        helper.make_node("Cast", ["axis_f"], ["axis"], to=TensorProto.INT32),
+        helper.make_node("Reshape", ["x", "shape"], ["r"]),
+        helper.make_node("ReduceSum", ["r", "axes"], ["s"], keepdims=0),
+        helper.make_node("CumSum", ["r", "axis"], ["c"]),
+    ], [("x", x), ("shape_f", shape), ("axes_f", axes), ("axis_f", axis)],
+        [("r", r), ("s", r.sum(axis=1)), ("c", np.cumsum(r, axis=-1).astype(np.float32))])
+    # The same Reshape feeding a Relu whose output shape is not declared:
+    # nothing fixes the Reshape's result.
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"], name="my_reshape"), helper.make_node("Relu", ["y"], ["z"])],
+        "runtime_shape_unknown",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4]),
+         helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, ["a", "b"])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    os.makedirs(os.path.join(out, "runtime_shape_unknown"), exist_ok=True)
+    onnx.save(model, os.path.join(out, "runtime_shape_unknown", "model.onnx"))
+
+
 def where_select(out):
     """Where on run-time values picks, never blends: Log gives -inf and NaN
     where x <= 0, and those must not leak into the elements Where does not
@@ -362,8 +393,8 @@ def unsupported(out):
     """Two nodes this frontend cannot lower: the error must name both."""
     x = rand(2, 3, 3)
     write(out, "unsupported", [
-        helper.make_node("Hardmax", ["x"], ["h"], name="my_hardmax"),
-        helper.make_node("Det", ["h"], ["y"], name="my_det"),
+        helper.make_node("Det", ["x"], ["d"], name="my_det"),
+        helper.make_node("Unique", ["d"], ["y"], name="my_unique"),
     ], [("x", x)], [("y", np.zeros(2, dtype=np.float32))])
 
 
@@ -429,8 +460,8 @@ def main():
         write_own(out, case, make)
     with open(os.path.join(out, "own_models.txt"), "w") as f:
         f.write("".join(case + "\n" for case, _ in OWN_MODELS))
-    for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, runtime_indices, where_select,
-                 unsupported):
+    for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, runtime_indices, runtime_shapes,
+                 where_select, unsupported):
         make(out)
 
 

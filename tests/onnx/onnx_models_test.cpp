@@ -127,6 +127,7 @@ TEST(OnnxModels, Broadcasting) { checkModel(generated("broadcast"), 1e-4, 1e-6);
 TEST(OnnxModels, ReshapeTransposeConcat) { checkModel(generated("views"), 1e-4, 1e-6); }
 TEST(OnnxModels, ShapeSubgraphFolds) { checkModel(generated("shape_fold"), 1e-4, 1e-6); }
 TEST(OnnxModels, RunTimeGatherIndicesAndLogSumExp) { checkModel(generated("runtime_indices"), 1e-4, 1e-5); }
+TEST(OnnxModels, RunTimeShapeOperandsTakeTheDeclaredShapes) { checkModel(generated("runtime_shapes"), 1e-5, 1e-6); }
 TEST(OnnxModels, WhereSelectsWithoutBlending) { checkModel(generated("where_select"), 0.0, 1e-6); }
 TEST(OnnxModels, PadModesAndTile) { checkModel(generated("pad_tile"), 0.0, 0.0); }
 TEST(OnnxModels, ConvTransposeGrouped) { checkModel(generated("conv_transpose_grouped"), 1e-4, 1e-5); }
@@ -240,8 +241,20 @@ TEST(OnnxErrors, EveryUnsupportedNodeIsNamed) {
   EXPECT_EQ(mrt_onnx_compile_file((generated("unsupported") / "model.onnx").c_str(), nullptr, &model),
             MRT_UNIMPLEMENTED);
   const std::string message = mrt_last_error_message();
-  EXPECT_NE(message.find("'my_hardmax' (Hardmax)"), std::string::npos) << message;
   EXPECT_NE(message.find("'my_det' (Det)"), std::string::npos) << message;
+  EXPECT_NE(message.find("'my_unique' (Unique)"), std::string::npos) << message;
+}
+
+TEST(OnnxErrors, RunTimeShapeWithoutADeclaredOutputShapeIsUnsupported) {
+  mrt_model *model = nullptr;
+  EXPECT_EQ(mrt_onnx_compile_file((generated("runtime_shape_unknown") / "model.onnx").c_str(), nullptr, &model),
+            MRT_UNIMPLEMENTED);
+  EXPECT_EQ(model, nullptr);
+  const std::string message = mrt_last_error_message();
+  EXPECT_NE(message.find("'my_reshape' (Reshape): Reshape's shape is computed at run time and the shape of output 'y' "
+                         "is not known statically"),
+            std::string::npos)
+      << message;
 }
 
 TEST(OnnxErrors, MissingFileAndBadOptions) {

@@ -65,6 +65,13 @@ Tensor gather(Graph &graph, program::Sequence &prog, const Tensor &in, const Ten
 // ONNX GatherElements: indices of in's rank, the result of indices' shape.
 Tensor gatherElements(Graph &graph, program::Sequence &prog, const Tensor &in, const Tensor &indices, std::size_t axis,
                       std::string_view name, TileRange tiles = {});
+// ONNX ScatterElements: a copy of in with updates (indices' shape, indices
+// of in's rank) written along axis, added or multiplied by `reduction`; an
+// out-of-range index drops its update. On the first tile of the range.
+enum class ScatterReduction { None = 0, Add = 1, Mul = 2 };
+Tensor scatterElements(Graph &graph, program::Sequence &prog, const Tensor &in, const Tensor &indices,
+                       const Tensor &updates, std::size_t axis, ScatterReduction reduction, std::string_view name,
+                       TileRange tiles = {});
 // Softmax / ArgMax over the last dimension, rows spread over tiles.
 Tensor softmax(Graph &graph, program::Sequence &prog, const Tensor &in, std::string_view name, TileRange tiles = {});
 Tensor argMax(Graph &graph, program::Sequence &prog, const Tensor &in, std::string_view name, TileRange tiles = {});

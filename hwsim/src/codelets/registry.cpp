@@ -96,6 +96,12 @@ std::vector<CodeletSpec> buildLibrary() {
       reduce("ReduceProd", ReduceOp::Prod),
       gather("Gather", GatherOp::Gather),
       gather("GatherElements", GatherOp::GatherElements),
+      {"ScatterElements",
+       {{"in", FieldDir::In}, {"indices", FieldDir::In}, {"updates", FieldDir::In}, {"out", FieldDir::Out}},
+       {{"axis", {0.0}}, {"reduction", {0.0}}},
+       validateScatter,
+       cyclesScatter,
+       executeScatter},
   };
 }
 
@@ -199,6 +205,9 @@ const char *descriptionOf(std::string_view name) {
                  "integer indices (negative from the end, out of range gives 0)"},
       {"GatherElements", "out[p] = in[p with its axis coordinate indices[p]]; indices of in's rank; any type, "
                          "integer indices (negative from the end, out of range gives 0)"},
+      {"ScatterElements", "out = in, then out[p with its axis coordinate indices[p]] = updates[p] (attribute "
+                          "reduction 1 adds, 2 multiplies); any type, integer indices (negative from the end, an "
+                          "update out of range is dropped)"},
   };
   for (const auto &[n, d] : kDescriptions) {
     if (n == name) return d;

@@ -482,6 +482,30 @@ TEST(Gather, ElementsPickAlongAxisPerPosition) {
   EXPECT_EQ(h.read<std::int32_t>("out1", 4), (std::vector<std::int32_t>{2, 1, 6, 5}));
 }
 
+TEST(Scatter, ElementsWriteAddOrMultiplyAlongAxisAndDropOutOfRange) {
+  Harness h;
+  auto in = h.input("in", Type::S32, {2, 3});
+  auto indices = h.input("indices", Type::S32, {2, 2});
+  auto updates = h.input("updates", Type::S32, {2, 2});
+  auto none = h.output("none", Type::S32, {2, 3});
+  auto add = h.output("add", Type::S32, {2, 3});
+  auto mul = h.output("mul", Type::S32, {2, 3});
+  auto connections = [&](const hwsim::Tensor &out) {
+    return std::vector<hwsim::Connection>{{"in", in}, {"indices", indices}, {"updates", updates}, {"out", out}};
+  };
+  h.build({hwsim::program::Sequence{
+      h.vertex("ScatterElements", connections(none), 0, {{"axis", {1}}, {"reduction", {0}}}),
+      h.vertex("ScatterElements", connections(add), 0, {{"axis", {1}}, {"reduction", {1}}}),
+      h.vertex("ScatterElements", connections(mul), 0, {{"axis", {1}}, {"reduction", {2}}})}});
+  h.write("in", std::vector<std::int32_t>{1, 2, 3, 4, 5, 6});
+  h.write("indices", std::vector<std::int32_t>{2, 2, -3, 7});  // row 0 writes column 2 twice; 7 is out of range
+  h.write("updates", std::vector<std::int32_t>{10, 20, 30, 40});
+  h.engine->run(0);
+  EXPECT_EQ(h.read<std::int32_t>("none", 6), (std::vector<std::int32_t>{1, 2, 20, 30, 5, 6}));
+  EXPECT_EQ(h.read<std::int32_t>("add", 6), (std::vector<std::int32_t>{1, 2, 33, 34, 5, 6}));
+  EXPECT_EQ(h.read<std::int32_t>("mul", 6), (std::vector<std::int32_t>{1, 2, 600, 120, 5, 6}));
+}
+
 TEST(Softmax, RowsSumToOneAndMatchReference) {
   Harness h;
   const std::size_t rows = 4, cols = 10;
@@ -520,7 +544,8 @@ TEST(Codelets, LibraryListsEveryName) {
   for (const char *n : {"Neg", "Abs", "Exp", "Log", "Sqrt", "Relu", "Sigmoid", "Tanh", "Cast", "Add", "Sub", "Mul", "Div",
                         "Max", "Min", "Pow", "Equal", "Less", "And", "Or", "Not", "Fill", "MatMul", "ReduceSum", "ReduceMax",
                         "ReduceMin", "ReduceMean", "Softmax", "ArgMax", "Increment", "Erf", "Floor", "Ceil", "Round",
-                        "Sign", "Sin", "Cos", "Mod", "Fmod", "ReduceProd", "Gather", "GatherElements"}) {
+                        "Sign", "Sin", "Cos", "Mod", "Fmod", "ReduceProd", "Gather", "GatherElements",
+                        "ScatterElements"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
   }
 }
