@@ -1,10 +1,26 @@
 #include "worker_pool.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
 
 namespace hwsim::detail {
+
+namespace {
+
+// The CPUs the process may run on (taskset, a cpuset), not all the machine
+// has: confined to one CPU, compute sets run inline on the caller rather
+// than on threads that could only take turns with it.
+unsigned allowedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
 
 struct WorkerPool::Job {
   const std::function<void(std::size_t)> *fn = nullptr;
@@ -16,7 +32,7 @@ struct WorkerPool::Job {
 };
 
 WorkerPool &WorkerPool::instance() {
-  static WorkerPool pool(std::max(1u, std::thread::hardware_concurrency()) - 1);
+  static WorkerPool pool(allowedCpus() - 1);
   return pool;
 }
 

@@ -1,6 +1,6 @@
 // WorkerPool: a small process-wide pool of host threads that run the chunks of
-// a compute set. The calling thread works too, so with N host cores the pool
-// has N-1 threads. Several engines/replicas may submit work concurrently.
+// a compute set. The calling thread works too, so with N host CPUs the process
+// may use (its affinity mask, at first use) the pool has N-1 threads. Several engines/replicas may submit work concurrently.
 #pragma once
 
 #include <condition_variable>

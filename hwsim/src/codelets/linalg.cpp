@@ -1,24 +1,13 @@
-// MatMul, reductions, Softmax and ArgMax. A MatMul vertex multiplies its whole
-// per-tile block with one Eigen GEMM call, which is what keeps the simulator
-// close to Eigen's own speed.
-#include <algorithm>
+// MatMul, reductions, Softmax and ArgMax: validation and cycle costs (the
+// host implementations: hwsim/kernels/linalg_kernels.cpp).
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "codelets/f32_operands.hpp"
 #include "codelets/registry.hpp"
-#include "codelets/type_dispatch.hpp"
 
 namespace hwsim::detail {
-
-namespace {
-
-using RowMajorF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-}  // namespace
 
 // ---------- MatMul ----------
 
@@ -50,153 +39,7 @@ double cyclesMatMul(const CodeletSpec &, const Target &t, const Operand *ops, co
   return t.vertexOverheadCycles + std::ceil(flops / rate);
 }
 
-void executeMatMul(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
-  const Operand &a = ops[0], &b = ops[1], &out = ops[2];
-  const auto M = static_cast<Eigen::Index>((*a.shape)[0]);
-  const auto K = static_cast<Eigen::Index>((*a.shape)[1]);
-  const auto N = static_cast<Eigen::Index>((*b.shape)[1]);
-  const bool accumulate = attrs[0][0] != 0.0;
-  Eigen::Map<const RowMajorF> A(asF32(a, 0), M, K);
-  Eigen::Map<const RowMajorF> B(asF32(b, 1), K, N);
-  if (out.type == Type::F32) {
-    Eigen::Map<RowMajorF> C(ptr<Type::F32>(out), M, N);
-    if (accumulate) C.noalias() += A * B;
-    else C.noalias() = A * B;
-    return;
-  }
-  // F16 out: accumulate in F32, round once at the end.
-  auto &acc = scratch(2);
-  acc.assign(static_cast<std::size_t>(M * N), 0.0f);
-  auto *h = ptr<Type::F16>(out);
-  if (accumulate) {
-    for (std::size_t i = 0; i < acc.size(); ++i) acc[i] = static_cast<float>(h[i]);
-  }
-  Eigen::Map<RowMajorF> C(acc.data(), M, N);
-  C.noalias() += A * B;
-  for (std::size_t i = 0; i < acc.size(); ++i) h[i] = Eigen::half(acc[i]);
-}
-
 // ---------- Reduce ----------
-
-namespace {
-
-// The reduced axes as a sorted, unique list (all axes when empty).
-std::vector<std::size_t> reducedAxes(const Shape &shape, const std::vector<double> &axes) {
-  std::vector<std::size_t> out;
-  if (axes.empty()) {
-    for (std::size_t d = 0; d < shape.size(); ++d) out.push_back(d);
-    return out;
-  }
-  for (double a : axes) out.push_back(static_cast<std::size_t>(a));
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-template <Type T> struct Accum {
-  using type = std::conditional_t<kIsFloat<T>, double, std::int64_t>;
-};
-
-template <Type T>
-void reduceImpl(ReduceOp op, const Operand &in, const Operand &out, const std::vector<std::size_t> &axes) {
-  using S = Storage<T>;
-  using A = typename Accum<T>::type;
-  const Shape &shape = *in.shape;
-  const std::size_t rank = shape.size();
-  std::vector<bool> reduced(rank, false);
-  std::size_t reducedCount = 1;
-  for (auto a : axes) {
-    reduced[a] = true;
-    reducedCount *= shape[a];
-  }
-  const S *src = ptr<T>(in);
-  S *dst = ptr<T>(out);
-  const std::size_t outN = out.numElements;
-  std::vector<A> acc(outN);
-  std::vector<bool> seen(outN, false);
-  // Output stride of each input dimension (0 for reduced dimensions).
-  std::vector<std::size_t> outStride(rank, 0);
-  std::size_t stride = 1;
-  for (std::size_t d = rank; d-- > 0;) {
-    if (!reduced[d]) {
-      outStride[d] = stride;
-      stride *= shape[d];
-    }
-  }
-  std::vector<std::size_t> idx(rank, 0);
-  std::size_t o = 0;
-  for (std::size_t i = 0; i < in.numElements; ++i) {
-    const A v = static_cast<A>(toDouble<T>(src[i]));
-    if (!seen[o]) {
-      acc[o] = v;
-      seen[o] = true;
-    } else {
-      switch (op) {
-        case ReduceOp::Sum:
-        case ReduceOp::Mean:
-          if constexpr (kIsFloat<T>) acc[o] += v;
-          else acc[o] = static_cast<A>(static_cast<std::uint64_t>(acc[o]) + static_cast<std::uint64_t>(v));
-          break;
-        case ReduceOp::Max: acc[o] = std::max(acc[o], v); break;
-        case ReduceOp::Min: acc[o] = std::min(acc[o], v); break;
-        case ReduceOp::Prod:
-          if constexpr (kIsFloat<T>) acc[o] *= v;
-          else acc[o] = static_cast<A>(static_cast<std::uint64_t>(acc[o]) * static_cast<std::uint64_t>(v));
-          break;
-      }
-    }
-    // Advance the multi-index (row-major) and the output offset with it.
-    for (std::size_t d = rank; d-- > 0;) {
-      if (++idx[d] < shape[d]) {
-        o += outStride[d];
-        break;
-      }
-      o -= outStride[d] * (shape[d] - 1);
-      idx[d] = 0;
-    }
-  }
-  for (std::size_t k = 0; k < outN; ++k) {
-    // An empty reduction gives the operator's identity (0 for the others).
-    A v = seen[k] ? acc[k] : A(op == ReduceOp::Prod ? 1 : 0);
-    if (op == ReduceOp::Mean && reducedCount > 0) {
-      if constexpr (kIsFloat<T>) v /= static_cast<double>(reducedCount);
-      else v /= static_cast<std::int64_t>(reducedCount);
-    }
-    if constexpr (kIsFloat<T>) dst[k] = fromDouble<T>(v);
-    else dst[k] = wrapInt<T>(v);
-  }
-}
-
-// Fast path: F32 reduced over the last axis (rows) or the first (columns) with Eigen.
-bool reduceF32Eigen(ReduceOp op, const Operand &in, const Operand &out,
-                    const std::vector<std::size_t> &axes) {
-  const Shape &shape = *in.shape;
-  if (shape.size() != 2 || axes.size() != 1 || in.numElements == 0) return false;
-  const auto rows = static_cast<Eigen::Index>(shape[0]), cols = static_cast<Eigen::Index>(shape[1]);
-  Eigen::Map<const RowMajorF> m(ptr<Type::F32>(in), rows, cols);
-  if (axes[0] == 1) {
-    Eigen::Map<Eigen::VectorXf> y(ptr<Type::F32>(out), rows);
-    switch (op) {
-      case ReduceOp::Sum: y = m.rowwise().sum(); break;
-      case ReduceOp::Mean: y = m.rowwise().mean(); break;
-      case ReduceOp::Max: y = m.rowwise().maxCoeff(); break;
-      case ReduceOp::Min: y = m.rowwise().minCoeff(); break;
-      case ReduceOp::Prod: y = m.rowwise().prod(); break;
-    }
-    return true;
-  }
-  Eigen::Map<Eigen::RowVectorXf> y(ptr<Type::F32>(out), cols);
-  switch (op) {
-    case ReduceOp::Sum: y = m.colwise().sum(); break;
-    case ReduceOp::Mean: y = m.colwise().mean(); break;
-    case ReduceOp::Max: y = m.colwise().maxCoeff(); break;
-    case ReduceOp::Min: y = m.colwise().minCoeff(); break;
-    case ReduceOp::Prod: y = m.colwise().prod(); break;
-  }
-  return true;
-}
-
-}  // namespace
 
 std::string validateReduce(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
   const Operand &in = ops[0], &out = ops[1];
@@ -226,16 +69,6 @@ double cyclesReduce(const CodeletSpec &, const Target &t, const Operand *ops, co
          std::ceil(static_cast<double>(ops[0].numElements) / vectorWidth(t, ops[0].type));
 }
 
-void executeReduce(const CodeletSpec &spec, const Operand *ops, const Attrs &attrs) {
-  const auto op = static_cast<ReduceOp>(spec.op);
-  const auto axes = reducedAxes(*ops[0].shape, attrs[0]);
-  if (ops[0].type == Type::F32 && reduceF32Eigen(op, ops[0], ops[1], axes)) return;
-  dispatchType(ops[0].type, [&](auto tag) {
-    constexpr Type T = decltype(tag)::value;
-    reduceImpl<T>(op, ops[0], ops[1], axes);
-  });
-}
-
 // ---------- Softmax ----------
 
 std::string validateSoftmax(const CodeletSpec &, const Operand *ops, const Attrs &) {
@@ -254,28 +87,6 @@ double cyclesSoftmax(const CodeletSpec &, const Target &t, const Operand *ops, c
   return t.vertexOverheadCycles + std::ceil(n * (t.transcendentalCyclesPerElement + 3.0 / vectorWidth(t, ops[0].type)));
 }
 
-void executeSoftmax(const CodeletSpec &, const Operand *ops, const Attrs &) {
-  const Operand &in = ops[0], &out = ops[1];
-  const auto cols = static_cast<Eigen::Index>(in.shape->back());
-  const auto rows = static_cast<Eigen::Index>(in.numElements) / cols;
-  using RowMajorA = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const float *x = asF32(in, 0);
-  float *y = out.type == Type::F32 ? ptr<Type::F32>(out) : (scratch(2).resize(in.numElements), scratch(2).data());
-  Eigen::Map<const RowMajorA> X(x, rows, cols);
-  Eigen::Map<RowMajorA> Y(y, rows, cols);
-  // Subtract the row maximum first so exp cannot overflow. Row by row: the
-  // whole-array form allocates the column of maxima and of sums each call.
-  for (Eigen::Index r = 0; r < rows; ++r) {
-    auto yr = Y.row(r);
-    yr = (X.row(r) - X.row(r).maxCoeff()).exp();
-    yr /= yr.sum();
-  }
-  if (out.type == Type::F16) {
-    auto *h = ptr<Type::F16>(out);
-    for (std::size_t i = 0; i < out.numElements; ++i) h[i] = Eigen::half(y[i]);
-  }
-}
-
 // ---------- ArgMax ----------
 
 std::string validateArgMax(const CodeletSpec &, const Operand *ops, const Attrs &) {
@@ -290,24 +101,6 @@ std::string validateArgMax(const CodeletSpec &, const Operand *ops, const Attrs 
 
 double cyclesArgMax(const CodeletSpec &, const Target &t, const Operand *ops, const Attrs &) {
   return t.vertexOverheadCycles + static_cast<double>(ops[0].numElements);
-}
-
-void executeArgMax(const CodeletSpec &, const Operand *ops, const Attrs &) {
-  const Operand &in = ops[0], &out = ops[1];
-  const std::size_t cols = in.shape->back();
-  const std::size_t rows = in.numElements / cols;
-  dispatchType(in.type, [&](auto tag) {
-    constexpr Type T = decltype(tag)::value;
-    const auto *x = ptr<T>(in);
-    for (std::size_t r = 0; r < rows; ++r) {
-      std::size_t best = 0;
-      for (std::size_t c = 1; c < cols; ++c) {
-        if (x[r * cols + best] < x[r * cols + c]) best = c;
-      }
-      if (out.type == Type::S32) ptr<Type::S32>(out)[r] = static_cast<std::int32_t>(best);
-      else ptr<Type::U32>(out)[r] = static_cast<std::uint32_t>(best);
-    }
-  });
 }
 
 }  // namespace hwsim::detail

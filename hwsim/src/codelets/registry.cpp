@@ -1,5 +1,7 @@
 #include "codelets/registry.hpp"
 
+#include "codelets/kernels.hpp"
+
 #include "hwsim/codelets.hpp"
 
 #include <utility>
@@ -10,11 +12,11 @@ namespace {
 
 CodeletSpec unary(std::string_view name, UnaryOp op) {
   return {name, {{"in", FieldDir::In}, {"out", FieldDir::Out}}, {},
-          validateUnary, cyclesUnary, executeUnary, static_cast<int>(op)};
+          validateUnary, cyclesUnary, activeKernels().unary, static_cast<int>(op)};
 }
 CodeletSpec binary(std::string_view name, BinaryOp op) {
   return {name, {{"in0", FieldDir::In}, {"in1", FieldDir::In}, {"out", FieldDir::Out}}, {},
-          validateBinary, cyclesBinary, executeBinary, static_cast<int>(op)};
+          validateBinary, cyclesBinary, activeKernels().binary, static_cast<int>(op)};
 }
 CodeletSpec gather(std::string_view name, GatherOp op) {
   return {name, {{"in", FieldDir::In}, {"indices", FieldDir::In}, {"out", FieldDir::Out}}, {{"axis", {0.0}}},
@@ -22,10 +24,11 @@ CodeletSpec gather(std::string_view name, GatherOp op) {
 }
 CodeletSpec reduce(std::string_view name, ReduceOp op) {
   return {name, {{"in", FieldDir::In}, {"out", FieldDir::Out}}, {{"axes", {}}},
-          validateReduce, cyclesReduce, executeReduce, static_cast<int>(op)};
+          validateReduce, cyclesReduce, activeKernels().reduce, static_cast<int>(op)};
 }
 
 std::vector<CodeletSpec> buildLibrary() {
+  const KernelTable &k = activeKernels();
   // The order is part of the serialized format (codelet ids): append only.
   return {
       unary("Neg", UnaryOp::Neg),
@@ -53,28 +56,28 @@ std::vector<CodeletSpec> buildLibrary() {
       binary("GreaterEqual", BinaryOp::GreaterEqual),
       binary("And", BinaryOp::And),
       binary("Or", BinaryOp::Or),
-      {"Fill", {{"out", FieldDir::Out}}, {{"value", {0.0}}}, validateFill, cyclesFill, executeFill, 0},
+      {"Fill", {{"out", FieldDir::Out}}, {{"value", {0.0}}}, validateFill, cyclesFill, k.fill, 0},
       {"MatMul", {{"a", FieldDir::In}, {"b", FieldDir::In}, {"out", FieldDir::InOut}},
-       {{"accumulate", {0.0}}}, validateMatMul, cyclesMatMul, executeMatMul, 0},
+       {{"accumulate", {0.0}}}, validateMatMul, cyclesMatMul, k.matMul, 0},
       reduce("ReduceSum", ReduceOp::Sum),
       reduce("ReduceMax", ReduceOp::Max),
       reduce("ReduceMin", ReduceOp::Min),
       reduce("ReduceMean", ReduceOp::Mean),
       {"Softmax", {{"in", FieldDir::In}, {"out", FieldDir::Out}}, {}, validateSoftmax,
-       cyclesSoftmax, executeSoftmax, 0},
+       cyclesSoftmax, k.softmax, 0},
       {"ArgMax", {{"in", FieldDir::In}, {"out", FieldDir::Out}}, {}, validateArgMax, cyclesArgMax,
-       executeArgMax, 0},
+       k.argMax, 0},
       {"Increment", {{"counter", FieldDir::InOut}}, {{"step", {1.0}}}, validateIncrement,
-       cyclesIncrement, executeIncrement, 0},
+       cyclesIncrement, k.increment, 0},
       {"Conv", {{"in", FieldDir::In}, {"weights", FieldDir::In}, {"out", FieldDir::InOut}},
        {{"strides", {}}, {"pads", {}}, {"dilations", {}}, {"group", {1.0}}, {"accumulate", {0.0}}},
-       validateConv, cyclesConv, executeConv, 0},
+       validateConv, cyclesConv, k.conv, 0},
       {"MaxPool", {{"in", FieldDir::In}, {"out", FieldDir::Out}},
        {{"kernel_shape", {}}, {"strides", {}}, {"pads", {}}, {"dilations", {}}}, validatePool, cyclesPool,
-       executePool, 0},
+       k.pool, 0},
       {"AveragePool", {{"in", FieldDir::In}, {"out", FieldDir::Out}},
        {{"kernel_shape", {}}, {"strides", {}}, {"pads", {}}, {"dilations", {}}, {"count_include_pad", {0.0}}},
-       validatePool, cyclesPool, executePool, 1},
+       validatePool, cyclesPool, k.pool, 1},
       unary("Erf", UnaryOp::Erf),
       unary("Floor", UnaryOp::Floor),
       unary("Ceil", UnaryOp::Ceil),

@@ -67,37 +67,33 @@ enum class BinaryOp : int {
   And, Or,
   Mod, Fmod
 };
+// Comparisons and logical ops give a BOOL out.
+constexpr bool isComparison(BinaryOp op) { return op >= BinaryOp::Equal && op <= BinaryOp::GreaterEqual; }
+constexpr bool isLogical(BinaryOp op) { return op == BinaryOp::And || op == BinaryOp::Or; }
 enum class ReduceOp : int { Sum, Max, Min, Mean, Prod };
 enum class GatherOp : int { Gather, GatherElements };
 
-// Family implementations (codelets/*.cpp).
+// Validation and cycle costs (codelets/*.cpp); the host implementations of
+// all but Gather and Scatter are compiled per instruction set
+// (codelets/kernels.hpp).
 std::string validateUnary(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesUnary(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
-void executeUnary(const CodeletSpec &, const Operand *, const Attrs &);
 std::string validateBinary(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesBinary(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
-void executeBinary(const CodeletSpec &, const Operand *, const Attrs &);
 std::string validateFill(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesFill(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
-void executeFill(const CodeletSpec &, const Operand *, const Attrs &);
 std::string validateIncrement(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesIncrement(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
-void executeIncrement(const CodeletSpec &, const Operand *, const Attrs &);
 std::string validateMatMul(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesMatMul(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
-void executeMatMul(const CodeletSpec &, const Operand *, const Attrs &);
 std::string validateReduce(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesReduce(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
-void executeReduce(const CodeletSpec &, const Operand *, const Attrs &);
 std::string validateSoftmax(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesSoftmax(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
-void executeSoftmax(const CodeletSpec &, const Operand *, const Attrs &);
 std::string validateArgMax(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesArgMax(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
-void executeArgMax(const CodeletSpec &, const Operand *, const Attrs &);
 std::string validateConv(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesConv(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
-void executeConv(const CodeletSpec &, const Operand *, const Attrs &);
 std::string validateScatter(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesScatter(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
 void executeScatter(const CodeletSpec &, const Operand *, const Attrs &);
@@ -107,7 +103,6 @@ void executeGather(const CodeletSpec &, const Operand *, const Attrs &);
 // Pooling family: op 0 = MaxPool, 1 = AveragePool.
 std::string validatePool(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesPool(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
-void executePool(const CodeletSpec &, const Operand *, const Attrs &);
 
 // Elements per cycle of the vector unit for a type.
 double vectorWidth(const Target &target, Type type);

@@ -1,6 +1,6 @@
-// Operand access shared by the float codelets (MatMul, Conv, pooling): typed
+// Operand access shared by the float kernels (MatMul, Conv, pooling): typed
 // pointers into an operand, and F16 operands widened to F32 in per-thread
-// scratch buffers, so each codelet runs one F32 Eigen kernel for both types.
+// scratch buffers, so each kernel runs one F32 Eigen kernel for both types.
 #pragma once
 
 #include <cstddef>
@@ -8,18 +8,19 @@
 
 #include "codelets/registry.hpp"
 #include "codelets/type_dispatch.hpp"
+#include "kernel_entry.hpp"
 
-namespace hwsim::detail {
+namespace hwsim::detail::HWSIM_ISA {
 
 template <Type T>
 Storage<T> *ptr(const Operand &o) {
   return reinterpret_cast<Storage<T> *>(o.data);
 }
 
-// Scratch buffer `which` (0 to 3) of the calling thread. A vertex runs on one
-// thread from start to end, so a codelet owns all four while it executes.
+// Scratch buffer `which` (0 to 5) of the calling thread. A vertex runs on one
+// thread from start to end, so a kernel owns all six while it executes.
 inline std::vector<float> &scratch(int which) {
-  thread_local std::vector<float> buffers[4];
+  thread_local std::vector<float> buffers[6];
   return buffers[which];
 }
 
@@ -34,4 +35,4 @@ inline const float *asF32(const Operand &o, int which) {
   return buf.data();
 }
 
-}  // namespace hwsim::detail
+}  // namespace hwsim::detail::HWSIM_ISA

@@ -1,0 +1,27 @@
+// The example mlp (softmax(relu(image.w1 + b1).w2 + b2)) computed directly
+// with Eigen compiled for this machine (-march=native, mlp_native.cpp), one
+// thread: the native baseline of bench_mlp_native.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+namespace mrt_bench {
+
+class NativeMlp {
+ public:
+  // w1 [784,128], b1 [128], w2 [128,10], b2 [10], row-major; copied.
+  NativeMlp(std::size_t batch, const float *w1, const float *b1, const float *w2, const float *b2);
+  ~NativeMlp();
+  NativeMlp(const NativeMlp &) = delete;
+  NativeMlp &operator=(const NativeMlp &) = delete;
+
+  // image [batch,784] -> probs [batch,10]; allocates nothing.
+  void run(const float *image, float *probs);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace mrt_bench

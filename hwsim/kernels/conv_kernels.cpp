@@ -1,0 +1,213 @@
+// Conv, MaxPool and AveragePool host kernels (validation and geometry:
+// codelets/conv.cpp). Conv lowers each (image, group) to one Eigen GEMM on an
+// im2col matrix; 1-D is run as 2-D with a height of 1.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "codelets/conv_geometry.hpp"
+#include "f32_operands.hpp"
+#include "kernel_entry.hpp"
+
+namespace hwsim::detail::HWSIM_ISA {
+
+namespace {
+
+using RowMajorF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+using Stride = Eigen::OuterStride<>;
+
+// The output columns [lo, hi) whose input column ow * sw + off is inside [0, W).
+struct ColumnRange {
+  std::int64_t lo = 0, hi = 0;
+};
+
+ColumnRange insideColumns(const Geometry &g, std::int64_t off) {
+  std::int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+  std::int64_t hi = g.W - off <= 0 ? 0 : (g.W - off - 1) / g.sw + 1;
+  lo = std::min(lo, g.OW);
+  return {lo, std::clamp(hi, lo, g.OW)};
+}
+
+// col [Cg*KH*KW, (oh1-oh0)*OW] for output rows [oh0, oh1) of one image and
+// group: zero where the window is in padding. The column range depends on kw
+// alone, so its divisions are done once per kw, not once per row.
+void im2col(const float *x, const Geometry &g, std::int64_t Cg, std::int64_t oh0, std::int64_t oh1, float *col) {
+  const std::int64_t P = (oh1 - oh0) * g.OW;
+  for (std::int64_t kw = 0; kw < g.KW; ++kw) {
+    const std::int64_t off = kw * g.dw - g.pw0;  // iw = ow * sw + off
+    const auto [lo, hi] = insideColumns(g, off);
+    for (std::int64_t c = 0; c < Cg; ++c) {
+      const float *xc = x + c * g.H * g.W;
+      for (std::int64_t kh = 0; kh < g.KH; ++kh) {
+        float *dst = col + ((c * g.KH + kh) * g.KW + kw) * P;
+        std::int64_t ih = oh0 * g.sh - g.ph0 + kh * g.dh;
+        for (std::int64_t oh = oh0; oh < oh1; ++oh, ih += g.sh, dst += g.OW) {
+          if (ih < 0 || ih >= g.H) {
+            std::fill(dst, dst + g.OW, 0.0f);
+            continue;
+          }
+          const float *src = xc + ih * g.W + off;
+          std::fill(dst, dst + lo, 0.0f);
+          if (g.sw == 1) std::copy(src + lo, src + hi, dst + lo);
+          else for (std::int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * g.sw];
+          std::fill(dst + hi, dst + g.OW, 0.0f);
+        }
+      }
+    }
+  }
+}
+
+// Unit strides (most convolutions), output rows [oh0, oh1) of one image and
+// group: the input rows they read are copied once into a zero-padded slab
+// [Cg, rows + (KH-1)*dh, Wp] (Wp = padded width), after which im2col row
+// (c, kh, kw) for all the rows together is one contiguous run of the slab,
+// and the GEMM computes "wide" output rows of Wp columns whose first OW are
+// the output. A vertex usually has a few short rows, where the per-row copies
+// and padding fills of im2col cost more than the GEMM.
+void convUnitStride(const float *x, const Geometry &g, std::int64_t Cg, std::int64_t oh0, std::int64_t oh1,
+                    const Eigen::Map<const RowMajorF> &A, float *y, std::int64_t yStride, bool assign) {
+  const std::int64_t Wp = g.W + g.pw0 + g.pw1, rows = oh1 - oh0, Hs = rows + (g.KH - 1) * g.dh;
+  const std::int64_t wide = rows * Wp, K = A.cols();
+  auto &slab = scratch(4);
+  slab.assign(static_cast<std::size_t>(Cg * Hs * Wp + (g.KW - 1) * g.dw), 0.0f);
+  for (std::int64_t c = 0; c < Cg; ++c) {
+    for (std::int64_t r = 0; r < Hs; ++r) {
+      const std::int64_t ih = oh0 - g.ph0 + r;
+      if (ih < 0 || ih >= g.H) continue;
+      const float *src = x + (c * g.H + ih) * g.W;
+      std::copy(src, src + g.W, slab.data() + (c * Hs + r) * Wp + g.pw0);
+    }
+  }
+  auto &col = scratch(3);
+  col.resize(static_cast<std::size_t>(K * wide));
+  float *dst = col.data();
+  for (std::int64_t c = 0; c < Cg; ++c) {
+    for (std::int64_t kh = 0; kh < g.KH; ++kh) {
+      for (std::int64_t kw = 0; kw < g.KW; ++kw, dst += wide) {
+        const float *src = slab.data() + (c * Hs + kh * g.dh) * Wp + kw * g.dw;
+        std::copy(src, src + wide, dst);
+      }
+    }
+  }
+  auto &out = scratch(5);
+  out.resize(static_cast<std::size_t>(A.rows() * wide));
+  Eigen::Map<RowMajorF> Ywide(out.data(), A.rows(), wide);
+  Ywide.noalias() = A * Eigen::Map<const RowMajorF>(col.data(), K, wide);
+  for (std::int64_t m = 0; m < A.rows(); ++m) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const float *src = out.data() + m * wide + r * Wp;
+      float *row = y + m * yStride + r * g.OW;
+      if (assign) std::copy(src, src + g.OW, row);
+      else for (std::int64_t i = 0; i < g.OW; ++i) row[i] += src[i];
+    }
+  }
+}
+
+}  // namespace
+
+void executeConv(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
+  Geometry g;
+  if (!convGeometry(ops, attrs, g).empty()) return;  // validated before; never trust blindly
+  const Operand &out = ops[2];
+  const bool accumulate = attrs[4][0] != 0.0;
+  const float *x = asF32(ops[0], 0);
+  const float *w = asF32(ops[1], 1);
+  const std::int64_t Cg = g.C / g.group, Mg = g.M / g.group, P = g.OH * g.OW, K = Cg * g.KH * g.KW;
+  float *y = nullptr;
+  if (out.type == Type::F32) {
+    y = ptr<Type::F32>(out);
+  } else {
+    auto &acc = scratch(2);
+    acc.resize(out.numElements);
+    const auto *h = ptr<Type::F16>(out);
+    for (std::size_t i = 0; i < acc.size(); ++i) acc[i] = accumulate ? static_cast<float>(h[i]) : 0.0f;
+    y = acc.data();
+  }
+  const bool assign = !accumulate && out.type == Type::F32;
+  const bool unitStride = g.sh == 1 && g.sw == 1;
+  const bool direct = unitStride && g.KH == 1 && g.KW == 1 && g.ph0 == 0 && g.pw0 == 0 && g.ph1 == 0 &&
+                      g.pw1 == 0;  // 1x1: the input is its own im2col
+  // im2col a band of output rows at a time, so host scratch stays bounded.
+  constexpr std::int64_t kMaxColElements = std::int64_t{1} << 22;
+  const std::int64_t rowWidth = unitStride ? g.W + g.pw0 + g.pw1 : g.OW;
+  const std::int64_t band =
+      direct ? g.OH : std::clamp<std::int64_t>(kMaxColElements / std::max<std::int64_t>(1, K * rowWidth), 1, g.OH);
+  auto &col = scratch(3);
+  for (std::int64_t n = 0; n < g.N; ++n) {
+    for (std::int64_t gi = 0; gi < g.group; ++gi) {
+      const float *xg = x + (n * g.C + gi * Cg) * g.H * g.W;
+      Eigen::Map<const RowMajorF> A(w + gi * Mg * K, Mg, K);
+      for (std::int64_t oh0 = 0; oh0 < g.OH; oh0 += band) {
+        const std::int64_t oh1 = std::min(g.OH, oh0 + band), cols = (oh1 - oh0) * g.OW;
+        float *yBand = y + (n * g.M + gi * Mg) * P + oh0 * g.OW;
+        if (unitStride && !direct) {
+          convUnitStride(xg, g, Cg, oh0, oh1, A, yBand, P, assign);
+          continue;
+        }
+        const float *colData = xg;
+        if (!direct) {
+          col.resize(static_cast<std::size_t>(K * cols));
+          im2col(xg, g, Cg, oh0, oh1, col.data());
+          colData = col.data();
+        }
+        Eigen::Map<const RowMajorF> B(colData, K, cols);
+        Eigen::Map<RowMajorF, 0, Stride> Y(yBand, Mg, cols, Stride(P));
+        if (assign) Y.noalias() = A * B;
+        else Y.noalias() += A * B;
+      }
+    }
+  }
+  if (out.type == Type::F16) {
+    auto *h = ptr<Type::F16>(out);
+    for (std::size_t i = 0; i < out.numElements; ++i) h[i] = Eigen::half(y[i]);
+  }
+}
+
+void executePool(const CodeletSpec &spec, const Operand *ops, const Attrs &attrs) {
+  Geometry g;
+  if (!poolGeometry(ops, attrs, g).empty()) return;
+  const bool isMax = spec.op == 0;
+  const bool countPad = !isMax && attrs[4][0] != 0.0;
+  const Operand &out = ops[1];
+  const float *x = asF32(ops[0], 0);
+  float *y = out.type == Type::F32 ? ptr<Type::F32>(out) : (scratch(2).resize(out.numElements), scratch(2).data());
+  for (std::int64_t nc = 0; nc < g.N * g.C; ++nc) {
+    const float *xc = x + nc * g.H * g.W;
+    float *yc = y + nc * g.OH * g.OW;
+    for (std::int64_t oh = 0; oh < g.OH; ++oh) {
+      const std::int64_t h0 = oh * g.sh - g.ph0;
+      for (std::int64_t ow = 0; ow < g.OW; ++ow) {
+        const std::int64_t w0 = ow * g.sw - g.pw0;
+        float acc = isMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+        std::int64_t valid = 0, inPadded = 0;
+        for (std::int64_t kh = 0; kh < g.KH; ++kh) {
+          const std::int64_t ih = h0 + kh * g.dh;
+          const bool rowIn = ih >= 0 && ih < g.H;
+          const bool rowPadded = ih >= -g.ph0 && ih < g.H + g.ph1;
+          for (std::int64_t kw = 0; kw < g.KW; ++kw) {
+            const std::int64_t iw = w0 + kw * g.dw;
+            if (rowPadded && iw >= -g.pw0 && iw < g.W + g.pw1) ++inPadded;
+            if (!rowIn || iw < 0 || iw >= g.W) continue;
+            const float v = xc[ih * g.W + iw];
+            ++valid;
+            if (isMax) acc = std::max(acc, v);
+            else acc += v;
+          }
+        }
+        if (!isMax) {
+          const std::int64_t div = countPad ? inPadded : valid;
+          acc = div > 0 ? acc / static_cast<float>(div) : 0.0f;
+        }
+        yc[oh * g.OW + ow] = acc;
+      }
+    }
+  }
+  if (out.type == Type::F16) {
+    auto *h = ptr<Type::F16>(out);
+    for (std::size_t i = 0; i < out.numElements; ++i) h[i] = Eigen::half(y[i]);
+  }
+}
+
+}  // namespace hwsim::detail::HWSIM_ISA

@@ -1,0 +1,194 @@
+// The codelet kernels of every x86-64 level this machine runs give the
+// baseline level's results (to float rounding: FMA contracts differently),
+// and the level is chosen as MRT_HWSIM_ISA asks, with a clear warning when it
+// cannot be. Uses hwsim's private headers: the kernel tables are internal.
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "codelets/kernels.hpp"
+#include "codelets/registry.hpp"
+#include "hwsim/types.hpp"
+
+namespace {
+
+using hwsim::Shape;
+using hwsim::Type;
+using hwsim::detail::Attrs;
+using hwsim::detail::CodeletSpec;
+using hwsim::detail::ExecuteFn;
+using hwsim::detail::KernelIsa;
+using hwsim::detail::KernelTable;
+using hwsim::detail::Operand;
+
+const CodeletSpec &spec(const char *name) {
+  return hwsim::detail::codeletLibrary()[*hwsim::detail::findCodelet(name)];
+}
+
+// An F32 operand's shape and values; the last operand of a case is its output.
+struct Tensor {
+  Shape shape;
+  std::vector<float> values;
+};
+
+std::size_t numel(const Shape &s) {
+  std::size_t n = 1;
+  for (auto d : s) n *= d;
+  return n;
+}
+
+Tensor random(const Shape &shape, float lo, float hi, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  Tensor t{shape, std::vector<float>(numel(shape))};
+  for (auto &v : t.values) v = dist(gen);
+  return t;
+}
+
+struct Case {
+  std::string name;
+  const char *codelet;
+  std::vector<Tensor> operands;  // inputs, then the output (its values are the start for accumulation)
+  Attrs attrs;                   // empty: the codelet's defaults
+};
+
+// Runs the case's codelet with `fn` and returns the output.
+std::vector<float> run(const Case &c, ExecuteFn fn) {
+  const CodeletSpec &s = spec(c.codelet);
+  std::vector<Tensor> tensors = c.operands;
+  std::vector<Operand> ops;
+  for (auto &t : tensors) {
+    ops.push_back({reinterpret_cast<std::uint8_t *>(t.values.data()), Type::F32, &t.shape, t.values.size()});
+  }
+  Attrs attrs = c.attrs;
+  if (attrs.empty()) {
+    for (const auto &a : s.attrs) attrs.push_back(a.defaults);
+  }
+  EXPECT_EQ(s.validate(s, ops.data(), attrs), "") << c.name;
+  fn(s, ops.data(), attrs);
+  return tensors.back().values;
+}
+
+ExecuteFn kernelOf(const KernelTable &k, const char *codelet) {
+  const std::string n = codelet;
+  if (n == "MatMul") return k.matMul;
+  if (n == "Conv") return k.conv;
+  if (n == "MaxPool" || n == "AveragePool") return k.pool;
+  if (n == "ReduceSum" || n == "ReduceMax" || n == "ReduceMean") return k.reduce;
+  if (n == "Softmax") return k.softmax;
+  if (n == "Add" || n == "Mul" || n == "Div" || n == "Max") return k.binary;
+  return k.unary;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  out.push_back({"matmul", "MatMul",
+                 {random({37, 61}, -1, 1, 1), random({61, 29}, -1, 1, 2), random({37, 29}, -1, 1, 3)}, {}});
+  out.push_back({"matmul accumulate", "MatMul",
+                 {random({5, 300}, -1, 1, 4), random({300, 70}, -1, 1, 5), random({5, 70}, -1, 1, 6)}, {{1.0}}});
+  // Padded unit-stride (the slab path), strided with dilation (im2col), grouped 1-D and 1x1.
+  out.push_back({"conv padded", "Conv",
+                 {random({2, 3, 11, 13}, -1, 1, 7), random({4, 3, 3, 3}, -1, 1, 8), random({2, 4, 11, 13}, -1, 1, 9)},
+                 {{}, {1, 1, 1, 1}, {}, {1}, {0}}});
+  out.push_back({"conv strided dilated", "Conv",
+                 {random({1, 4, 15, 16}, -1, 1, 10), random({6, 4, 3, 2}, -1, 1, 11), random({1, 6, 6, 8}, -1, 1, 12)},
+                 {{2, 2}, {1, 0, 0, 1}, {2, 1}, {1}, {1}}});
+  out.push_back({"conv grouped 1-D", "Conv",
+                 {random({2, 6, 30}, -1, 1, 13), random({4, 3, 5}, -1, 1, 14), random({2, 4, 28}, -1, 1, 15)},
+                 {{}, {1, 1}, {}, {2}, {0}}});
+  out.push_back({"conv 1x1", "Conv",
+                 {random({1, 16, 7, 7}, -1, 1, 16), random({8, 16, 1, 1}, -1, 1, 17), random({1, 8, 7, 7}, -1, 1, 18)},
+                 {}});
+  out.push_back({"maxpool", "MaxPool", {random({2, 3, 8, 8}, -1, 1, 19), random({2, 3, 4, 4}, 0, 0, 0)},
+                 {{2, 2}, {2, 2}, {}, {}}});
+  for (const char *op : {"Exp", "Tanh", "Sigmoid", "Relu", "Sin", "Sqrt", "Log", "Erf", "Round"}) {
+    const float lo = std::string(op) == "Sqrt" || std::string(op) == "Log" ? 0.01f : -3.0f;
+    out.push_back({op, op, {random({1000}, lo, 3, 20), random({1000}, 0, 0, 0)}, {}});
+  }
+  for (const char *op : {"Add", "Mul", "Div", "Max"}) {
+    out.push_back({std::string(op) + " row broadcast", op,
+                   {random({13, 31}, -2, 2, 21), random({31}, 0.5f, 2, 22), random({13, 31}, 0, 0, 0)}, {}});
+  }
+  out.push_back({"reduce sum rows", "ReduceSum", {random({17, 33}, -1, 1, 23), random({17}, 0, 0, 0)}, {{1}}});
+  out.push_back({"reduce max columns", "ReduceMax", {random({17, 33}, -1, 1, 24), random({33}, 0, 0, 0)}, {{0}}});
+  out.push_back({"reduce mean all", "ReduceMean", {random({4, 5, 6}, -1, 1, 25), random({1}, 0, 0, 0)}, {{}}});
+  out.push_back({"softmax", "Softmax", {random({7, 19}, -4, 4, 26), random({7, 19}, 0, 0, 0)}, {}});
+  return out;
+}
+
+TEST(KernelIsa, EveryLevelThisMachineRunsAgreesWithBaseline) {
+  const KernelTable *baseline = hwsim::detail::kernelTable(KernelIsa::Baseline);
+  ASSERT_NE(baseline, nullptr);
+  int compared = 0;
+  for (KernelIsa isa : hwsim::detail::kAllKernelIsas) {
+    const KernelTable *table = hwsim::detail::kernelTable(isa);
+    if (isa == KernelIsa::Baseline || table == nullptr) continue;
+    ++compared;
+    for (const Case &c : cases()) {
+      const auto want = run(c, kernelOf(*baseline, c.codelet));
+      const auto got = run(c, kernelOf(*table, c.codelet));
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        ASSERT_NEAR(got[i], want[i], 2e-5 * std::max(1.0f, std::fabs(want[i])))
+            << c.name << " at level " << hwsim::detail::kernelIsaName(isa) << ", element " << i;
+      }
+    }
+  }
+  // Only the levels this CPU runs can be compared; say which were.
+  RecordProperty("levels_compared", compared);
+}
+
+TEST(KernelIsa, BestLevelMatchesTheCpu) {
+  const KernelIsa best = hwsim::detail::bestKernelIsa();
+  EXPECT_NE(hwsim::detail::kernelTable(best), nullptr);
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
+    EXPECT_EQ(best, KernelIsa::V4);
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    EXPECT_GE(static_cast<int>(best), static_cast<int>(KernelIsa::V3));
+  }
+#endif
+}
+
+TEST(KernelIsa, RequestChoosesTheLevelOrWarnsNamingTheBadValue) {
+  const KernelIsa best = hwsim::detail::bestKernelIsa();
+  std::string warning;
+  EXPECT_EQ(hwsim::detail::chooseKernelIsa(nullptr, warning), best);
+  EXPECT_EQ(hwsim::detail::chooseKernelIsa("", warning), best);
+  EXPECT_EQ(hwsim::detail::chooseKernelIsa("baseline", warning), KernelIsa::Baseline);
+  EXPECT_EQ(warning, "");
+  EXPECT_EQ(hwsim::detail::chooseKernelIsa("avx9", warning), best);
+  EXPECT_EQ(warning, "MRT_HWSIM_ISA 'avx9' is not one of baseline, v3, v4; using '" +
+                         std::string(hwsim::detail::kernelIsaName(best)) + "'");
+  for (KernelIsa isa : hwsim::detail::kAllKernelIsas) {
+    warning.clear();
+    const char *name = hwsim::detail::kernelIsaName(isa).data();
+    if (hwsim::detail::kernelTable(isa) != nullptr) {
+      EXPECT_EQ(hwsim::detail::chooseKernelIsa(name, warning), isa);
+      EXPECT_EQ(warning, "");
+    } else {
+      EXPECT_EQ(hwsim::detail::chooseKernelIsa(name, warning), best);
+      EXPECT_EQ(warning, "MRT_HWSIM_ISA '" + std::string(name) + "': this build or CPU cannot run it; using '" +
+                             std::string(hwsim::detail::kernelIsaName(best)) + "'");
+    }
+  }
+}
+
+// ctest also runs this binary with MRT_HWSIM_ISA=baseline (tests/cpp/hwsim/CMakeLists.txt).
+TEST(KernelIsa, ActiveLevelFollowsTheEnvironmentAndRunsTheCodelets) {
+  std::string warning;
+  const KernelIsa want = hwsim::detail::chooseKernelIsa(std::getenv("MRT_HWSIM_ISA"), warning);
+  EXPECT_EQ(hwsim::detail::activeKernelIsa(), want);
+  const KernelTable &active = hwsim::detail::activeKernels();
+  EXPECT_EQ(&active, hwsim::detail::kernelTable(want));
+  EXPECT_EQ(spec("MatMul").execute, active.matMul);
+  EXPECT_EQ(spec("Conv").execute, active.conv);
+  EXPECT_EQ(spec("Exp").execute, active.unary);
+  EXPECT_EQ(spec("ReduceSum").execute, active.reduce);
+}
+
+}  // namespace
