@@ -12,8 +12,10 @@
 // partner is itself parked, or when it was preempted by another process. So
 // AdaptiveSpin::spin():
 //   * never polls on a thread that may run on one CPU only (taskset -c 0,
-//     a cgroup of one CPU): it yields the CPU to the partner once or twice,
-//     then parks;
+//     a cgroup of one CPU): it parks at once. (Yielding the CPU to the
+//     partner instead was measured too: sched_yield puts the caller behind
+//     every other runnable task on that CPU, so beside a busy process each
+//     hand-off cost a whole time slice, milliseconds.);
 //   * polls only while the caller's `partner_running` says the thread that
 //     will answer is running (for example: not parked itself);
 //   * polls for at most a time budget that follows how recent waits ended:
@@ -30,8 +32,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-
-#include <sched.h>
 
 #include "common/futex.hpp"
 
@@ -55,8 +55,7 @@ class AdaptiveSpin {
   template <typename Ready, typename PartnerRunning>
   bool spin(Ready &&ready, PartnerRunning &&partner_running) {
     if (ready()) return true;
-    if (!partner_running()) return false;
-    if (allowedCpus() < 2) return yieldToPartner(ready, partner_running);
+    if (allowedCpus() < 2 || !partner_running()) return false;
     const std::int64_t budget = budget_ns_.load(std::memory_order_relaxed);
     const auto start = Clock::now();
     auto last_check = start;
@@ -99,23 +98,6 @@ class AdaptiveSpin {
   // Reading the clock (~20 ns) and the partner's state every poll would
   // slow the polls that matter: the first few hundred nanoseconds.
   static constexpr std::uint32_t kPollsPerCheck = 64;
-
-  // On one CPU the partner runs only once we give the CPU up. Yielding it
-  // (while the partner is runnable) hands it over without the futex wake a
-  // park would need, and the partner then runs until it blocks: it fills or
-  // drains a whole ring before we take over, instead of one item per
-  // wake-up. A few yields only: with nothing else runnable each returns at
-  // once, and the partner may be waiting for something else.
-  static constexpr unsigned kYieldsOnOneCpu = 2;
-
-  template <typename Ready, typename PartnerRunning>
-  static bool yieldToPartner(Ready &ready, PartnerRunning &partner_running) {
-    for (unsigned i = 0; i < kYieldsOnOneCpu && partner_running(); ++i) {
-      sched_yield();
-      if (ready()) return true;
-    }
-    return false;
-  }
 
   // Far longer than kPollsPerCheck polls take: the thread was not running.
   static constexpr std::chrono::nanoseconds kPreemptionGap{50'000};

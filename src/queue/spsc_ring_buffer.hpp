@@ -16,9 +16,9 @@
 //     line of its own, so a side only touches the other's line when its cached
 //     view says the ring is full (producer) or empty (consumer).
 //   * A side that cannot proceed polls while that pays (not while the peer
-//     is parked here, only briefly yielding the CPU when its thread may use
-//     one CPU only, and for a budget that adapts to how recent waits ended:
-//     AdaptiveSpin in common/adaptive_spin.hpp), then parks on a futex. Its
+//     is parked here, not when its thread may use one CPU only, and for a
+//     budget that adapts to how recent waits ended: AdaptiveSpin in
+//     common/adaptive_spin.hpp), then parks on a futex. Its
 //     peer checks a "sleeping" word after each publish, so nobody pays for a
 //     syscall while nobody sleeps. That check needs a store-load barrier on
 //     both sides (WakeFences): by default a sequentially consistent store and

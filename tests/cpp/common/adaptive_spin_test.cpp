@@ -67,22 +67,19 @@ TEST(AdaptiveSpin, NoPollingWhileThePartnerIsNotRunning) {
   EXPECT_EQ(spin.budget(), AdaptiveSpin::kInitialBudget);
   partner.set(true);
   ReadyAtCall second{2};
-  EXPECT_TRUE(spin.spin(second, partner));  // polled (or yielded, on one CPU) once
-  EXPECT_EQ(second.calls, 2u);
+  if (allowedCpus() > 1) {
+    EXPECT_TRUE(spin.spin(second, partner));  // polled once
+    EXPECT_EQ(second.calls, 2u);
+  }
 }
 
-TEST(AdaptiveSpin, OnOneCpuItYieldsTwiceAndNeverPolls) {
+TEST(AdaptiveSpin, OnOneCpuItNeverPolls) {
   onCpus(1, [] {
     AdaptiveSpin spin;
     ReadyAtCall never{~0u};
-    const auto start = std::chrono::steady_clock::now();
     EXPECT_FALSE(spin.spin(never));
-    EXPECT_EQ(never.calls, 3u);  // before, then after each of the two yields
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
-    EXPECT_EQ(spin.budget(), AdaptiveSpin::kInitialBudget);  // the budget is for polling only
-    ReadyAtCall second{2};
-    EXPECT_TRUE(spin.spin(second));
-    EXPECT_EQ(second.calls, 2u);
+    EXPECT_EQ(never.calls, 1u);
+    EXPECT_EQ(spin.budget(), AdaptiveSpin::kInitialBudget);
   });
 }
 
