@@ -16,8 +16,11 @@
 // sleep, which is entering the kernel anyway, pays for one membarrier. This is
 // the technique of folly's asymmetricThreadFenceHeavy and liburcu.
 //
-// Where membarrier is missing (old kernels, seccomp filters) the ring uses
-// sequentially consistent operations on both sides instead.
+// Rings use this only when built with WakeFences::Automatic (the default is
+// Symmetric: when threads share CPUs a side parks at every request, and a
+// membarrier per park costs more than it saves). Where membarrier is missing
+// (old kernels, seccomp filters) Automatic falls back to sequentially
+// consistent operations on both sides.
 #pragma once
 
 #include <linux/membarrier.h>

@@ -15,11 +15,19 @@
 //     on separate cache lines, and each side caches the other's count on a
 //     line of its own, so a side only touches the other's line when its cached
 //     view says the ring is full (producer) or empty (consumer).
-//   * A side that cannot proceed spins (first reading, then with the CPU's
-//     pause hint), then parks on a futex. Its peer checks a "sleeping" word
-//     after each publish with a plain load, so nobody pays for a syscall while
-//     nobody sleeps; the store-load ordering that this check needs is bought
-//     with membarrier by the side going to sleep (asymmetric_fence.hpp).
+//   * A side that cannot proceed polls while that pays (not while the peer
+//     is parked here, not when its thread may use one CPU only, and for a
+//     budget that adapts to how recent waits ended: AdaptiveSpin in
+//     common/adaptive_spin.hpp), then parks on a futex. Its
+//     peer checks a "sleeping" word after each publish, so nobody pays for a
+//     syscall while nobody sleeps. That check needs a store-load barrier on
+//     both sides (WakeFences): by default a sequentially consistent store and
+//     load, a few cycles per publish. The membarrier alternative
+//     (asymmetric_fence.hpp) saves them on the publishing side but costs the
+//     parking side a syscall that interrupts every CPU running a thread of
+//     the process, and when threads outnumber CPUs a side parks at every
+//     request: measured with the whole process on one CPU it gained nothing
+//     (docs/performance.md).
 //   * A waiting consumer also prefetches the buffer it will read, so that
 //     fetching it overlaps noticing the new count; a producer facing a full
 //     ring waits for a quarter of it to drain while the consumer keeps
@@ -41,7 +49,8 @@
 #include "common/error.hpp"
 #include "common/logging.hpp"
 #include "queue/asymmetric_fence.hpp"
-#include "queue/futex.hpp"
+#include "common/adaptive_spin.hpp"
+#include "common/futex.hpp"
 
 namespace mrt {
 
@@ -55,7 +64,7 @@ class SpscRingBuffer {
   // Symmetric exists for kernels without membarrier and to measure the gain.
   enum class WakeFences {
     Automatic,  // membarrier when the kernel offers it, otherwise Symmetric
-    Symmetric,  // sequentially consistent store and load on both sides
+    Symmetric,  // sequentially consistent store and load on both sides (default)
   };
 
   // num_buffers: capacity (at least 1). label: the name used in getState()
@@ -65,7 +74,7 @@ class SpscRingBuffer {
   SpscRingBuffer(std::size_t num_buffers, const std::string &label,
                  ReadTimeoutCallback timeout_cb = nullptr,
                  std::chrono::nanoseconds timeout_ns = std::chrono::nanoseconds::zero(),
-                 WakeFences fences = WakeFences::Automatic)
+                 WakeFences fences = WakeFences::Symmetric)
       : num_buffers_(num_buffers),
         label_(label),
         timeout_cb_(std::move(timeout_cb)),
@@ -304,21 +313,11 @@ class SpscRingBuffer {
 
  private:
   static constexpr std::size_t kCacheLine = 64;  // x86-64 and most AArch64 cores
-  // Polls before parking: first plain reads, which notice a change the
-  // soonest, for a few microseconds, longer than a cross-core hand-off takes
-  // even on a slow interconnect (measured here: 256 polls were too few when
-  // the hand-off took 250 ns, and the round trip lost 15%); then reads with
-  // the pause hint (about 20-140 cycles each, by CPU), together some 15 us
-  // before a futex sleep, which costs a few microseconds to undo.
-  static constexpr unsigned kTightSpins = 2048;
-  static constexpr unsigned kPausedSpins = 512;
   // A producer facing a full ring waits for at most this many free buffers,
   // and for none beyond what is free once the consumer has not released a
   // buffer for kPollsWithoutRelease polls (see waitUntilWritable).
   static constexpr std::uint64_t kMaxBuffersToWaitFor = 256;
   static constexpr unsigned kPollsWithoutRelease = 32;
-  // How often the paused spin looks at the clock for the read timeout.
-  static constexpr unsigned kClockCheckEvery = 16;
 
   using Clock = std::chrono::steady_clock;
 
@@ -419,20 +418,21 @@ class SpscRingBuffer {
         deadline = Clock::now() + timeout_;
       }
     };
-    for (unsigned spin = 0; spin < kTightSpins + kPausedSpins; ++spin) {
+    // Polls while the producer is not parked in this ring (it may be about
+    // to write), for as long as polls recently paid (common/adaptive_spin.hpp).
+    const auto readable_soon = [&] {
       if (readable(std::memory_order_acquire)) {
-        return isValid();
+        return true;
       }
       // Pull the slot we will read into our cache while we wait, so that
       // noticing the new count and fetching the slot overlap instead of
       // costing two cross-core transfers one after the other.
       prefetchForRead(&buffers_[read_lock_slot_]);
-      if (spin >= kTightSpins) {
-        detail::cpuRelax();
-        if (spin % kClockCheckEvery == 0) {
-          fire_timeout_if_due();
-        }
-      }
+      return false;
+    };
+    const auto producer_running = [this] { return writer_sleeping_.load(std::memory_order_relaxed) == 0; };
+    if (read_spin_.spin(readable_soon, producer_running)) {
+      return isValid();
     }
     for (;;) {
       fire_timeout_if_due();
@@ -468,21 +468,21 @@ class SpscRingBuffer {
         std::clamp<std::uint64_t>(num_buffers_ / 4, 1, kMaxBuffersToWaitFor);
     std::uint64_t last_seen = read_complete_cache_;
     unsigned polls_without_release = 0;
-    for (unsigned spin = 0; spin < kTightSpins + kPausedSpins; ++spin) {
-      if (writable(std::memory_order_acquire)) {
-        if (!isValid() || spin >= kTightSpins ||
-            num_buffers_ - (write_pos_ - read_complete_cache_) >= worth_waiting_for) {
-          return isValid();
-        }
-        polls_without_release = read_complete_cache_ == last_seen ? polls_without_release + 1 : 0;
-        last_seen = read_complete_cache_;
-        if (polls_without_release >= kPollsWithoutRelease) {
-          return true;
-        }
+    const auto worth_writing = [&] {
+      if (!writable(std::memory_order_acquire)) {
+        return false;
       }
-      if (spin >= kTightSpins) {
-        detail::cpuRelax();
+      if (!isValid() || num_buffers_ - (write_pos_ - read_complete_cache_) >= worth_waiting_for) {
+        return true;
       }
+      polls_without_release = read_complete_cache_ == last_seen ? polls_without_release + 1 : 0;
+      last_seen = read_complete_cache_;
+      return polls_without_release >= kPollsWithoutRelease;
+    };
+    const auto consumer_running = [this] { return reader_sleeping_.load(std::memory_order_relaxed) == 0; };
+    // Once polling stops, any free buffer will do.
+    if (write_spin_.spin(worth_writing, consumer_running) || writable(std::memory_order_acquire)) {
+      return isValid();
     }
     for (;;) {
       if (parkOnce(writer_sleeping_, [&] { return writable(std::memory_order_seq_cst); },
@@ -528,6 +528,7 @@ class SpscRingBuffer {
   std::uint64_t read_complete_cache_ = 0;            // last read_complete_ we saw
   std::size_t write_slot_ = 0;                       // write_pos_ % num_buffers_
   std::atomic<bool> write_locked_{false};
+  detail::AdaptiveSpin write_spin_;                   // how long a producer facing a full ring polls
 
   // Consumer's published count: buffers read-completed (free again).
   alignas(kCacheLine) std::atomic<std::uint64_t> read_complete_{0};
@@ -539,6 +540,7 @@ class SpscRingBuffer {
   std::uint64_t read_complete_pos_ = 0;  // == read_complete_, without the atomic load
   std::size_t read_lock_slot_ = 0;       // read_lock_pos_ % num_buffers_
   std::size_t read_complete_slot_ = 0;   // read_complete_pos_ % num_buffers_
+  detail::AdaptiveSpin read_spin_;       // how long a consumer facing an empty ring polls
 
   // Rarely written control words, read on the fast paths.
   alignas(kCacheLine) std::atomic<bool> valid_{true};

@@ -2,14 +2,14 @@
 
 #include <utility>
 
-#include "queue/futex.hpp"
+#include "common/futex.hpp"
+
 
 namespace mrt {
 
 namespace {
-// About as long as a short request's device round trip; beyond it, parking
-// is cheaper than burning the core.
-constexpr unsigned kSpinsBeforeParking = 2000;
+// How long this thread's waits for requests paid to poll lately.
+thread_local detail::AdaptiveSpin t_wait_spin;
 
 void runSwallowingExceptions(const Completion::ReadyCallback &callback, ErrorCode code,
                              const std::string &message) noexcept {
@@ -53,10 +53,9 @@ bool Completion::isReady() const noexcept {
 }
 
 bool Completion::wait(std::chrono::nanoseconds timeout) const {
-  for (unsigned i = 0; i < kSpinsBeforeParking; ++i) {
-    if (isReady()) return true;
-    detail::cpuRelax();
-  }
+  if (timeout.count() == 0) return isReady();
+  const auto completer_running = [this] { return !completer_running_ || (*completer_running_)(); };
+  if (t_wait_spin.spin([this] { return isReady(); }, completer_running)) return true;
   const bool forever = timeout.count() < 0;
   const auto deadline = std::chrono::steady_clock::now() + (forever ? std::chrono::nanoseconds(0) : timeout);
   for (;;) {

@@ -14,10 +14,12 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "common/adaptive_spin.hpp"
 #include "common/error.hpp"
 
 namespace mrt {
@@ -26,7 +28,12 @@ class Completion {
  public:
   using ReadyCallback = std::function<void(ErrorCode code, const std::string &message)>;
 
-  Completion() = default;
+  // completer_running: published by the thread that will complete this
+  // request (a replica's device thread), so that waiters poll only while it
+  // runs; null: assume it does. Shared because a future may outlive the
+  // runner.
+  explicit Completion(std::shared_ptr<const detail::RunningFlag> completer_running = nullptr) noexcept
+      : completer_running_(std::move(completer_running)) {}
   Completion(const Completion &) = delete;
   Completion &operator=(const Completion &) = delete;
 
@@ -38,8 +45,10 @@ class Completion {
   bool isReady() const noexcept;
 
   // Blocks until the request is done or `timeout` has passed (a negative
-  // timeout waits forever). True if done. Spins briefly before parking, so a
-  // request that finishes within microseconds costs no syscall to wait for.
+  // timeout waits forever, 0 does not wait). True if done. Polls first while
+  // that pays (common/adaptive_spin.hpp: not on one CPU, not while the
+  // completing thread is parked), so a request that finishes within
+  // microseconds costs no syscall to wait for; otherwise parks at once.
   bool wait(std::chrono::nanoseconds timeout) const;
 
   // The outcome. Precondition: isReady() (FailedPrecondition otherwise).
@@ -58,6 +67,7 @@ class Completion {
 
   void requireReady(const char *what) const;
 
+  const std::shared_ptr<const detail::RunningFlag> completer_running_;
   // The futex word. Waiters sleep on it while it is not kReady.
   mutable std::atomic<std::uint32_t> state_{kPending};
   // Parked waiters, so complete() skips the wake syscall when there are none.

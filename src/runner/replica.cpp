@@ -7,13 +7,16 @@
 #include <utility>
 
 #include "common/logging.hpp"
-#include "queue/futex.hpp"
+#include "common/futex.hpp"
 #include "queue/ring_size_multiplier.hpp"
 
 namespace mrt {
 
 struct Replica::Request {
-  std::shared_ptr<Completion> completion = std::allocate_shared<Completion>(RecyclingAllocator<Completion>());
+  explicit Request(std::shared_ptr<const detail::RunningFlag> device_running)
+      : completion(std::allocate_shared<Completion>(RecyclingAllocator<Completion>(), std::move(device_running))) {}
+
+  std::shared_ptr<Completion> completion;
   // Outputs (or, without outputs, inputs) still to be transferred. Only the
   // device thread changes it after the request is enqueued.
   std::uint32_t remaining = 0;
@@ -154,7 +157,7 @@ void Replica::start() { thread_ = std::thread([this] { deviceLoop(); }); }
 
 std::shared_ptr<Completion> Replica::submit(const RequestViews &views, RequestClock::time_point received,
                                             std::vector<std::shared_ptr<void>> keep, bool wake_device) {
-  auto request = std::allocate_shared<Request>(RecyclingAllocator<Request>());
+  auto request = std::allocate_shared<Request>(RecyclingAllocator<Request>(), device_running_);
   Request *raw = request.get();
   raw->times.received = received;
   raw->keep = std::move(keep);
@@ -258,6 +261,11 @@ void Replica::finishOne(Request *request) {
 }
 
 void Replica::deviceLoop() {
+  device_running_->set(true);
+  struct Parked {  // once the thread ends, nobody should wait for it polling
+    detail::RunningFlag &running;
+    ~Parked() { running.set(false); }
+  } parked_at_exit{*device_running_};
   {
     std::lock_guard device(device_mutex_);
     // Load at once, as a device would: Save at destruction finds the state
@@ -339,15 +347,14 @@ bool Replica::workVisible() const {
 }
 
 void Replica::waitForWork() {
-  // Requests often come back to back: poll a little before sleeping, which
-  // costs a futex wake to undo. The same budget as a ring's reader (plain
-  // polls, then a few paused ones: some microseconds), not longer, since a
-  // spinning device thread takes a core from the clients on a small host.
-  constexpr unsigned kTightPolls = 2048, kPausedPolls = 512;
-  for (unsigned i = 0; i < kTightPolls + kPausedPolls; ++i) {
-    if (workVisible() || stopping_.load(std::memory_order_relaxed) || !serving_.load(std::memory_order_relaxed)) return;
-    if (i >= kTightPolls) detail::cpuRelax();
-  }
+  // Requests often come back to back: poll while that pays
+  // (common/adaptive_spin.hpp) before sleeping, which costs a futex wake to
+  // undo. Never on a CPU shared with the clients: polling would only delay
+  // the request it waits for.
+  const auto work_or_stop = [this] {
+    return workVisible() || stopping_.load(std::memory_order_relaxed) || !serving_.load(std::memory_order_relaxed);
+  };
+  if (work_spin_.spin(work_or_stop)) return;
   const std::uint32_t seen = doorbell_.load(std::memory_order_seq_cst);
   // Store the flag, then look for work; producers enqueue, then look at the
   // flag (wakeDevice). With a full fence on both sides one of us sees the
@@ -357,7 +364,9 @@ void Replica::waitForWork() {
   bool slept_a_period = false;
   if (!workVisible() && !stopping_.load() && serving_.load()) {
     const auto before = RequestClock::now();
+    device_running_->set(false);  // clients waiting for us park at once
     detail::futexWait(doorbell_, seen, timeout_period_.count() > 0 ? timeout_period_ : std::chrono::nanoseconds(-1));
+    device_running_->set(true);
     slept_a_period = timeout_period_.count() > 0 && RequestClock::now() - before >= timeout_period_;
   }
   device_sleeping_.store(0, std::memory_order_relaxed);

@@ -26,6 +26,7 @@
 
 #include <hwsim/device_error.hpp>
 
+#include "common/adaptive_spin.hpp"
 #include "device/device.hpp"
 #include "queue/queue_manager.hpp"
 #include "runner/completion.hpp"
@@ -111,7 +112,7 @@ class Replica {
   bool hasWork() const;
   // Any thread: a request is enqueued that no run has started on.
   bool workVisible() const;
-  // Device thread, not holding device_mutex_: spins briefly, then sleeps
+  // Device thread, not holding device_mutex_: polls while that pays, then sleeps
   // until woken or, with timeouts in use, for one period, after which it
   // runs the timeout logic the queues would run for a waiting device.
   void waitForWork();
@@ -182,6 +183,11 @@ class Replica {
   // there is no work; producers ring it only when it sleeps.
   std::atomic<std::uint32_t> doorbell_{0};
   std::atomic<std::uint32_t> device_sleeping_{0};
+  // How long the device thread polls for work before it sleeps.
+  detail::AdaptiveSpin work_spin_;
+  // False while the device thread sleeps or before it starts: clients
+  // waiting for its requests' Completions then park without polling.
+  const std::shared_ptr<detail::RunningFlag> device_running_ = std::make_shared<detail::RunningFlag>();
   std::atomic<bool> serving_{true};  // false once runProgram gave up
   bool loaded_ = false;              // a Load or Main run has succeeded (device_mutex_)
 

@@ -12,7 +12,9 @@
 #include <limits>
 #include <thread>
 
+#include "common/adaptive_spin.hpp"
 #include "common/error.hpp"
+#include "common/futex.hpp"
 #include "driver.hpp"
 #include "queue/iqueue.hpp"
 
@@ -21,6 +23,7 @@ namespace mrt::benchtool {
 namespace {
 
 constexpr std::uint64_t kFailed = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t kNobody = std::numeric_limits<std::uint64_t>::max();
 
 // Slots for the runs in flight: the rings' depth in runs plus two.
 std::size_t slotsFor(const popef::Model &model, std::int64_t ring_size_multiplier) {
@@ -42,10 +45,32 @@ struct QueuesDriver::State {
   std::atomic<bool> stopping{false};
   // Runs whose outputs are all written; kFailed after a device failure.
   std::atomic<std::uint64_t> completed_runs{0};
+  // The run the producer sleeps until it completes (kNobody: it does not
+  // sleep), so that the device thread wakes it once, for that run, rather
+  // than at every run. wake_word is the futex word it sleeps on.
+  std::atomic<std::uint64_t> awaited_run{kNobody};
+  std::atomic<std::uint32_t> wake_word{0};
   std::uint64_t outputs_written = 0;  // device thread only
   std::string failure;                // set before completed_runs = kFailed
   std::uint64_t finished = 0;         // runs checked by the producer
+  detail::AdaptiveSpin wait_spin;     // how long waitForRun polls
+
+  // Device thread: `runs` runs are complete (kFailed: the thread failed);
+  // wakes the producer if it sleeps for one of them.
+  void publishCompleted(std::uint64_t runs);
 };
+
+void QueuesDriver::State::publishCompleted(std::uint64_t runs) {
+  // seq_cst, a release too: the run's outputs are written before the
+  // producer checks them.
+  completed_runs.store(runs, std::memory_order_seq_cst);
+  const std::uint64_t awaited = awaited_run.load(std::memory_order_seq_cst);
+  if (awaited != kNobody && runs > awaited) {
+    awaited_run.store(kNobody, std::memory_order_relaxed);  // one wake per sleep
+    wake_word.fetch_add(1, std::memory_order_seq_cst);
+    detail::futexWake(wake_word);
+  }
+}
 
 QueuesDriver::QueuesDriver(const std::shared_ptr<const popef::Model> &model, std::shared_ptr<Device> device,
                            const DriverOptions &options)
@@ -75,8 +100,7 @@ QueuesDriver::QueuesDriver(const std::shared_ptr<const popef::Model> &model, std
     } catch (const std::exception &e) {
       if (!st.stopping.load()) {
         st.failure = e.what();
-        st.completed_runs.store(kFailed, std::memory_order_release);
-        st.completed_runs.notify_all();
+        st.publishCompleted(kFailed);
       }
     }
   });
@@ -94,13 +118,21 @@ void QueuesDriver::stop() {
 
 void QueuesDriver::waitForRun(std::uint64_t run) {
   auto &completed = state_->completed_runs;
-  std::uint64_t seen = completed.load(std::memory_order_acquire);
-  // A short spin catches the common case (the run is nearly done) without a
-  // futex round trip; then sleep until the device thread publishes progress.
-  for (int spins = 0; seen <= run && spins < 4000; ++spins) seen = completed.load(std::memory_order_acquire);
-  while (seen <= run) {
-    completed.wait(seen, std::memory_order_acquire);
-    seen = completed.load(std::memory_order_acquire);
+  std::uint64_t seen = 0;
+  // Polling catches the common case (the run is nearly done) without a
+  // futex round trip, where it pays (common/adaptive_spin.hpp); then sleep
+  // until the device thread has completed `run`.
+  if (!state_->wait_spin.spin([&] { return (seen = completed.load(std::memory_order_acquire)) > run; })) {
+    auto &word = state_->wake_word;
+    for (;;) {
+      const std::uint32_t epoch = word.load(std::memory_order_seq_cst);
+      // seq_cst store, then seq_cst load: with publishCompleted's store and
+      // load, either it sees our run and wakes us, or we see its count.
+      state_->awaited_run.store(run, std::memory_order_seq_cst);
+      if ((seen = completed.load(std::memory_order_seq_cst)) > run) break;
+      detail::futexWait(word, epoch);
+    }
+    state_->awaited_run.store(kNobody, std::memory_order_relaxed);
   }
   if (seen == kFailed) throw Error(ErrorCode::DeviceError, "the device thread failed: {}", state_->failure);
 }
@@ -145,9 +177,7 @@ std::uint64_t QueuesDriver::run(std::uint64_t max_runs, Clock::time_point deadli
                               State &st = *state_;
                               if (++st.outputs_written % outputs_per_run != 0) return;
                               if (options_.record_latencies) st.completed_at[slot] = Clock::now();
-                              st.completed_runs.store(st.outputs_written / outputs_per_run,
-                                                      std::memory_order_release);
-                              st.completed_runs.notify_one();
+                              st.publishCompleted(st.outputs_written / outputs_per_run);
                             });
     }
     ++runs_;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -71,6 +72,18 @@ TEST(Completion, ParkedWaitersWakeWhenAnotherThreadCompletes) {
   c.complete(ErrorCode::Ok, "done");
   for (auto &t : waiters) t.join();
   EXPECT_EQ(woken.load(), 4);
+}
+
+TEST(Completion, WaitersOfACompleterThatIsNotRunningParkAtOnceAndStillWake) {
+  auto completer_running = std::make_shared<mrt::detail::RunningFlag>();  // not running
+  Completion c(completer_running);
+  std::atomic<bool> done{false};
+  std::thread waiter([&] { done = c.wait(-1ns) && c.message() == "woken"; });
+  std::this_thread::sleep_for(20ms);
+  completer_running->set(true);  // as a device thread does when it wakes
+  c.complete(ErrorCode::Ok, "woken");
+  waiter.join();
+  EXPECT_TRUE(done.load());
 }
 
 TEST(Completion, OnReadyRunsInlineWhenDoneAndOnTheCompletingThreadOtherwise) {

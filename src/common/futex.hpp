@@ -1,5 +1,5 @@
-// Parking primitives for the queue layer: a Linux futex on a 32-bit atomic
-// word, and the CPU's spin-wait hint. Private to src/queue/.
+// Parking primitives for the waits between threads: a Linux futex on a 32-bit atomic
+// word, and the CPU's spin-wait hint (see common/adaptive_spin.hpp for when to use which).
 //
 // A futex lets a thread sleep in the kernel until another thread changes a
 // word and wakes it; FUTEX_WAIT only sleeps if the word still holds the
