@@ -54,6 +54,11 @@ type RunnerOptions struct {
 	FlushOnWaitingOutputs    bool
 	// BatchSizeTimeout pads a partial batch after this long; nil: never.
 	BatchSizeTimeout *time.Duration
+	// DataParallelTimeout pads an empty batch after this long; nil: never.
+	DataParallelTimeout *time.Duration
+	// SkipIOValidation turns off the name and size checks the library makes
+	// on every execute (validate_io_params); this package still checks them.
+	SkipIOValidation bool
 	// RequestTracepoints is how many traces each replica keeps for the
 	// statistics; 0: the default (1000).
 	RequestTracepoints int
@@ -118,6 +123,10 @@ func NewModelRunner(model *Model, options *RunnerOptions) (*ModelRunner, error) 
 		config.batch_size_timeout_ns = C.int64_t(options.BatchSizeTimeout.Nanoseconds())
 		config.is_batch_size_timeout_enabled = true
 	}
+	if options.DataParallelTimeout != nil {
+		config.data_parallel_timeout_ns = C.int64_t(options.DataParallelTimeout.Nanoseconds())
+	}
+	config.validate_io_params = C.bool(!options.SkipIOValidation)
 	if options.RequestTracepoints > 0 {
 		config.request_tracepoints_buffer_size = C.size_t(options.RequestTracepoints)
 	}
@@ -439,6 +448,8 @@ type RunnerConfig struct {
 	RingBufferSizeMultiplier uint32
 	FlushOnWaitingOutputs    bool
 	RequestTracepoints       int
+	BatchSizeTimeout         *time.Duration // nil: never
+	DataParallelTimeout      *time.Duration // nil: never
 }
 
 // Config is the configuration the runner runs with.
@@ -446,14 +457,18 @@ func (r *ModelRunner) Config() (config RunnerConfig, err error) {
 	var c C.mrt_model_runner_config
 	C.mrt_model_runner_config_init_sized(&c, C.size_t(unsafe.Sizeof(c)))
 	err = r.use(func() error { return call(func() C.mrt_status { return C.mrt_model_runner_get_config(r.ptr, &c) }) })
-	var flushTimeout *time.Duration
-	if c.timeout_ns > 0 { // forever is 0 (older headers) or negative (MRT_FOREVER)
-		flushTimeout = For(time.Duration(c.timeout_ns))
+	// A limit, or nil for forever: 0 (older headers' runner timeout) or negative (MRT_FOREVER).
+	limit := func(ns C.int64_t) *time.Duration {
+		if ns > 0 {
+			return For(time.Duration(ns))
+		}
+		return nil
 	}
 	return RunnerConfig{uint32(c.replication_factor), bool(c.run_save_programs), bool(c.thread_safe),
-		bool(c.check_package_hash), flushTimeout, bool(c.validate_io_params), uint32(c.batching_dim),
+		bool(c.check_package_hash), limit(c.timeout_ns), bool(c.validate_io_params), uint32(c.batching_dim),
 		bool(c.auto_reset), int64(c.max_look_ahead), uint32(c.ring_buffer_size_multiplier),
-		bool(c.flush_on_waiting_outputs), int(c.request_tracepoints_buffer_size)}, err
+		bool(c.flush_on_waiting_outputs), int(c.request_tracepoints_buffer_size), limit(c.batch_size_timeout_ns),
+		limit(c.data_parallel_timeout_ns)}, err
 }
 
 // InsertSimulatedError makes replica's device fail once with fault at the

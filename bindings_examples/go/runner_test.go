@@ -246,18 +246,23 @@ func TestASimulatedDeviceErrorCarriesItsRecoveryAction(t *testing.T) {
 func TestTheRunnerRunsWithItsOptions(t *testing.T) {
 	model := loadModel(t)
 	runner, err := mrt.NewModelRunner(model, &mrt.RunnerOptions{DeviceWait: mrt.For(time.Minute),
-		FlushTimeout: mrt.For(2 * time.Second), RequestTracepoints: 10, AutoReset: true})
+		FlushTimeout: mrt.For(2 * time.Second), RequestTracepoints: 10, AutoReset: true,
+		BatchingDim: new(uint32), BatchSizeTimeout: mrt.For(3 * time.Millisecond),
+		DataParallelTimeout: mrt.For(4 * time.Millisecond), SkipIOValidation: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer runner.Close()
 	config, err := runner.Config()
 	if err != nil || config.Replicas != 1 || !config.ThreadSafe || !config.AutoReset || config.RequestTracepoints != 10 ||
-		config.FlushTimeout == nil || *config.FlushTimeout != 2*time.Second {
+		config.FlushTimeout == nil || *config.FlushTimeout != 2*time.Second || config.ValidateIO ||
+		config.BatchingDim != 0 || config.BatchSizeTimeout == nil || *config.BatchSizeTimeout != 3*time.Millisecond ||
+		config.DataParallelTimeout == nil || *config.DataParallelTimeout != 4*time.Millisecond {
 		t.Fatalf("config %+v, %v", config, err)
 	}
 	forever := newRunner(t, model)
-	if config, err := forever.Config(); err != nil || config.FlushTimeout != nil {
+	if config, err := forever.Config(); err != nil || config.FlushTimeout != nil || !config.ValidateIO ||
+		config.BatchSizeTimeout != nil || config.DataParallelTimeout != nil {
 		t.Fatalf("a runner without FlushTimeout: %+v, %v", config, err)
 	}
 }
