@@ -2,6 +2,8 @@
 // the CPU supports, unless MRT_HWSIM_ISA names another.
 #include "codelets/kernels.hpp"
 
+#include <cpuid.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -21,10 +23,17 @@ namespace hwsim::detail {
 namespace {
 
 #if defined(HWSIM_KERNELS_V3) || defined(HWSIM_KERNELS_V4)
+// F16C and MOVBE, from CPUID leaf 1's ECX: clang 14's __builtin_cpu_supports
+// knows neither name.
+bool cpuHasF16cAndMovbe() {
+  constexpr unsigned kF16c = 1u << 29, kMovbe = 1u << 22;
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (kF16c | kMovbe)) == (kF16c | kMovbe);
+}
 // __builtin_cpu_supports also checks that the OS saves the AVX / AVX-512 state.
 bool cpuRunsV3() {
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c") &&
-         __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("movbe");
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
+         __builtin_cpu_supports("bmi2") && cpuHasF16cAndMovbe();
 }
 bool cpuRunsV4() {
   return cpuRunsV3() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
