@@ -52,19 +52,20 @@ void validate(const ModelRunnerConfig &config) {
 }
 
 namespace {
-std::string durationText(std::chrono::nanoseconds d, const char *forever) {
-  if (d == std::chrono::nanoseconds::max() || d.count() == 0) return forever;
+std::string milliseconds(std::chrono::nanoseconds d) {
   return fmt::format("{} ms", std::chrono::duration<double, std::milli>(d).count());
 }
 }  // namespace
 
 std::string describe(const ModelRunnerConfig &config) {
-  std::string text = fmt::format("timeout {}", durationText(config.timeout_ns, "none (wait forever)"));
+  // A timeout_ns of 0 waits forever; a batch_size_timeout_ns of 0 pads at once.
+  std::string text =
+      fmt::format("timeout {}", config.timeout_ns.count() == 0 ? "none (wait forever)" : milliseconds(config.timeout_ns));
   if (config.thread_safe) text += ", thread_safe";
   if (batchingEnabled(config)) {
     text += fmt::format(", batching_dim {}", config.batching_dim);
     if (config.batch_size_timeout_ns != std::chrono::nanoseconds::max())
-      text += fmt::format(", batch_size_timeout {}", durationText(config.batch_size_timeout_ns, "never"));
+      text += fmt::format(", batch_size_timeout {}", milliseconds(config.batch_size_timeout_ns));
   }
   if (config.auto_reset) text += ", auto_reset";
   if (config.run_save_programs) text += ", run_save_programs";
