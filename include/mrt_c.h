@@ -964,6 +964,13 @@ typedef struct mrt_output_queue mrt_output_queue;
 typedef void (*mrt_queue_timeout_fn)(const char *anchor_name, int32_t direction,
                                      int64_t bytes_done, void *user_data);
 
+/* One anchor's ring size multiplier, in place of the group's (the seeds'
+ * RingSizeMultiplierProdType giving anchors of one group different values). */
+typedef struct mrt_ring_size_override {
+  const char *anchor_name;  /* an anchor of the model (one without a queue is ignored) */
+  int64_t multiplier;       /* at least 1 */
+} mrt_ring_size_override;
+
 /* Fill with mrt_queue_manager_config_init(), then set fields. */
 typedef struct mrt_queue_manager_config {
   size_t struct_size;
@@ -980,6 +987,13 @@ typedef struct mrt_queue_manager_config {
   mrt_queue_timeout_fn timeout_fn;       /* may be NULL */
   void *timeout_user_data;
   void (*timeout_user_data_free)(void *user_data);  /* called once, when the manager goes */
+  /* Appended after the first version: */
+  /* Anchors whose multiplier is not their group's (each named once): read
+   * during the create call only. MRT_NOT_FOUND for a name that is no anchor
+   * of the model, MRT_INVALID_ARGUMENT for NULL, a repeat or a multiplier
+   * below 1. Default none. */
+  const mrt_ring_size_override *ring_size_overrides;
+  size_t num_ring_size_overrides;
 } mrt_queue_manager_config;
 #define MRT_QUEUE_MANAGER_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_queue_manager_config, timeout_user_data_free)
 

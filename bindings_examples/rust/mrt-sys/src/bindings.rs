@@ -1476,6 +1476,49 @@ pub type mrt_queue_timeout_fn = ::std::option::Option<
 >;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct mrt_ring_size_override {
+    pub anchor_name: *const ::std::os::raw::c_char,
+    pub multiplier: i64,
+}
+#[test]
+fn bindgen_test_layout_mrt_ring_size_override() {
+    assert_eq!(
+        ::std::mem::size_of::<mrt_ring_size_override>(),
+        16usize,
+        concat!("Size of: ", stringify!(mrt_ring_size_override))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<mrt_ring_size_override>(),
+        8usize,
+        concat!("Alignment of ", stringify!(mrt_ring_size_override))
+    );
+    fn test_field_anchor_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_ring_size_override>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).anchor_name) as usize - ptr as usize
+            },
+            0usize,
+            concat!("Offset of field: ", stringify!(mrt_ring_size_override), "::", stringify!(anchor_name))
+        );
+    }
+    test_field_anchor_name();
+    fn test_field_multiplier() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_ring_size_override>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).multiplier) as usize - ptr as usize
+            },
+            8usize,
+            concat!("Offset of field: ", stringify!(mrt_ring_size_override), "::", stringify!(multiplier))
+        );
+    }
+    test_field_multiplier();
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct mrt_queue_manager_config {
     pub struct_size: usize,
     pub ring_size_multiplier: i64,
@@ -1484,12 +1527,14 @@ pub struct mrt_queue_manager_config {
     pub timeout_fn: mrt_queue_timeout_fn,
     pub timeout_user_data: *mut ::std::os::raw::c_void,
     pub timeout_user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
+    pub ring_size_overrides: *const mrt_ring_size_override,
+    pub num_ring_size_overrides: usize,
 }
 #[test]
 fn bindgen_test_layout_mrt_queue_manager_config() {
     assert_eq!(
         ::std::mem::size_of::<mrt_queue_manager_config>(),
-        56usize,
+        72usize,
         concat!("Size of: ", stringify!(mrt_queue_manager_config))
     );
     assert_eq!(
@@ -1591,6 +1636,35 @@ fn bindgen_test_layout_mrt_queue_manager_config() {
         );
     }
     test_field_timeout_user_data_free();
+    fn test_field_ring_size_overrides() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_queue_manager_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).ring_size_overrides) as usize - ptr as usize
+            },
+            56usize,
+            concat!("Offset of field: ", stringify!(mrt_queue_manager_config), "::", stringify!(ring_size_overrides))
+        );
+    }
+    test_field_ring_size_overrides();
+    fn test_field_num_ring_size_overrides() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_queue_manager_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_ring_size_overrides) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(mrt_queue_manager_config),
+                "::",
+                stringify!(num_ring_size_overrides)
+            )
+        );
+    }
+    test_field_num_ring_size_overrides();
 }
 extern "C" {
     pub fn mrt_queue_manager_config_init(config: *mut mrt_queue_manager_config);
