@@ -12,28 +12,8 @@ import (
 // program (1) hands the last y back as "last_y".
 func reluSaveModel(t *testing.T) *mrt.Model {
 	t.Helper()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	target, err := mrt.NewTarget("gc200", 1)
-	must(err)
-	graph, err := mrt.NewGraph(target, 1)
-	must(err)
+	graph, main, y, must := reluSequence(t)
 	defer graph.Close()
-	main, err := graph.Sequence("main")
-	must(err)
-	x, err := graph.CreateTensor(mrt.F32, []uint64{4}, "x", mrt.Tiles{})
-	must(err)
-	xs, err := graph.AddHostToDeviceFIFO("x", mrt.F32, 4)
-	must(err)
-	copyIn, err := graph.CopyFromStream(xs, x, "")
-	must(err)
-	must(graph.SequenceAdd(main, copyIn))
-	y, err := graph.Unary(main, "Relu", x, -1, "relu")
-	must(err)
 	copyOut := func(stream string) mrt.ProgramID {
 		fifo, err := graph.AddDeviceToHostFIFO(stream, mrt.F32, 4)
 		must(err)

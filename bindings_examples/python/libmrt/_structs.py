@@ -98,11 +98,17 @@ class SessionConfig(ctypes.Structure):
 
 
 # ---- queues ----
+class RingSizeOverride(ctypes.Structure):
+    _fields_ = [("anchor_name", c_str), ("multiplier", c_i64)]
+
+
 class QueueManagerConfig(ctypes.Structure):
     _fields_ = [("struct_size", c_size), ("ring_size_multiplier", c_i64),
                 ("load_save_ring_size_multiplier", c_i64), ("timeout_ns", c_i64),
                 ("timeout_fn", QUEUE_TIMEOUT_FN), ("timeout_user_data", c_ptr),
-                ("timeout_user_data_free", FREE_FN)]
+                ("timeout_user_data_free", FREE_FN),
+                # Appended after the first version:
+                ("ring_size_overrides", P(RingSizeOverride)), ("num_ring_size_overrides", c_size)]
 
 
 class QueueInfo(ctypes.Structure):
