@@ -1,6 +1,7 @@
 #include "capi/ring_size_overrides.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
