@@ -12,24 +12,27 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$gen" add_one --size 4 -o "$work/add_one.popef" >/dev/null
 "$gen" mlp -o "$work/mlp.popef" >/dev/null
-"$fuse" "$work/add_one.popef" "$work/mlp.popef" -o "$work/fused.popef" | grep -q "fused 'add_one', 'mlp' into" ||
-  fail "mrt-fuse did not report the models it fused"
+# Outputs go to files first: grep -q quitting early would fail a pipe (pipefail).
+"$fuse" "$work/add_one.popef" "$work/mlp.popef" -o "$work/fused.popef" > "$work/fuse.txt"
+grep -q "fused 'add_one', 'mlp' into" "$work/fuse.txt" || fail "mrt-fuse did not report the models it fused"
 
 "$info" "$work/fused.popef" > "$work/info.txt"
 grep -q "Model 'add_one'" "$work/info.txt" || fail "mrt-info does not list add_one: $(cat "$work/info.txt")"
 grep -q "Model 'mlp'" "$work/info.txt" || fail "mrt-info does not list mlp"
 [ "$(grep -c "'add_one+mlp', .* bytes, fused" "$work/info.txt")" = 2 ] || fail "mrt-info does not show the shared executable twice"
 grep -q "add_one/x" "$work/info.txt" || fail "mrt-info does not show add_one's handle add_one/x"
-"$info" "$work/fused.popef" --json | grep -q '"shared_executable": "add_one+mlp"' || fail "mrt-info --json lacks shared_executable"
+"$info" "$work/fused.popef" --json > "$work/info.json"
+grep -q '"shared_executable": "add_one+mlp"' "$work/info.json" || fail "mrt-info --json lacks shared_executable"
 
 # x = [1.5, -2, 0, 41] as little-endian f32; y = x + 1.
 printf '\x00\x00\xc0\x3f\x00\x00\x00\xc0\x00\x00\x00\x00\x00\x00\x24\x42' > "$work/x.bin"
 mkdir "$work/out"
-"$run" "$work/fused.popef" --model add_one -n 5 --input "x=$work/x.bin" --output-dir "$work/out" --json |
-  grep -q '"failed": 0' || fail "mrt-run --model add_one failed"
+"$run" "$work/fused.popef" --model add_one -n 5 --input "x=$work/x.bin" --output-dir "$work/out" --json > "$work/run.json"
+grep -q '"failed": 0' "$work/run.json" || fail "mrt-run --model add_one failed"
 expected=$(printf '\x00\x00\x20\x40\x00\x00\x80\xbf\x00\x00\x80\x3f\x00\x00\x28\x42' | od -An -tx1)
 [ "$expected" = "$(od -An -tx1 "$work/out/y.bin")" ] || fail "add_one of the fused file did not give x + 1"
-"$run" "$work/fused.popef" --model mlp -n 5 --json | grep -q '"failed": 0' || fail "mrt-run --model mlp failed"
+"$run" "$work/fused.popef" --model mlp -n 5 --json > "$work/run.json"
+grep -q '"failed": 0' "$work/run.json" || fail "mrt-run --model mlp failed"
 if "$run" "$work/fused.popef" -n 1 2> "$work/err.txt"; then fail "mrt-run served a fused file without --model"; fi
 grep -q "'add_one', 'mlp'" "$work/err.txt" || fail "mrt-run without --model does not name the models: $(cat "$work/err.txt")"
 
