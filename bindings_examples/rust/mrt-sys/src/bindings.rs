@@ -56,10 +56,7 @@ extern "C" {
     );
 }
 extern "C" {
-    pub fn mrt_check_version(
-        major: ::std::os::raw::c_int,
-        minor: ::std::os::raw::c_int,
-    ) -> mrt_status;
+    pub fn mrt_check_version(major: ::std::os::raw::c_int, minor: ::std::os::raw::c_int) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_set_host_memory_limit(bytes: u64);
@@ -94,9 +91,7 @@ extern "C" {
     pub fn mrt_set_log_callback(
         fn_: mrt_log_fn,
         user_data: *mut ::std::os::raw::c_void,
-        user_data_free: ::std::option::Option<
-            unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void),
-        >,
+        user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
     ) -> mrt_status;
 }
 extern "C" {
@@ -198,16 +193,8 @@ pub struct mrt_model_info {
 }
 #[test]
 fn bindgen_test_layout_mrt_model_info() {
-    assert_eq!(
-        ::std::mem::size_of::<mrt_model_info>(),
-        112usize,
-        concat!("Size of: ", stringify!(mrt_model_info))
-    );
-    assert_eq!(
-        ::std::mem::align_of::<mrt_model_info>(),
-        8usize,
-        concat!("Alignment of ", stringify!(mrt_model_info))
-    );
+    assert_eq!(::std::mem::size_of::<mrt_model_info>(), 112usize, concat!("Size of: ", stringify!(mrt_model_info)));
+    assert_eq!(::std::mem::align_of::<mrt_model_info>(), 8usize, concat!("Alignment of ", stringify!(mrt_model_info)));
     fn test_field_struct_size() {
         assert_eq!(
             unsafe {
@@ -216,12 +203,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -233,12 +215,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).executable) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(executable)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(executable))
         );
     }
     test_field_executable();
@@ -250,12 +227,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).replication_factor) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(replication_factor)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(replication_factor))
         );
     }
     test_field_replication_factor();
@@ -267,12 +239,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).num_ipus) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(num_ipus)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(num_ipus))
         );
     }
     test_field_num_ipus();
@@ -284,12 +251,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).ipu_version) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(ipu_version)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(ipu_version))
         );
     }
     test_field_ipu_version();
@@ -301,12 +263,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).is_inference) as usize - ptr as usize
             },
             36usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(is_inference)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(is_inference))
         );
     }
     test_field_is_inference();
@@ -318,12 +275,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).seed_handle) as usize - ptr as usize
             },
             40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(seed_handle)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(seed_handle))
         );
     }
     test_field_seed_handle();
@@ -335,12 +287,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).package_hash) as usize - ptr as usize
             },
             48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(package_hash)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(package_hash))
         );
     }
     test_field_package_hash();
@@ -352,12 +299,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).num_anchors) as usize - ptr as usize
             },
             56usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(num_anchors)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(num_anchors))
         );
     }
     test_field_num_anchors();
@@ -369,12 +311,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).num_programs) as usize - ptr as usize
             },
             64usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(num_programs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(num_programs))
         );
     }
     test_field_num_programs();
@@ -386,12 +323,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).num_engine_options) as usize - ptr as usize
             },
             72usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(num_engine_options)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(num_engine_options))
         );
     }
     test_field_num_engine_options();
@@ -403,12 +335,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).num_device_options) as usize - ptr as usize
             },
             80usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(num_device_options)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(num_device_options))
         );
     }
     test_field_num_device_options();
@@ -420,12 +347,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).num_tensor_data) as usize - ptr as usize
             },
             88usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(num_tensor_data)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(num_tensor_data))
         );
     }
     test_field_num_tensor_data();
@@ -437,12 +359,7 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).num_feed_data) as usize - ptr as usize
             },
             96usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(num_feed_data)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(num_feed_data))
         );
     }
     test_field_num_feed_data();
@@ -454,19 +371,13 @@ fn bindgen_test_layout_mrt_model_info() {
                 ::std::ptr::addr_of!((*ptr).shared_executable) as usize - ptr as usize
             },
             104usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_info),
-                "::",
-                stringify!(shared_executable)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(shared_executable))
         );
     }
     test_field_shared_executable();
 }
 extern "C" {
-    pub fn mrt_model_get_info(model: *const mrt_model, out_info: *mut mrt_model_info)
-        -> mrt_status;
+    pub fn mrt_model_get_info(model: *const mrt_model, out_info: *mut mrt_model_info) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_model_option(
@@ -497,11 +408,7 @@ pub struct mrt_anchor_info {
 }
 #[test]
 fn bindgen_test_layout_mrt_anchor_info() {
-    assert_eq!(
-        ::std::mem::size_of::<mrt_anchor_info>(),
-        104usize,
-        concat!("Size of: ", stringify!(mrt_anchor_info))
-    );
+    assert_eq!(::std::mem::size_of::<mrt_anchor_info>(), 104usize, concat!("Size of: ", stringify!(mrt_anchor_info)));
     assert_eq!(
         ::std::mem::align_of::<mrt_anchor_info>(),
         8usize,
@@ -515,12 +422,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -532,12 +434,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(name))
         );
     }
     test_field_name();
@@ -549,12 +446,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).handle) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(handle)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(handle))
         );
     }
     test_field_handle();
@@ -566,12 +458,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).data_type) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(data_type)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(data_type))
         );
     }
     test_field_data_type();
@@ -583,12 +470,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).shape) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(shape)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(shape))
         );
     }
     test_field_shape();
@@ -600,12 +482,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
             },
             40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(rank)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(rank))
         );
     }
     test_field_rank();
@@ -617,12 +494,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).size_in_bytes) as usize - ptr as usize
             },
             48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(size_in_bytes)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(size_in_bytes))
         );
     }
     test_field_size_in_bytes();
@@ -634,12 +506,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).programs) as usize - ptr as usize
             },
             56usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(programs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(programs))
         );
     }
     test_field_programs();
@@ -651,12 +518,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).num_programs) as usize - ptr as usize
             },
             64usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(num_programs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(num_programs))
         );
     }
     test_field_num_programs();
@@ -668,12 +530,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).is_per_replica) as usize - ptr as usize
             },
             72usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(is_per_replica)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(is_per_replica))
         );
     }
     test_field_is_per_replica();
@@ -685,12 +542,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).tensor_type) as usize - ptr as usize
             },
             76usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(tensor_type)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(tensor_type))
         );
     }
     test_field_tensor_type();
@@ -702,12 +554,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).data_source) as usize - ptr as usize
             },
             80usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(data_source)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(data_source))
         );
     }
     test_field_data_source();
@@ -719,12 +566,7 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).remote_buffer) as usize - ptr as usize
             },
             88usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(remote_buffer)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(remote_buffer))
         );
     }
     test_field_remote_buffer();
@@ -736,22 +578,13 @@ fn bindgen_test_layout_mrt_anchor_info() {
                 ::std::ptr::addr_of!((*ptr).remote_buffer_repeats) as usize - ptr as usize
             },
             96usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_info),
-                "::",
-                stringify!(remote_buffer_repeats)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(remote_buffer_repeats))
         );
     }
     test_field_remote_buffer_repeats();
 }
 extern "C" {
-    pub fn mrt_model_anchor(
-        model: *const mrt_model,
-        index: usize,
-        out_anchor: *mut mrt_anchor_info,
-    ) -> mrt_status;
+    pub fn mrt_model_anchor(model: *const mrt_model, index: usize, out_anchor: *mut mrt_anchor_info) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_model_anchor_by_name(
@@ -825,12 +658,7 @@ fn bindgen_test_layout_mrt_device_wait_config() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_device_wait_config),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_device_wait_config), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -842,12 +670,7 @@ fn bindgen_test_layout_mrt_device_wait_config() {
                 ::std::ptr::addr_of!((*ptr).strategy) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_device_wait_config),
-                "::",
-                stringify!(strategy)
-            )
+            concat!("Offset of field: ", stringify!(mrt_device_wait_config), "::", stringify!(strategy))
         );
     }
     test_field_strategy();
@@ -859,12 +682,7 @@ fn bindgen_test_layout_mrt_device_wait_config() {
                 ::std::ptr::addr_of!((*ptr).timeout_ns) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_device_wait_config),
-                "::",
-                stringify!(timeout_ns)
-            )
+            concat!("Offset of field: ", stringify!(mrt_device_wait_config), "::", stringify!(timeout_ns))
         );
     }
     test_field_timeout_ns();
@@ -876,12 +694,7 @@ fn bindgen_test_layout_mrt_device_wait_config() {
                 ::std::ptr::addr_of!((*ptr).sleep_time_ns) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_device_wait_config),
-                "::",
-                stringify!(sleep_time_ns)
-            )
+            concat!("Offset of field: ", stringify!(mrt_device_wait_config), "::", stringify!(sleep_time_ns))
         );
     }
     test_field_sleep_time_ns();
@@ -890,10 +703,7 @@ extern "C" {
     pub fn mrt_device_wait_config_init(config: *mut mrt_device_wait_config);
 }
 extern "C" {
-    pub fn mrt_device_wait_config_init_sized(
-        config: *mut mrt_device_wait_config,
-        size: usize,
-    ) -> mrt_status;
+    pub fn mrt_device_wait_config_init_sized(config: *mut mrt_device_wait_config, size: usize) -> mrt_status;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -908,11 +718,7 @@ pub struct mrt_device_info {
 }
 #[test]
 fn bindgen_test_layout_mrt_device_info() {
-    assert_eq!(
-        ::std::mem::size_of::<mrt_device_info>(),
-        56usize,
-        concat!("Size of: ", stringify!(mrt_device_info))
-    );
+    assert_eq!(::std::mem::size_of::<mrt_device_info>(), 56usize, concat!("Size of: ", stringify!(mrt_device_info)));
     assert_eq!(
         ::std::mem::align_of::<mrt_device_info>(),
         8usize,
@@ -926,12 +732,7 @@ fn bindgen_test_layout_mrt_device_info() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_device_info),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_device_info), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -943,12 +744,7 @@ fn bindgen_test_layout_mrt_device_info() {
                 ::std::ptr::addr_of!((*ptr).id) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_device_info),
-                "::",
-                stringify!(id)
-            )
+            concat!("Offset of field: ", stringify!(mrt_device_info), "::", stringify!(id))
         );
     }
     test_field_id();
@@ -960,12 +756,7 @@ fn bindgen_test_layout_mrt_device_info() {
                 ::std::ptr::addr_of!((*ptr).num_ipus) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_device_info),
-                "::",
-                stringify!(num_ipus)
-            )
+            concat!("Offset of field: ", stringify!(mrt_device_info), "::", stringify!(num_ipus))
         );
     }
     test_field_num_ipus();
@@ -977,12 +768,7 @@ fn bindgen_test_layout_mrt_device_info() {
                 ::std::ptr::addr_of!((*ptr).ipu_version) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_device_info),
-                "::",
-                stringify!(ipu_version)
-            )
+            concat!("Offset of field: ", stringify!(mrt_device_info), "::", stringify!(ipu_version))
         );
     }
     test_field_ipu_version();
@@ -994,12 +780,7 @@ fn bindgen_test_layout_mrt_device_info() {
                 ::std::ptr::addr_of!((*ptr).tiles_per_ipu) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_device_info),
-                "::",
-                stringify!(tiles_per_ipu)
-            )
+            concat!("Offset of field: ", stringify!(mrt_device_info), "::", stringify!(tiles_per_ipu))
         );
     }
     test_field_tiles_per_ipu();
@@ -1011,12 +792,7 @@ fn bindgen_test_layout_mrt_device_info() {
                 ::std::ptr::addr_of!((*ptr).is_free) as usize - ptr as usize
             },
             40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_device_info),
-                "::",
-                stringify!(is_free)
-            )
+            concat!("Offset of field: ", stringify!(mrt_device_info), "::", stringify!(is_free))
         );
     }
     test_field_is_free();
@@ -1028,12 +804,7 @@ fn bindgen_test_layout_mrt_device_info() {
                 ::std::ptr::addr_of!((*ptr).target_name) as usize - ptr as usize
             },
             48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_device_info),
-                "::",
-                stringify!(target_name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_device_info), "::", stringify!(target_name))
         );
     }
     test_field_target_name();
@@ -1051,10 +822,7 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_device_manager_device_count(
-        manager: *const mrt_device_manager,
-        out_count: *mut usize,
-    ) -> mrt_status;
+    pub fn mrt_device_manager_device_count(manager: *const mrt_device_manager, out_count: *mut usize) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_device_manager_device_info(
@@ -1214,19 +982,14 @@ pub const MRT_SESSION_USER_INPUT_ANCHORS: mrt_session_anchor_set = 1;
 pub const MRT_SESSION_USER_OUTPUT_ANCHORS: mrt_session_anchor_set = 2;
 pub type mrt_session_anchor_set = ::std::os::raw::c_uint;
 pub type mrt_anchor_callback_fn = ::std::option::Option<
-    unsafe extern "C" fn(
-        buffer: *mut ::std::os::raw::c_void,
-        size: u64,
-        user_data: *mut ::std::os::raw::c_void,
-    ),
+    unsafe extern "C" fn(buffer: *mut ::std::os::raw::c_void, size: u64, user_data: *mut ::std::os::raw::c_void),
 >;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct mrt_anchor_callback {
     pub fn_: mrt_anchor_callback_fn,
     pub user_data: *mut ::std::os::raw::c_void,
-    pub user_data_free:
-        ::std::option::Option<unsafe extern "C" fn(arg1: *mut ::std::os::raw::c_void)>,
+    pub user_data_free: ::std::option::Option<unsafe extern "C" fn(arg1: *mut ::std::os::raw::c_void)>,
 }
 #[test]
 fn bindgen_test_layout_mrt_anchor_callback() {
@@ -1248,12 +1011,7 @@ fn bindgen_test_layout_mrt_anchor_callback() {
                 ::std::ptr::addr_of!((*ptr).fn_) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_callback),
-                "::",
-                stringify!(fn_)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_callback), "::", stringify!(fn_))
         );
     }
     test_field_fn();
@@ -1265,12 +1023,7 @@ fn bindgen_test_layout_mrt_anchor_callback() {
                 ::std::ptr::addr_of!((*ptr).user_data) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_callback),
-                "::",
-                stringify!(user_data)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_callback), "::", stringify!(user_data))
         );
     }
     test_field_user_data();
@@ -1282,12 +1035,7 @@ fn bindgen_test_layout_mrt_anchor_callback() {
                 ::std::ptr::addr_of!((*ptr).user_data_free) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_callback),
-                "::",
-                stringify!(user_data_free)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_callback), "::", stringify!(user_data_free))
         );
     }
     test_field_user_data_free();
@@ -1300,10 +1048,7 @@ pub type mrt_callback_factory_fn = ::std::option::Option<
     ) -> bool,
 >;
 pub type mrt_anchor_predicate_fn = ::std::option::Option<
-    unsafe extern "C" fn(
-        anchor: *const mrt_anchor_info,
-        user_data: *mut ::std::os::raw::c_void,
-    ) -> i32,
+    unsafe extern "C" fn(anchor: *const mrt_anchor_info, user_data: *mut ::std::os::raw::c_void) -> i32,
 >;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -1332,12 +1077,7 @@ fn bindgen_test_layout_mrt_programs_with_policy() {
                 ::std::ptr::addr_of!((*ptr).programs) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_programs_with_policy),
-                "::",
-                stringify!(programs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_programs_with_policy), "::", stringify!(programs))
         );
     }
     test_field_programs();
@@ -1349,12 +1089,7 @@ fn bindgen_test_layout_mrt_programs_with_policy() {
                 ::std::ptr::addr_of!((*ptr).num_programs) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_programs_with_policy),
-                "::",
-                stringify!(num_programs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_programs_with_policy), "::", stringify!(num_programs))
         );
     }
     test_field_num_programs();
@@ -1366,12 +1101,7 @@ fn bindgen_test_layout_mrt_programs_with_policy() {
                 ::std::ptr::addr_of!((*ptr).policy) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_programs_with_policy),
-                "::",
-                stringify!(policy)
-            )
+            concat!("Offset of field: ", stringify!(mrt_programs_with_policy), "::", stringify!(policy))
         );
     }
     test_field_policy();
@@ -1402,12 +1132,7 @@ fn bindgen_test_layout_mrt_anchor_with_policy() {
                 ::std::ptr::addr_of!((*ptr).handle) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_with_policy),
-                "::",
-                stringify!(handle)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_with_policy), "::", stringify!(handle))
         );
     }
     test_field_handle();
@@ -1419,12 +1144,7 @@ fn bindgen_test_layout_mrt_anchor_with_policy() {
                 ::std::ptr::addr_of!((*ptr).policy) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_with_policy),
-                "::",
-                stringify!(policy)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_with_policy), "::", stringify!(policy))
         );
     }
     test_field_policy();
@@ -1464,9 +1184,7 @@ extern "C" {
         kind: i32,
         fn_: mrt_anchor_predicate_fn,
         user_data: *mut ::std::os::raw::c_void,
-        user_data_free: ::std::option::Option<
-            unsafe extern "C" fn(arg1: *mut ::std::os::raw::c_void),
-        >,
+        user_data_free: ::std::option::Option<unsafe extern "C" fn(arg1: *mut ::std::os::raw::c_void)>,
         out: *mut *mut mrt_anchor_predicate,
     ) -> mrt_status;
 }
@@ -1533,12 +1251,7 @@ fn bindgen_test_layout_mrt_session_config() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_session_config),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_session_config), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -1550,12 +1263,7 @@ fn bindgen_test_layout_mrt_session_config() {
                 ::std::ptr::addr_of!((*ptr).policy) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_session_config),
-                "::",
-                stringify!(policy)
-            )
+            concat!("Offset of field: ", stringify!(mrt_session_config), "::", stringify!(policy))
         );
     }
     test_field_policy();
@@ -1567,12 +1275,7 @@ fn bindgen_test_layout_mrt_session_config() {
                 ::std::ptr::addr_of!((*ptr).pred_tensor_data) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_session_config),
-                "::",
-                stringify!(pred_tensor_data)
-            )
+            concat!("Offset of field: ", stringify!(mrt_session_config), "::", stringify!(pred_tensor_data))
         );
     }
     test_field_pred_tensor_data();
@@ -1584,12 +1287,7 @@ fn bindgen_test_layout_mrt_session_config() {
                 ::std::ptr::addr_of!((*ptr).check_package_hash) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_session_config),
-                "::",
-                stringify!(check_package_hash)
-            )
+            concat!("Offset of field: ", stringify!(mrt_session_config), "::", stringify!(check_package_hash))
         );
     }
     test_field_check_package_hash();
@@ -1601,12 +1299,7 @@ fn bindgen_test_layout_mrt_session_config() {
                 ::std::ptr::addr_of!((*ptr).wait_config) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_session_config),
-                "::",
-                stringify!(wait_config)
-            )
+            concat!("Offset of field: ", stringify!(mrt_session_config), "::", stringify!(wait_config))
         );
     }
     test_field_wait_config();
@@ -1618,12 +1311,7 @@ fn bindgen_test_layout_mrt_session_config() {
                 ::std::ptr::addr_of!((*ptr).max_look_ahead) as usize - ptr as usize
             },
             40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_session_config),
-                "::",
-                stringify!(max_look_ahead)
-            )
+            concat!("Offset of field: ", stringify!(mrt_session_config), "::", stringify!(max_look_ahead))
         );
     }
     test_field_max_look_ahead();
@@ -1635,12 +1323,7 @@ fn bindgen_test_layout_mrt_session_config() {
                 ::std::ptr::addr_of!((*ptr).max_look_ahead_syncs) as usize - ptr as usize
             },
             48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_session_config),
-                "::",
-                stringify!(max_look_ahead_syncs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_session_config), "::", stringify!(max_look_ahead_syncs))
         );
     }
     test_field_max_look_ahead_syncs();
@@ -1652,12 +1335,7 @@ fn bindgen_test_layout_mrt_session_config() {
                 ::std::ptr::addr_of!((*ptr).model_name) as usize - ptr as usize
             },
             56usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_session_config),
-                "::",
-                stringify!(model_name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_session_config), "::", stringify!(model_name))
         );
     }
     test_field_model_name();
@@ -1666,10 +1344,7 @@ extern "C" {
     pub fn mrt_session_config_init(config: *mut mrt_session_config);
 }
 extern "C" {
-    pub fn mrt_session_config_init_sized(
-        config: *mut mrt_session_config,
-        size: usize,
-    ) -> mrt_status;
+    pub fn mrt_session_config_init_sized(config: *mut mrt_session_config, size: usize) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_session_create(
@@ -1693,10 +1368,7 @@ extern "C" {
     pub fn mrt_session_model(session: *const mrt_session, out: *mut *mut mrt_model) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_session_bind_to_device(
-        session: *mut mrt_session,
-        device: *const mrt_device,
-    ) -> mrt_status;
+    pub fn mrt_session_bind_to_device(session: *mut mrt_session, device: *const mrt_device) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_session_unload_from_device(session: *mut mrt_session) -> mrt_status;
@@ -1714,11 +1386,8 @@ extern "C" {
     pub fn mrt_session_run_save_programs(session: *mut mrt_session) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_session_run_programs(
-        session: *mut mrt_session,
-        programs: *const u64,
-        num_programs: usize,
-    ) -> mrt_status;
+    pub fn mrt_session_run_programs(session: *mut mrt_session, programs: *const u64, num_programs: usize)
+        -> mrt_status;
 }
 extern "C" {
     pub fn mrt_session_set_callback_for_anchor(
@@ -1726,9 +1395,7 @@ extern "C" {
         anchor_handle: *const ::std::os::raw::c_char,
         fn_: mrt_anchor_callback_fn,
         user_data: *mut ::std::os::raw::c_void,
-        user_data_free: ::std::option::Option<
-            unsafe extern "C" fn(arg1: *mut ::std::os::raw::c_void),
-        >,
+        user_data_free: ::std::option::Option<unsafe extern "C" fn(arg1: *mut ::std::os::raw::c_void)>,
     ) -> mrt_status;
 }
 extern "C" {
@@ -1744,9 +1411,7 @@ extern "C" {
         session: *mut mrt_session,
         factory: mrt_callback_factory_fn,
         factory_user_data: *mut ::std::os::raw::c_void,
-        factory_user_data_free: ::std::option::Option<
-            unsafe extern "C" fn(arg1: *mut ::std::os::raw::c_void),
-        >,
+        factory_user_data_free: ::std::option::Option<unsafe extern "C" fn(arg1: *mut ::std::os::raw::c_void)>,
         predicate: *const mrt_anchor_predicate,
         skip_connected: bool,
     ) -> mrt_status;
@@ -1756,19 +1421,13 @@ extern "C" {
         session: *mut mrt_session,
         factory: mrt_callback_factory_fn,
         factory_user_data: *mut ::std::os::raw::c_void,
-        factory_user_data_free: ::std::option::Option<
-            unsafe extern "C" fn(arg1: *mut ::std::os::raw::c_void),
-        >,
+        factory_user_data_free: ::std::option::Option<unsafe extern "C" fn(arg1: *mut ::std::os::raw::c_void)>,
         predicate: *const mrt_anchor_predicate,
         skip_connected: bool,
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_session_anchor_count(
-        session: *const mrt_session,
-        set: i32,
-        out_count: *mut usize,
-    ) -> mrt_status;
+    pub fn mrt_session_anchor_count(session: *const mrt_session, set: i32, out_count: *mut usize) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_session_anchor(
@@ -1779,11 +1438,7 @@ extern "C" {
     ) -> mrt_status;
 }
 pub type mrt_unbound_anchor_fn = ::std::option::Option<
-    unsafe extern "C" fn(
-        program: u64,
-        anchor: *const mrt_anchor_info,
-        user_data: *mut ::std::os::raw::c_void,
-    ),
+    unsafe extern "C" fn(program: u64, anchor: *const mrt_anchor_info, user_data: *mut ::std::os::raw::c_void),
 >;
 extern "C" {
     pub fn mrt_session_anchors_not_connected(
@@ -1806,10 +1461,7 @@ extern "C" {
     pub fn mrt_session_stop(session: *mut mrt_session) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_session_is_stopped(
-        session: *const mrt_session,
-        out_stopped: *mut bool,
-    ) -> mrt_status;
+    pub fn mrt_session_is_stopped(session: *const mrt_session, out_stopped: *mut bool) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_session_insert_simulated_error(
@@ -1820,11 +1472,7 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_session_erase_simulated_error(
-        session: *mut mrt_session,
-        step: u32,
-        tile: u32,
-    ) -> mrt_status;
+    pub fn mrt_session_erase_simulated_error(session: *mut mrt_session, step: u32, tile: u32) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_session_clear_simulated_errors(session: *mut mrt_session) -> mrt_status;
@@ -1861,8 +1509,7 @@ pub struct mrt_queue_manager_config {
     pub timeout_ns: i64,
     pub timeout_fn: mrt_queue_timeout_fn,
     pub timeout_user_data: *mut ::std::os::raw::c_void,
-    pub timeout_user_data_free:
-        ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
+    pub timeout_user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
 }
 #[test]
 fn bindgen_test_layout_mrt_queue_manager_config() {
@@ -1884,12 +1531,7 @@ fn bindgen_test_layout_mrt_queue_manager_config() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_manager_config),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_manager_config), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -1901,12 +1543,7 @@ fn bindgen_test_layout_mrt_queue_manager_config() {
                 ::std::ptr::addr_of!((*ptr).ring_size_multiplier) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_manager_config),
-                "::",
-                stringify!(ring_size_multiplier)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_manager_config), "::", stringify!(ring_size_multiplier))
         );
     }
     test_field_ring_size_multiplier();
@@ -1935,12 +1572,7 @@ fn bindgen_test_layout_mrt_queue_manager_config() {
                 ::std::ptr::addr_of!((*ptr).timeout_ns) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_manager_config),
-                "::",
-                stringify!(timeout_ns)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_manager_config), "::", stringify!(timeout_ns))
         );
     }
     test_field_timeout_ns();
@@ -1952,12 +1584,7 @@ fn bindgen_test_layout_mrt_queue_manager_config() {
                 ::std::ptr::addr_of!((*ptr).timeout_fn) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_manager_config),
-                "::",
-                stringify!(timeout_fn)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_manager_config), "::", stringify!(timeout_fn))
         );
     }
     test_field_timeout_fn();
@@ -1969,12 +1596,7 @@ fn bindgen_test_layout_mrt_queue_manager_config() {
                 ::std::ptr::addr_of!((*ptr).timeout_user_data) as usize - ptr as usize
             },
             40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_manager_config),
-                "::",
-                stringify!(timeout_user_data)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_manager_config), "::", stringify!(timeout_user_data))
         );
     }
     test_field_timeout_user_data();
@@ -2000,10 +1622,7 @@ extern "C" {
     pub fn mrt_queue_manager_config_init(config: *mut mrt_queue_manager_config);
 }
 extern "C" {
-    pub fn mrt_queue_manager_config_init_sized(
-        config: *mut mrt_queue_manager_config,
-        size: usize,
-    ) -> mrt_status;
+    pub fn mrt_queue_manager_config_init_sized(config: *mut mrt_queue_manager_config, size: usize) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_queue_manager_create(
@@ -2037,16 +1656,10 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_queue_manager_num_inputs(
-        manager: *const mrt_queue_manager,
-        out_count: *mut usize,
-    ) -> mrt_status;
+    pub fn mrt_queue_manager_num_inputs(manager: *const mrt_queue_manager, out_count: *mut usize) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_queue_manager_num_outputs(
-        manager: *const mrt_queue_manager,
-        out_count: *mut usize,
-    ) -> mrt_status;
+    pub fn mrt_queue_manager_num_outputs(manager: *const mrt_queue_manager, out_count: *mut usize) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_queue_manager_input_name(
@@ -2078,8 +1691,7 @@ extern "C" {
         device_buffer: *mut ::std::os::raw::c_void,
     ) -> mrt_status;
 }
-pub type mrt_queue_data_fn =
-    ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>;
+pub type mrt_queue_data_fn = ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>;
 extern "C" {
     pub fn mrt_input_queue_enqueue(
         queue: *mut mrt_input_queue,
@@ -2088,9 +1700,7 @@ extern "C" {
         read_start_fn: mrt_queue_data_fn,
         read_complete_fn: mrt_queue_data_fn,
         user_data: *mut ::std::os::raw::c_void,
-        user_data_free: ::std::option::Option<
-            unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void),
-        >,
+        user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
     ) -> mrt_status;
 }
 extern "C" {
@@ -2109,9 +1719,7 @@ extern "C" {
         size_bytes: i64,
         write_complete_fn: mrt_queue_data_fn,
         user_data: *mut ::std::os::raw::c_void,
-        user_data_free: ::std::option::Option<
-            unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void),
-        >,
+        user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
     ) -> mrt_status;
 }
 extern "C" {
@@ -2138,16 +1746,8 @@ pub struct mrt_queue_info {
 }
 #[test]
 fn bindgen_test_layout_mrt_queue_info() {
-    assert_eq!(
-        ::std::mem::size_of::<mrt_queue_info>(),
-        72usize,
-        concat!("Size of: ", stringify!(mrt_queue_info))
-    );
-    assert_eq!(
-        ::std::mem::align_of::<mrt_queue_info>(),
-        8usize,
-        concat!("Alignment of ", stringify!(mrt_queue_info))
-    );
+    assert_eq!(::std::mem::size_of::<mrt_queue_info>(), 72usize, concat!("Size of: ", stringify!(mrt_queue_info)));
+    assert_eq!(::std::mem::align_of::<mrt_queue_info>(), 8usize, concat!("Alignment of ", stringify!(mrt_queue_info)));
     fn test_field_struct_size() {
         assert_eq!(
             unsafe {
@@ -2156,12 +1756,7 @@ fn bindgen_test_layout_mrt_queue_info() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_info),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_info), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -2173,12 +1768,7 @@ fn bindgen_test_layout_mrt_queue_info() {
                 ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_info),
-                "::",
-                stringify!(name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_info), "::", stringify!(name))
         );
     }
     test_field_name();
@@ -2190,12 +1780,7 @@ fn bindgen_test_layout_mrt_queue_info() {
                 ::std::ptr::addr_of!((*ptr).data_type) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_info),
-                "::",
-                stringify!(data_type)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_info), "::", stringify!(data_type))
         );
     }
     test_field_data_type();
@@ -2207,12 +1792,7 @@ fn bindgen_test_layout_mrt_queue_info() {
                 ::std::ptr::addr_of!((*ptr).shape) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_info),
-                "::",
-                stringify!(shape)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_info), "::", stringify!(shape))
         );
     }
     test_field_shape();
@@ -2224,12 +1804,7 @@ fn bindgen_test_layout_mrt_queue_info() {
                 ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_info),
-                "::",
-                stringify!(rank)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_info), "::", stringify!(rank))
         );
     }
     test_field_rank();
@@ -2241,12 +1816,7 @@ fn bindgen_test_layout_mrt_queue_info() {
                 ::std::ptr::addr_of!((*ptr).size_in_bytes) as usize - ptr as usize
             },
             40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_info),
-                "::",
-                stringify!(size_in_bytes)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_info), "::", stringify!(size_in_bytes))
         );
     }
     test_field_size_in_bytes();
@@ -2258,12 +1828,7 @@ fn bindgen_test_layout_mrt_queue_info() {
                 ::std::ptr::addr_of!((*ptr).sample_size_bytes) as usize - ptr as usize
             },
             48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_info),
-                "::",
-                stringify!(sample_size_bytes)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_info), "::", stringify!(sample_size_bytes))
         );
     }
     test_field_sample_size_bytes();
@@ -2275,12 +1840,7 @@ fn bindgen_test_layout_mrt_queue_info() {
                 ::std::ptr::addr_of!((*ptr).num_buffers) as usize - ptr as usize
             },
             56usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_info),
-                "::",
-                stringify!(num_buffers)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_info), "::", stringify!(num_buffers))
         );
     }
     test_field_num_buffers();
@@ -2292,12 +1852,7 @@ fn bindgen_test_layout_mrt_queue_info() {
                 ::std::ptr::addr_of!((*ptr).connected) as usize - ptr as usize
             },
             64usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_queue_info),
-                "::",
-                stringify!(connected)
-            )
+            concat!("Offset of field: ", stringify!(mrt_queue_info), "::", stringify!(connected))
         );
     }
     test_field_connected();
@@ -2309,16 +1864,10 @@ extern "C" {
     pub fn mrt_queue_info_init_sized(info: *mut mrt_queue_info, size: usize) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_input_queue_info(
-        queue: *const mrt_input_queue,
-        out_info: *mut mrt_queue_info,
-    ) -> mrt_status;
+    pub fn mrt_input_queue_info(queue: *const mrt_input_queue, out_info: *mut mrt_queue_info) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_output_queue_info(
-        queue: *const mrt_output_queue,
-        out_info: *mut mrt_queue_info,
-    ) -> mrt_status;
+    pub fn mrt_output_queue_info(queue: *const mrt_output_queue, out_info: *mut mrt_queue_info) -> mrt_status;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2332,10 +1881,7 @@ extern "C" {
     pub fn mrt_future_wait(future: *mut mrt_future, timeout_ns: i64) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_future_status(
-        future: *const mrt_future,
-        out_request_status: *mut mrt_status,
-    ) -> mrt_status;
+    pub fn mrt_future_status(future: *const mrt_future, out_request_status: *mut mrt_status) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_future_error_message(future: *const mrt_future) -> *const ::std::os::raw::c_char;
@@ -2343,17 +1889,14 @@ extern "C" {
 extern "C" {
     pub fn mrt_future_recovery_action(future: *const mrt_future) -> i32;
 }
-pub type mrt_future_ready_fn = ::std::option::Option<
-    unsafe extern "C" fn(status: mrt_status, user_data: *mut ::std::os::raw::c_void),
->;
+pub type mrt_future_ready_fn =
+    ::std::option::Option<unsafe extern "C" fn(status: mrt_status, user_data: *mut ::std::os::raw::c_void)>;
 extern "C" {
     pub fn mrt_future_on_ready(
         future: *mut mrt_future,
         fn_: mrt_future_ready_fn,
         user_data: *mut ::std::os::raw::c_void,
-        user_data_free: ::std::option::Option<
-            unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void),
-        >,
+        user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
     ) -> mrt_status;
 }
 extern "C" {
@@ -2373,11 +1916,7 @@ pub struct mrt_tensor_view {
 }
 #[test]
 fn bindgen_test_layout_mrt_tensor_view() {
-    assert_eq!(
-        ::std::mem::size_of::<mrt_tensor_view>(),
-        24usize,
-        concat!("Size of: ", stringify!(mrt_tensor_view))
-    );
+    assert_eq!(::std::mem::size_of::<mrt_tensor_view>(), 24usize, concat!("Size of: ", stringify!(mrt_tensor_view)));
     assert_eq!(
         ::std::mem::align_of::<mrt_tensor_view>(),
         8usize,
@@ -2391,12 +1930,7 @@ fn bindgen_test_layout_mrt_tensor_view() {
                 ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tensor_view),
-                "::",
-                stringify!(name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tensor_view), "::", stringify!(name))
         );
     }
     test_field_name();
@@ -2408,12 +1942,7 @@ fn bindgen_test_layout_mrt_tensor_view() {
                 ::std::ptr::addr_of!((*ptr).data) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tensor_view),
-                "::",
-                stringify!(data)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tensor_view), "::", stringify!(data))
         );
     }
     test_field_data();
@@ -2425,12 +1954,7 @@ fn bindgen_test_layout_mrt_tensor_view() {
                 ::std::ptr::addr_of!((*ptr).size_bytes) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tensor_view),
-                "::",
-                stringify!(size_bytes)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tensor_view), "::", stringify!(size_bytes))
         );
     }
     test_field_size_bytes();
@@ -2447,16 +1971,8 @@ pub struct mrt_data_desc {
 }
 #[test]
 fn bindgen_test_layout_mrt_data_desc() {
-    assert_eq!(
-        ::std::mem::size_of::<mrt_data_desc>(),
-        40usize,
-        concat!("Size of: ", stringify!(mrt_data_desc))
-    );
-    assert_eq!(
-        ::std::mem::align_of::<mrt_data_desc>(),
-        8usize,
-        concat!("Alignment of ", stringify!(mrt_data_desc))
-    );
+    assert_eq!(::std::mem::size_of::<mrt_data_desc>(), 40usize, concat!("Size of: ", stringify!(mrt_data_desc)));
+    assert_eq!(::std::mem::align_of::<mrt_data_desc>(), 8usize, concat!("Alignment of ", stringify!(mrt_data_desc)));
     fn test_field_name() {
         assert_eq!(
             unsafe {
@@ -2465,12 +1981,7 @@ fn bindgen_test_layout_mrt_data_desc() {
                 ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_data_desc),
-                "::",
-                stringify!(name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_data_desc), "::", stringify!(name))
         );
     }
     test_field_name();
@@ -2482,12 +1993,7 @@ fn bindgen_test_layout_mrt_data_desc() {
                 ::std::ptr::addr_of!((*ptr).size_in_bytes) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_data_desc),
-                "::",
-                stringify!(size_in_bytes)
-            )
+            concat!("Offset of field: ", stringify!(mrt_data_desc), "::", stringify!(size_in_bytes))
         );
     }
     test_field_size_in_bytes();
@@ -2499,12 +2005,7 @@ fn bindgen_test_layout_mrt_data_desc() {
                 ::std::ptr::addr_of!((*ptr).shape) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_data_desc),
-                "::",
-                stringify!(shape)
-            )
+            concat!("Offset of field: ", stringify!(mrt_data_desc), "::", stringify!(shape))
         );
     }
     test_field_shape();
@@ -2516,12 +2017,7 @@ fn bindgen_test_layout_mrt_data_desc() {
                 ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_data_desc),
-                "::",
-                stringify!(rank)
-            )
+            concat!("Offset of field: ", stringify!(mrt_data_desc), "::", stringify!(rank))
         );
     }
     test_field_rank();
@@ -2533,12 +2029,7 @@ fn bindgen_test_layout_mrt_data_desc() {
                 ::std::ptr::addr_of!((*ptr).data_type) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_data_desc),
-                "::",
-                stringify!(data_type)
-            )
+            concat!("Offset of field: ", stringify!(mrt_data_desc), "::", stringify!(data_type))
         );
     }
     test_field_data_type();
@@ -2550,12 +2041,7 @@ fn bindgen_test_layout_mrt_data_desc() {
                 ::std::ptr::addr_of!((*ptr).popef_contains_tensor_data) as usize - ptr as usize
             },
             36usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_data_desc),
-                "::",
-                stringify!(popef_contains_tensor_data)
-            )
+            concat!("Offset of field: ", stringify!(mrt_data_desc), "::", stringify!(popef_contains_tensor_data))
         );
     }
     test_field_popef_contains_tensor_data();
@@ -2587,12 +2073,7 @@ fn bindgen_test_layout_mrt_replica_outputs() {
                 ::std::ptr::addr_of!((*ptr).replica_id) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_replica_outputs),
-                "::",
-                stringify!(replica_id)
-            )
+            concat!("Offset of field: ", stringify!(mrt_replica_outputs), "::", stringify!(replica_id))
         );
     }
     test_field_replica_id();
@@ -2604,12 +2085,7 @@ fn bindgen_test_layout_mrt_replica_outputs() {
                 ::std::ptr::addr_of!((*ptr).outputs) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_replica_outputs),
-                "::",
-                stringify!(outputs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_replica_outputs), "::", stringify!(outputs))
         );
     }
     test_field_outputs();
@@ -2621,21 +2097,13 @@ fn bindgen_test_layout_mrt_replica_outputs() {
                 ::std::ptr::addr_of!((*ptr).num_outputs) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_replica_outputs),
-                "::",
-                stringify!(num_outputs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_replica_outputs), "::", stringify!(num_outputs))
         );
     }
     test_field_num_outputs();
 }
 pub type mrt_flush_fn = ::std::option::Option<
-    unsafe extern "C" fn(
-        tensor_id: *const ::std::os::raw::c_char,
-        user_data: *mut ::std::os::raw::c_void,
-    ),
+    unsafe extern "C" fn(tensor_id: *const ::std::os::raw::c_char, user_data: *mut ::std::os::raw::c_void),
 >;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2684,8 +2152,7 @@ pub struct mrt_model_runner_config {
     pub request_tracepoints_buffer_size: usize,
     pub flush_callback: mrt_flush_fn,
     pub flush_user_data: *mut ::std::os::raw::c_void,
-    pub flush_user_data_free:
-        ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
+    pub flush_user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
     pub flush_select_callback: mrt_flush_select_fn,
     pub model_name: *const ::std::os::raw::c_char,
 }
@@ -2709,12 +2176,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -2726,12 +2188,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).replication_factor) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(replication_factor)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(replication_factor))
         );
     }
     test_field_replication_factor();
@@ -2743,12 +2200,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).run_save_programs) as usize - ptr as usize
             },
             12usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(run_save_programs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(run_save_programs))
         );
     }
     test_field_run_save_programs();
@@ -2760,12 +2212,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).thread_safe) as usize - ptr as usize
             },
             13usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(thread_safe)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(thread_safe))
         );
     }
     test_field_thread_safe();
@@ -2777,12 +2224,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).frozen_inputs) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(frozen_inputs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(frozen_inputs))
         );
     }
     test_field_frozen_inputs();
@@ -2794,12 +2236,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).num_frozen_inputs) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(num_frozen_inputs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(num_frozen_inputs))
         );
     }
     test_field_num_frozen_inputs();
@@ -2811,12 +2248,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).save_programs_outputs) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(save_programs_outputs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(save_programs_outputs))
         );
     }
     test_field_save_programs_outputs();
@@ -2845,12 +2277,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).replica_devices) as usize - ptr as usize
             },
             48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(replica_devices)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(replica_devices))
         );
     }
     test_field_replica_devices();
@@ -2862,12 +2289,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).num_replica_devices) as usize - ptr as usize
             },
             56usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(num_replica_devices)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(num_replica_devices))
         );
     }
     test_field_num_replica_devices();
@@ -2879,12 +2301,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).device_wait_config) as usize - ptr as usize
             },
             64usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(device_wait_config)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(device_wait_config))
         );
     }
     test_field_device_wait_config();
@@ -2896,12 +2313,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).check_package_hash) as usize - ptr as usize
             },
             72usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(check_package_hash)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(check_package_hash))
         );
     }
     test_field_check_package_hash();
@@ -2913,12 +2325,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).timeout_ns) as usize - ptr as usize
             },
             80usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(timeout_ns)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(timeout_ns))
         );
     }
     test_field_timeout_ns();
@@ -2930,12 +2337,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).validate_io_params) as usize - ptr as usize
             },
             88usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(validate_io_params)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(validate_io_params))
         );
     }
     test_field_validate_io_params();
@@ -2947,12 +2349,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).batching_dim) as usize - ptr as usize
             },
             92usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(batching_dim)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(batching_dim))
         );
     }
     test_field_batching_dim();
@@ -2964,12 +2361,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).auto_reset) as usize - ptr as usize
             },
             96usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(auto_reset)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(auto_reset))
         );
     }
     test_field_auto_reset();
@@ -2981,12 +2373,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).max_look_ahead) as usize - ptr as usize
             },
             104usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(max_look_ahead)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(max_look_ahead))
         );
     }
     test_field_max_look_ahead();
@@ -3032,12 +2419,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).batch_size_timeout_ns) as usize - ptr as usize
             },
             120usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(batch_size_timeout_ns)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(batch_size_timeout_ns))
         );
     }
     test_field_batch_size_timeout_ns();
@@ -3100,12 +2482,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).flush_callback) as usize - ptr as usize
             },
             152usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(flush_callback)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(flush_callback))
         );
     }
     test_field_flush_callback();
@@ -3117,12 +2494,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).flush_user_data) as usize - ptr as usize
             },
             160usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(flush_user_data)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(flush_user_data))
         );
     }
     test_field_flush_user_data();
@@ -3134,12 +2506,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).flush_user_data_free) as usize - ptr as usize
             },
             168usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(flush_user_data_free)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(flush_user_data_free))
         );
     }
     test_field_flush_user_data_free();
@@ -3151,12 +2518,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).flush_select_callback) as usize - ptr as usize
             },
             176usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(flush_select_callback)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(flush_select_callback))
         );
     }
     test_field_flush_select_callback();
@@ -3168,12 +2530,7 @@ fn bindgen_test_layout_mrt_model_runner_config() {
                 ::std::ptr::addr_of!((*ptr).model_name) as usize - ptr as usize
             },
             184usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_model_runner_config),
-                "::",
-                stringify!(model_name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(model_name))
         );
     }
     test_field_model_name();
@@ -3182,10 +2539,7 @@ extern "C" {
     pub fn mrt_model_runner_config_init(config: *mut mrt_model_runner_config);
 }
 extern "C" {
-    pub fn mrt_model_runner_config_init_sized(
-        config: *mut mrt_model_runner_config,
-        size: usize,
-    ) -> mrt_status;
+    pub fn mrt_model_runner_config_init_sized(config: *mut mrt_model_runner_config, size: usize) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_model_runner_create(
@@ -3279,10 +2633,7 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_tensor_memory_count(
-        memory: *const mrt_tensor_memory,
-        out_count: *mut usize,
-    ) -> mrt_status;
+    pub fn mrt_tensor_memory_count(memory: *const mrt_tensor_memory, out_count: *mut usize) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_tensor_memory_get(
@@ -3330,12 +2681,7 @@ fn bindgen_test_layout_mrt_request_times() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_request_times),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_request_times), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -3347,12 +2693,7 @@ fn bindgen_test_layout_mrt_request_times() {
                 ::std::ptr::addr_of!((*ptr).request_us) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_request_times),
-                "::",
-                stringify!(request_us)
-            )
+            concat!("Offset of field: ", stringify!(mrt_request_times), "::", stringify!(request_us))
         );
     }
     test_field_request_us();
@@ -3364,12 +2705,7 @@ fn bindgen_test_layout_mrt_request_times() {
                 ::std::ptr::addr_of!((*ptr).read_preparation_us) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_request_times),
-                "::",
-                stringify!(read_preparation_us)
-            )
+            concat!("Offset of field: ", stringify!(mrt_request_times), "::", stringify!(read_preparation_us))
         );
     }
     test_field_read_preparation_us();
@@ -3381,12 +2717,7 @@ fn bindgen_test_layout_mrt_request_times() {
                 ::std::ptr::addr_of!((*ptr).read_queue_us) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_request_times),
-                "::",
-                stringify!(read_queue_us)
-            )
+            concat!("Offset of field: ", stringify!(mrt_request_times), "::", stringify!(read_queue_us))
         );
     }
     test_field_read_queue_us();
@@ -3398,12 +2729,7 @@ fn bindgen_test_layout_mrt_request_times() {
                 ::std::ptr::addr_of!((*ptr).computation_us) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_request_times),
-                "::",
-                stringify!(computation_us)
-            )
+            concat!("Offset of field: ", stringify!(mrt_request_times), "::", stringify!(computation_us))
         );
     }
     test_field_computation_us();
@@ -3439,10 +2765,7 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_model_runner_model(
-        runner: *const mrt_model_runner,
-        out: *mut *mut mrt_model,
-    ) -> mrt_status;
+    pub fn mrt_model_runner_model(runner: *const mrt_model_runner, out: *mut *mut mrt_model) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_model_runner_get_config(
@@ -3490,16 +2813,8 @@ pub struct mrt_target {
 }
 #[test]
 fn bindgen_test_layout_mrt_target() {
-    assert_eq!(
-        ::std::mem::size_of::<mrt_target>(),
-        152usize,
-        concat!("Size of: ", stringify!(mrt_target))
-    );
-    assert_eq!(
-        ::std::mem::align_of::<mrt_target>(),
-        8usize,
-        concat!("Alignment of ", stringify!(mrt_target))
-    );
+    assert_eq!(::std::mem::size_of::<mrt_target>(), 152usize, concat!("Size of: ", stringify!(mrt_target)));
+    assert_eq!(::std::mem::align_of::<mrt_target>(), 8usize, concat!("Alignment of ", stringify!(mrt_target)));
     fn test_field_struct_size() {
         assert_eq!(
             unsafe {
@@ -3508,12 +2823,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -3525,12 +2835,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(name))
         );
     }
     test_field_name();
@@ -3542,12 +2847,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).ipu_version) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(ipu_version)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(ipu_version))
         );
     }
     test_field_ipu_version();
@@ -3559,12 +2859,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).num_ipus) as usize - ptr as usize
             },
             20usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(num_ipus)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(num_ipus))
         );
     }
     test_field_num_ipus();
@@ -3576,12 +2871,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).tiles_per_ipu) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(tiles_per_ipu)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(tiles_per_ipu))
         );
     }
     test_field_tiles_per_ipu();
@@ -3593,12 +2883,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).worker_contexts_per_tile) as usize - ptr as usize
             },
             28usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(worker_contexts_per_tile)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(worker_contexts_per_tile))
         );
     }
     test_field_worker_contexts_per_tile();
@@ -3610,12 +2895,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).bytes_per_tile) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(bytes_per_tile)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(bytes_per_tile))
         );
     }
     test_field_bytes_per_tile();
@@ -3627,12 +2907,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).clock_hz) as usize - ptr as usize
             },
             40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(clock_hz)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(clock_hz))
         );
     }
     test_field_clock_hz();
@@ -3644,12 +2919,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).f32_matmul_flops_per_cycle) as usize - ptr as usize
             },
             48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(f32_matmul_flops_per_cycle)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(f32_matmul_flops_per_cycle))
         );
     }
     test_field_f32_matmul_flops_per_cycle();
@@ -3661,12 +2931,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).f16_matmul_flops_per_cycle) as usize - ptr as usize
             },
             56usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(f16_matmul_flops_per_cycle)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(f16_matmul_flops_per_cycle))
         );
     }
     test_field_f16_matmul_flops_per_cycle();
@@ -3678,12 +2943,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).f32_vector_width) as usize - ptr as usize
             },
             64usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(f32_vector_width)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(f32_vector_width))
         );
     }
     test_field_f32_vector_width();
@@ -3695,12 +2955,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).f16_vector_width) as usize - ptr as usize
             },
             72usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(f16_vector_width)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(f16_vector_width))
         );
     }
     test_field_f16_vector_width();
@@ -3712,12 +2967,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).int_vector_width) as usize - ptr as usize
             },
             80usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(int_vector_width)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(int_vector_width))
         );
     }
     test_field_int_vector_width();
@@ -3726,16 +2976,10 @@ fn bindgen_test_layout_mrt_target() {
             unsafe {
                 let uninit = ::std::mem::MaybeUninit::<mrt_target>::uninit();
                 let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).transcendental_cycles_per_element) as usize
-                    - ptr as usize
+                ::std::ptr::addr_of!((*ptr).transcendental_cycles_per_element) as usize - ptr as usize
             },
             88usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(transcendental_cycles_per_element)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(transcendental_cycles_per_element))
         );
     }
     test_field_transcendental_cycles_per_element();
@@ -3747,12 +2991,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).vertex_overhead_cycles) as usize - ptr as usize
             },
             96usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(vertex_overhead_cycles)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(vertex_overhead_cycles))
         );
     }
     test_field_vertex_overhead_cycles();
@@ -3764,12 +3003,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).exchange_bytes_per_cycle) as usize - ptr as usize
             },
             104usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(exchange_bytes_per_cycle)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(exchange_bytes_per_cycle))
         );
     }
     test_field_exchange_bytes_per_cycle();
@@ -3781,12 +3015,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).host_link_bytes_per_second) as usize - ptr as usize
             },
             112usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(host_link_bytes_per_second)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(host_link_bytes_per_second))
         );
     }
     test_field_host_link_bytes_per_second();
@@ -3798,12 +3027,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).ipu_link_bytes_per_second) as usize - ptr as usize
             },
             120usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(ipu_link_bytes_per_second)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(ipu_link_bytes_per_second))
         );
     }
     test_field_ipu_link_bytes_per_second();
@@ -3815,12 +3039,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).internal_sync_cycles) as usize - ptr as usize
             },
             128usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(internal_sync_cycles)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(internal_sync_cycles))
         );
     }
     test_field_internal_sync_cycles();
@@ -3832,12 +3051,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).external_sync_cycles) as usize - ptr as usize
             },
             136usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(external_sync_cycles)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(external_sync_cycles))
         );
     }
     test_field_external_sync_cycles();
@@ -3849,12 +3063,7 @@ fn bindgen_test_layout_mrt_target() {
                 ::std::ptr::addr_of!((*ptr).host_sync_cycles) as usize - ptr as usize
             },
             144usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_target),
-                "::",
-                stringify!(host_sync_cycles)
-            )
+            concat!("Offset of field: ", stringify!(mrt_target), "::", stringify!(host_sync_cycles))
         );
     }
     test_field_host_sync_cycles();
@@ -3887,24 +3096,17 @@ pub type mrt_remote_buffer = u64;
 pub type mrt_function = u64;
 pub type mrt_program = u64;
 extern "C" {
-    pub fn mrt_graph_create(
-        target: *const mrt_target,
-        replication_factor: u32,
-        out: *mut *mut mrt_graph,
-    ) -> mrt_status;
+    pub fn mrt_graph_create(target: *const mrt_target, replication_factor: u32, out: *mut *mut mrt_graph)
+        -> mrt_status;
 }
 extern "C" {
     pub fn mrt_graph_destroy(graph: *mut mrt_graph);
 }
 extern "C" {
-    pub fn mrt_graph_get_target(graph: *const mrt_graph, out_target: *mut mrt_target)
-        -> mrt_status;
+    pub fn mrt_graph_get_target(graph: *const mrt_graph, out_target: *mut mrt_target) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_graph_replication_factor(
-        graph: *const mrt_graph,
-        out_replication_factor: *mut u32,
-    ) -> mrt_status;
+    pub fn mrt_graph_replication_factor(graph: *const mrt_graph, out_replication_factor: *mut u32) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_graph_add_variable(
@@ -3953,11 +3155,7 @@ pub struct mrt_tensor_info {
 }
 #[test]
 fn bindgen_test_layout_mrt_tensor_info() {
-    assert_eq!(
-        ::std::mem::size_of::<mrt_tensor_info>(),
-        56usize,
-        concat!("Size of: ", stringify!(mrt_tensor_info))
-    );
+    assert_eq!(::std::mem::size_of::<mrt_tensor_info>(), 56usize, concat!("Size of: ", stringify!(mrt_tensor_info)));
     assert_eq!(
         ::std::mem::align_of::<mrt_tensor_info>(),
         8usize,
@@ -3971,12 +3169,7 @@ fn bindgen_test_layout_mrt_tensor_info() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tensor_info),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tensor_info), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -3988,12 +3181,7 @@ fn bindgen_test_layout_mrt_tensor_info() {
                 ::std::ptr::addr_of!((*ptr).data_type) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tensor_info),
-                "::",
-                stringify!(data_type)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tensor_info), "::", stringify!(data_type))
         );
     }
     test_field_data_type();
@@ -4005,12 +3193,7 @@ fn bindgen_test_layout_mrt_tensor_info() {
                 ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tensor_info),
-                "::",
-                stringify!(rank)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tensor_info), "::", stringify!(rank))
         );
     }
     test_field_rank();
@@ -4022,12 +3205,7 @@ fn bindgen_test_layout_mrt_tensor_info() {
                 ::std::ptr::addr_of!((*ptr).shape) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tensor_info),
-                "::",
-                stringify!(shape)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tensor_info), "::", stringify!(shape))
         );
     }
     test_field_shape();
@@ -4039,12 +3217,7 @@ fn bindgen_test_layout_mrt_tensor_info() {
                 ::std::ptr::addr_of!((*ptr).num_elements) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tensor_info),
-                "::",
-                stringify!(num_elements)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tensor_info), "::", stringify!(num_elements))
         );
     }
     test_field_num_elements();
@@ -4056,12 +3229,7 @@ fn bindgen_test_layout_mrt_tensor_info() {
                 ::std::ptr::addr_of!((*ptr).num_bytes) as usize - ptr as usize
             },
             40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tensor_info),
-                "::",
-                stringify!(num_bytes)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tensor_info), "::", stringify!(num_bytes))
         );
     }
     test_field_num_bytes();
@@ -4073,12 +3241,7 @@ fn bindgen_test_layout_mrt_tensor_info() {
                 ::std::ptr::addr_of!((*ptr).is_contiguous) as usize - ptr as usize
             },
             48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tensor_info),
-                "::",
-                stringify!(is_contiguous)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tensor_info), "::", stringify!(is_contiguous))
         );
     }
     test_field_is_contiguous();
@@ -4090,12 +3253,7 @@ fn bindgen_test_layout_mrt_tensor_info() {
                 ::std::ptr::addr_of!((*ptr).is_constant) as usize - ptr as usize
             },
             49usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tensor_info),
-                "::",
-                stringify!(is_constant)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tensor_info), "::", stringify!(is_constant))
         );
     }
     test_field_is_constant();
@@ -4118,12 +3276,7 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_graph_index(
-        graph: *mut mrt_graph,
-        tensor: mrt_tensor,
-        index: u64,
-        out: *mut mrt_tensor,
-    ) -> mrt_status;
+    pub fn mrt_graph_index(graph: *mut mrt_graph, tensor: mrt_tensor, index: u64, out: *mut mrt_tensor) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_graph_reshape(
@@ -4135,18 +3288,10 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_graph_flatten(
-        graph: *mut mrt_graph,
-        tensor: mrt_tensor,
-        out: *mut mrt_tensor,
-    ) -> mrt_status;
+    pub fn mrt_graph_flatten(graph: *mut mrt_graph, tensor: mrt_tensor, out: *mut mrt_tensor) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_graph_transpose(
-        graph: *mut mrt_graph,
-        tensor: mrt_tensor,
-        out: *mut mrt_tensor,
-    ) -> mrt_status;
+    pub fn mrt_graph_transpose(graph: *mut mrt_graph, tensor: mrt_tensor, out: *mut mrt_tensor) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_graph_concat(
@@ -4158,11 +3303,7 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_graph_set_tile_mapping(
-        graph: *mut mrt_graph,
-        tensor: mrt_tensor,
-        tile: u32,
-    ) -> mrt_status;
+    pub fn mrt_graph_set_tile_mapping(graph: *mut mrt_graph, tensor: mrt_tensor, tile: u32) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_graph_map_linearly(
@@ -4200,12 +3341,7 @@ fn bindgen_test_layout_mrt_tile_interval() {
                 ::std::ptr::addr_of!((*ptr).begin) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tile_interval),
-                "::",
-                stringify!(begin)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tile_interval), "::", stringify!(begin))
         );
     }
     test_field_begin();
@@ -4217,12 +3353,7 @@ fn bindgen_test_layout_mrt_tile_interval() {
                 ::std::ptr::addr_of!((*ptr).end) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tile_interval),
-                "::",
-                stringify!(end)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tile_interval), "::", stringify!(end))
         );
     }
     test_field_end();
@@ -4234,12 +3365,7 @@ fn bindgen_test_layout_mrt_tile_interval() {
                 ::std::ptr::addr_of!((*ptr).tile) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_tile_interval),
-                "::",
-                stringify!(tile)
-            )
+            concat!("Offset of field: ", stringify!(mrt_tile_interval), "::", stringify!(tile))
         );
     }
     test_field_tile();
@@ -4301,11 +3427,7 @@ pub struct mrt_codelet_info {
 }
 #[test]
 fn bindgen_test_layout_mrt_codelet_info() {
-    assert_eq!(
-        ::std::mem::size_of::<mrt_codelet_info>(),
-        40usize,
-        concat!("Size of: ", stringify!(mrt_codelet_info))
-    );
+    assert_eq!(::std::mem::size_of::<mrt_codelet_info>(), 40usize, concat!("Size of: ", stringify!(mrt_codelet_info)));
     assert_eq!(
         ::std::mem::align_of::<mrt_codelet_info>(),
         8usize,
@@ -4319,12 +3441,7 @@ fn bindgen_test_layout_mrt_codelet_info() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_codelet_info),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_codelet_info), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -4336,12 +3453,7 @@ fn bindgen_test_layout_mrt_codelet_info() {
                 ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_codelet_info),
-                "::",
-                stringify!(name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_codelet_info), "::", stringify!(name))
         );
     }
     test_field_name();
@@ -4353,12 +3465,7 @@ fn bindgen_test_layout_mrt_codelet_info() {
                 ::std::ptr::addr_of!((*ptr).description) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_codelet_info),
-                "::",
-                stringify!(description)
-            )
+            concat!("Offset of field: ", stringify!(mrt_codelet_info), "::", stringify!(description))
         );
     }
     test_field_description();
@@ -4370,12 +3477,7 @@ fn bindgen_test_layout_mrt_codelet_info() {
                 ::std::ptr::addr_of!((*ptr).num_fields) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_codelet_info),
-                "::",
-                stringify!(num_fields)
-            )
+            concat!("Offset of field: ", stringify!(mrt_codelet_info), "::", stringify!(num_fields))
         );
     }
     test_field_num_fields();
@@ -4387,12 +3489,7 @@ fn bindgen_test_layout_mrt_codelet_info() {
                 ::std::ptr::addr_of!((*ptr).num_attributes) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_codelet_info),
-                "::",
-                stringify!(num_attributes)
-            )
+            concat!("Offset of field: ", stringify!(mrt_codelet_info), "::", stringify!(num_attributes))
         );
     }
     test_field_num_attributes();
@@ -4463,11 +3560,7 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_graph_add_function(
-        graph: *mut mrt_graph,
-        body: mrt_program,
-        out: *mut mrt_function,
-    ) -> mrt_status;
+    pub fn mrt_graph_add_function(graph: *mut mrt_graph, body: mrt_program, out: *mut mrt_function) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_program_sequence(
@@ -4479,11 +3572,7 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_program_sequence_add(
-        graph: *mut mrt_graph,
-        sequence: mrt_program,
-        program: mrt_program,
-    ) -> mrt_status;
+    pub fn mrt_program_sequence_add(graph: *mut mrt_graph, sequence: mrt_program, program: mrt_program) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_program_execute(
@@ -4669,12 +3758,7 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_ops_fill(
-        graph: *mut mrt_graph,
-        sequence: mrt_program,
-        tensor: mrt_tensor,
-        value: f64,
-    ) -> mrt_status;
+    pub fn mrt_ops_fill(graph: *mut mrt_graph, sequence: mrt_program, tensor: mrt_tensor, value: f64) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_ops_matmul(
@@ -4746,9 +3830,8 @@ extern "C" {
 pub struct mrt_executable {
     _unused: [u8; 0],
 }
-pub type mrt_progress_fn = ::std::option::Option<
-    unsafe extern "C" fn(step: i32, total_steps: i32, user_data: *mut ::std::os::raw::c_void),
->;
+pub type mrt_progress_fn =
+    ::std::option::Option<unsafe extern "C" fn(step: i32, total_steps: i32, user_data: *mut ::std::os::raw::c_void)>;
 extern "C" {
     pub fn mrt_graph_compile(
         graph: *mut mrt_graph,
@@ -4757,9 +3840,7 @@ extern "C" {
         options: *const *const ::std::os::raw::c_char,
         progress: mrt_progress_fn,
         user_data: *mut ::std::os::raw::c_void,
-        user_data_free: ::std::option::Option<
-            unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void),
-        >,
+        user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
         out: *mut *mut mrt_executable,
     ) -> mrt_status;
 }
@@ -4781,10 +3862,7 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_model_get_executable(
-        model: *const mrt_model,
-        out: *mut *mut mrt_executable,
-    ) -> mrt_status;
+    pub fn mrt_model_get_executable(model: *const mrt_model, out: *mut *mut mrt_executable) -> mrt_status;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -4825,12 +3903,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -4842,12 +3915,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).hash) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(hash)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(hash))
         );
     }
     test_field_hash();
@@ -4859,12 +3927,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).replication_factor) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(replication_factor)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(replication_factor))
         );
     }
     test_field_replication_factor();
@@ -4876,12 +3939,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).num_ipus) as usize - ptr as usize
             },
             20usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(num_ipus)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(num_ipus))
         );
     }
     test_field_num_ipus();
@@ -4893,12 +3951,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).num_programs) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(num_programs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(num_programs))
         );
     }
     test_field_num_programs();
@@ -4910,12 +3963,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).num_tiles) as usize - ptr as usize
             },
             28usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(num_tiles)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(num_tiles))
         );
     }
     test_field_num_tiles();
@@ -4927,12 +3975,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).num_streams) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(num_streams)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(num_streams))
         );
     }
     test_field_num_streams();
@@ -4944,12 +3987,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).num_remote_buffers) as usize - ptr as usize
             },
             40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(num_remote_buffers)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(num_remote_buffers))
         );
     }
     test_field_num_remote_buffers();
@@ -4961,12 +3999,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).num_host_reads) as usize - ptr as usize
             },
             48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(num_host_reads)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(num_host_reads))
         );
     }
     test_field_num_host_reads();
@@ -4978,12 +4011,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).num_host_writes) as usize - ptr as usize
             },
             56usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(num_host_writes)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(num_host_writes))
         );
     }
     test_field_num_host_writes();
@@ -4995,12 +4023,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).num_steps) as usize - ptr as usize
             },
             64usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(num_steps)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(num_steps))
         );
     }
     test_field_num_steps();
@@ -5012,12 +4035,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).total_memory_bytes) as usize - ptr as usize
             },
             72usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(total_memory_bytes)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(total_memory_bytes))
         );
     }
     test_field_total_memory_bytes();
@@ -5029,12 +4047,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).max_tile_memory_bytes) as usize - ptr as usize
             },
             80usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(max_tile_memory_bytes)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(max_tile_memory_bytes))
         );
     }
     test_field_max_tile_memory_bytes();
@@ -5046,12 +4059,7 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).max_memory_tile) as usize - ptr as usize
             },
             88usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(max_memory_tile)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(max_memory_tile))
         );
     }
     test_field_max_memory_tile();
@@ -5063,27 +4071,17 @@ fn bindgen_test_layout_mrt_executable_info() {
                 ::std::ptr::addr_of!((*ptr).bytes_per_tile) as usize - ptr as usize
             },
             96usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_executable_info),
-                "::",
-                stringify!(bytes_per_tile)
-            )
+            concat!("Offset of field: ", stringify!(mrt_executable_info), "::", stringify!(bytes_per_tile))
         );
     }
     test_field_bytes_per_tile();
 }
 extern "C" {
-    pub fn mrt_executable_get_info(
-        executable: *const mrt_executable,
-        out_info: *mut mrt_executable_info,
-    ) -> mrt_status;
+    pub fn mrt_executable_get_info(executable: *const mrt_executable, out_info: *mut mrt_executable_info)
+        -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_executable_get_target(
-        executable: *const mrt_executable,
-        out_target: *mut mrt_target,
-    ) -> mrt_status;
+    pub fn mrt_executable_get_target(executable: *const mrt_executable, out_target: *mut mrt_target) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_executable_memory_per_tile(
@@ -5102,16 +4100,8 @@ pub struct mrt_step_info {
 }
 #[test]
 fn bindgen_test_layout_mrt_step_info() {
-    assert_eq!(
-        ::std::mem::size_of::<mrt_step_info>(),
-        32usize,
-        concat!("Size of: ", stringify!(mrt_step_info))
-    );
-    assert_eq!(
-        ::std::mem::align_of::<mrt_step_info>(),
-        8usize,
-        concat!("Alignment of ", stringify!(mrt_step_info))
-    );
+    assert_eq!(::std::mem::size_of::<mrt_step_info>(), 32usize, concat!("Size of: ", stringify!(mrt_step_info)));
+    assert_eq!(::std::mem::align_of::<mrt_step_info>(), 8usize, concat!("Alignment of ", stringify!(mrt_step_info)));
     fn test_field_struct_size() {
         assert_eq!(
             unsafe {
@@ -5120,12 +4110,7 @@ fn bindgen_test_layout_mrt_step_info() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_step_info),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_step_info), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -5137,12 +4122,7 @@ fn bindgen_test_layout_mrt_step_info() {
                 ::std::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_step_info),
-                "::",
-                stringify!(kind)
-            )
+            concat!("Offset of field: ", stringify!(mrt_step_info), "::", stringify!(kind))
         );
     }
     test_field_kind();
@@ -5154,12 +4134,7 @@ fn bindgen_test_layout_mrt_step_info() {
                 ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_step_info),
-                "::",
-                stringify!(name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_step_info), "::", stringify!(name))
         );
     }
     test_field_name();
@@ -5171,12 +4146,7 @@ fn bindgen_test_layout_mrt_step_info() {
                 ::std::ptr::addr_of!((*ptr).modelled_cycles) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_step_info),
-                "::",
-                stringify!(modelled_cycles)
-            )
+            concat!("Offset of field: ", stringify!(mrt_step_info), "::", stringify!(modelled_cycles))
         );
     }
     test_field_modelled_cycles();
@@ -5213,11 +4183,7 @@ pub struct mrt_handle_info {
 }
 #[test]
 fn bindgen_test_layout_mrt_handle_info() {
-    assert_eq!(
-        ::std::mem::size_of::<mrt_handle_info>(),
-        40usize,
-        concat!("Size of: ", stringify!(mrt_handle_info))
-    );
+    assert_eq!(::std::mem::size_of::<mrt_handle_info>(), 40usize, concat!("Size of: ", stringify!(mrt_handle_info)));
     assert_eq!(
         ::std::mem::align_of::<mrt_handle_info>(),
         8usize,
@@ -5231,12 +4197,7 @@ fn bindgen_test_layout_mrt_handle_info() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_handle_info),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_handle_info), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -5248,12 +4209,7 @@ fn bindgen_test_layout_mrt_handle_info() {
                 ::std::ptr::addr_of!((*ptr).handle) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_handle_info),
-                "::",
-                stringify!(handle)
-            )
+            concat!("Offset of field: ", stringify!(mrt_handle_info), "::", stringify!(handle))
         );
     }
     test_field_handle();
@@ -5265,12 +4221,7 @@ fn bindgen_test_layout_mrt_handle_info() {
                 ::std::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_handle_info),
-                "::",
-                stringify!(kind)
-            )
+            concat!("Offset of field: ", stringify!(mrt_handle_info), "::", stringify!(kind))
         );
     }
     test_field_kind();
@@ -5282,12 +4233,7 @@ fn bindgen_test_layout_mrt_handle_info() {
                 ::std::ptr::addr_of!((*ptr).data_type) as usize - ptr as usize
             },
             20usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_handle_info),
-                "::",
-                stringify!(data_type)
-            )
+            concat!("Offset of field: ", stringify!(mrt_handle_info), "::", stringify!(data_type))
         );
     }
     test_field_data_type();
@@ -5299,12 +4245,7 @@ fn bindgen_test_layout_mrt_handle_info() {
                 ::std::ptr::addr_of!((*ptr).num_elements) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_handle_info),
-                "::",
-                stringify!(num_elements)
-            )
+            concat!("Offset of field: ", stringify!(mrt_handle_info), "::", stringify!(num_elements))
         );
     }
     test_field_num_elements();
@@ -5316,12 +4257,7 @@ fn bindgen_test_layout_mrt_handle_info() {
                 ::std::ptr::addr_of!((*ptr).repeats) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_handle_info),
-                "::",
-                stringify!(repeats)
-            )
+            concat!("Offset of field: ", stringify!(mrt_handle_info), "::", stringify!(repeats))
         );
     }
     test_field_repeats();
@@ -5356,11 +4292,7 @@ extern "C" {
     pub fn mrt_engine_run(engine: *mut mrt_engine, program: u32) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_engine_run_replica(
-        engine: *mut mrt_engine,
-        program: u32,
-        replica: u32,
-    ) -> mrt_status;
+    pub fn mrt_engine_run_replica(engine: *mut mrt_engine, program: u32, replica: u32) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_engine_stop(engine: *mut mrt_engine) -> mrt_status;
@@ -5380,9 +4312,7 @@ extern "C" {
         replica: u32,
         fn_: mrt_stream_fn,
         user_data: *mut ::std::os::raw::c_void,
-        user_data_free: ::std::option::Option<
-            unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void),
-        >,
+        user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
     ) -> mrt_status;
 }
 extern "C" {
@@ -5433,42 +4363,24 @@ extern "C" {
     ) -> mrt_status;
 }
 pub type mrt_print_fn = ::std::option::Option<
-    unsafe extern "C" fn(
-        line: *const ::std::os::raw::c_char,
-        user_data: *mut ::std::os::raw::c_void,
-    ),
+    unsafe extern "C" fn(line: *const ::std::os::raw::c_char, user_data: *mut ::std::os::raw::c_void),
 >;
 extern "C" {
     pub fn mrt_engine_set_print_callback(
         engine: *mut mrt_engine,
         fn_: mrt_print_fn,
         user_data: *mut ::std::os::raw::c_void,
-        user_data_free: ::std::option::Option<
-            unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void),
-        >,
+        user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_engine_device_cycles(
-        engine: *const mrt_engine,
-        replica: u32,
-        out_cycles: *mut u64,
-    ) -> mrt_status;
+    pub fn mrt_engine_device_cycles(engine: *const mrt_engine, replica: u32, out_cycles: *mut u64) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_engine_insert_simulated_error(
-        engine: *mut mrt_engine,
-        error: i32,
-        step: u32,
-        tile: u32,
-    ) -> mrt_status;
+    pub fn mrt_engine_insert_simulated_error(engine: *mut mrt_engine, error: i32, step: u32, tile: u32) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_engine_erase_simulated_error(
-        engine: *mut mrt_engine,
-        step: u32,
-        tile: u32,
-    ) -> mrt_status;
+    pub fn mrt_engine_erase_simulated_error(engine: *mut mrt_engine, step: u32, tile: u32) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_engine_clear_simulated_errors(engine: *mut mrt_engine) -> mrt_status;
@@ -5512,10 +4424,7 @@ extern "C" {
     pub fn mrt_model_builder_destroy(builder: *mut mrt_model_builder);
 }
 extern "C" {
-    pub fn mrt_model_builder_set_inference(
-        builder: *mut mrt_model_builder,
-        is_inference: bool,
-    ) -> mrt_status;
+    pub fn mrt_model_builder_set_inference(builder: *mut mrt_model_builder, is_inference: bool) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_model_builder_set_option(
@@ -5579,12 +4488,7 @@ fn bindgen_test_layout_mrt_anchor_config() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_config),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_config), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -5596,12 +4500,7 @@ fn bindgen_test_layout_mrt_anchor_config() {
                 ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_config),
-                "::",
-                stringify!(name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_config), "::", stringify!(name))
         );
     }
     test_field_name();
@@ -5613,12 +4512,7 @@ fn bindgen_test_layout_mrt_anchor_config() {
                 ::std::ptr::addr_of!((*ptr).handle) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_config),
-                "::",
-                stringify!(handle)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_config), "::", stringify!(handle))
         );
     }
     test_field_handle();
@@ -5630,12 +4524,7 @@ fn bindgen_test_layout_mrt_anchor_config() {
                 ::std::ptr::addr_of!((*ptr).shape) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_config),
-                "::",
-                stringify!(shape)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_config), "::", stringify!(shape))
         );
     }
     test_field_shape();
@@ -5647,12 +4536,7 @@ fn bindgen_test_layout_mrt_anchor_config() {
                 ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_config),
-                "::",
-                stringify!(rank)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_config), "::", stringify!(rank))
         );
     }
     test_field_rank();
@@ -5664,12 +4548,7 @@ fn bindgen_test_layout_mrt_anchor_config() {
                 ::std::ptr::addr_of!((*ptr).programs) as usize - ptr as usize
             },
             40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_config),
-                "::",
-                stringify!(programs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_config), "::", stringify!(programs))
         );
     }
     test_field_programs();
@@ -5681,12 +4560,7 @@ fn bindgen_test_layout_mrt_anchor_config() {
                 ::std::ptr::addr_of!((*ptr).num_programs) as usize - ptr as usize
             },
             48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_config),
-                "::",
-                stringify!(num_programs)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_config), "::", stringify!(num_programs))
         );
     }
     test_field_num_programs();
@@ -5698,12 +4572,7 @@ fn bindgen_test_layout_mrt_anchor_config() {
                 ::std::ptr::addr_of!((*ptr).is_per_replica) as usize - ptr as usize
             },
             56usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_config),
-                "::",
-                stringify!(is_per_replica)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_config), "::", stringify!(is_per_replica))
         );
     }
     test_field_is_per_replica();
@@ -5715,12 +4584,7 @@ fn bindgen_test_layout_mrt_anchor_config() {
                 ::std::ptr::addr_of!((*ptr).data_source) as usize - ptr as usize
             },
             60usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_anchor_config),
-                "::",
-                stringify!(data_source)
-            )
+            concat!("Offset of field: ", stringify!(mrt_anchor_config), "::", stringify!(data_source))
         );
     }
     test_field_data_source();
@@ -5761,16 +4625,10 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_model_builder_build(
-        builder: *mut mrt_model_builder,
-        out: *mut *mut mrt_model,
-    ) -> mrt_status;
+    pub fn mrt_model_builder_build(builder: *mut mrt_model_builder, out: *mut *mut mrt_model) -> mrt_status;
 }
 extern "C" {
-    pub fn mrt_model_write(
-        model: *const mrt_model,
-        path: *const ::std::os::raw::c_char,
-    ) -> mrt_status;
+    pub fn mrt_model_write(model: *const mrt_model, path: *const ::std::os::raw::c_char) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_model_write_split(
@@ -5828,12 +4686,7 @@ fn bindgen_test_layout_mrt_onnx_input_shape() {
                 ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_input_shape),
-                "::",
-                stringify!(name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_input_shape), "::", stringify!(name))
         );
     }
     test_field_name();
@@ -5845,12 +4698,7 @@ fn bindgen_test_layout_mrt_onnx_input_shape() {
                 ::std::ptr::addr_of!((*ptr).dims) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_input_shape),
-                "::",
-                stringify!(dims)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_input_shape), "::", stringify!(dims))
         );
     }
     test_field_dims();
@@ -5862,12 +4710,7 @@ fn bindgen_test_layout_mrt_onnx_input_shape() {
                 ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_input_shape),
-                "::",
-                stringify!(rank)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_input_shape), "::", stringify!(rank))
         );
     }
     test_field_rank();
@@ -5887,19 +4730,14 @@ pub struct mrt_onnx_options {
     pub model_name: *const ::std::os::raw::c_char,
     pub progress: mrt_progress_fn,
     pub user_data: *mut ::std::os::raw::c_void,
-    pub user_data_free:
-        ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
+    pub user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
     pub input_shapes: *const mrt_onnx_input_shape,
     pub num_input_shapes: usize,
     pub precision: i32,
 }
 #[test]
 fn bindgen_test_layout_mrt_onnx_options() {
-    assert_eq!(
-        ::std::mem::size_of::<mrt_onnx_options>(),
-        96usize,
-        concat!("Size of: ", stringify!(mrt_onnx_options))
-    );
+    assert_eq!(::std::mem::size_of::<mrt_onnx_options>(), 96usize, concat!("Size of: ", stringify!(mrt_onnx_options)));
     assert_eq!(
         ::std::mem::align_of::<mrt_onnx_options>(),
         8usize,
@@ -5913,12 +4751,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
             },
             0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(struct_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(struct_size))
         );
     }
     test_field_struct_size();
@@ -5930,12 +4763,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).target) as usize - ptr as usize
             },
             8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(target)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(target))
         );
     }
     test_field_target();
@@ -5947,12 +4775,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).custom_target) as usize - ptr as usize
             },
             16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(custom_target)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(custom_target))
         );
     }
     test_field_custom_target();
@@ -5964,12 +4787,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).num_ipus) as usize - ptr as usize
             },
             24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(num_ipus)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(num_ipus))
         );
     }
     test_field_num_ipus();
@@ -5981,12 +4799,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).replication_factor) as usize - ptr as usize
             },
             28usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(replication_factor)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(replication_factor))
         );
     }
     test_field_replication_factor();
@@ -5998,12 +4811,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).batch_size) as usize - ptr as usize
             },
             32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(batch_size)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(batch_size))
         );
     }
     test_field_batch_size();
@@ -6015,12 +4823,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).model_name) as usize - ptr as usize
             },
             40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(model_name)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(model_name))
         );
     }
     test_field_model_name();
@@ -6032,12 +4835,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).progress) as usize - ptr as usize
             },
             48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(progress)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(progress))
         );
     }
     test_field_progress();
@@ -6049,12 +4847,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).user_data) as usize - ptr as usize
             },
             56usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(user_data)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(user_data))
         );
     }
     test_field_user_data();
@@ -6066,12 +4859,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).user_data_free) as usize - ptr as usize
             },
             64usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(user_data_free)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(user_data_free))
         );
     }
     test_field_user_data_free();
@@ -6083,12 +4871,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).input_shapes) as usize - ptr as usize
             },
             72usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(input_shapes)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(input_shapes))
         );
     }
     test_field_input_shapes();
@@ -6100,12 +4883,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).num_input_shapes) as usize - ptr as usize
             },
             80usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(num_input_shapes)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(num_input_shapes))
         );
     }
     test_field_num_input_shapes();
@@ -6117,12 +4895,7 @@ fn bindgen_test_layout_mrt_onnx_options() {
                 ::std::ptr::addr_of!((*ptr).precision) as usize - ptr as usize
             },
             88usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(mrt_onnx_options),
-                "::",
-                stringify!(precision)
-            )
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(precision))
         );
     }
     test_field_precision();
