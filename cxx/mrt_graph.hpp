@@ -894,6 +894,13 @@ inline std::vector<std::byte> writeModelToMemory(const Model &model) {
   check(mrt_model_write_to_memory(model.get(), bytes.data(), bytes.size(), &size));
   return bytes;
 }
+// Several models fused into one PopEF file, each on its own tiles of one IPU
+// (mrt_model_fuse()).
+inline void fuseModels(const std::vector<Model> &models, const std::string &path) {
+  std::vector<const mrt_model *> handles;
+  for (const Model &model : models) handles.push_back(model.get());
+  check(mrt_model_fuse(handles.data(), handles.size(), path.c_str()));
+}
 inline Model loadModelFromMemory(Span<const std::byte> bytes) {
   mrt_model *out = nullptr;
   check(mrt_model_load_from_memory(bytes.data(), bytes.size(), &out));

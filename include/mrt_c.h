@@ -349,6 +349,10 @@ typedef struct mrt_model_info {
   size_t num_device_options;
   size_t num_tensor_data;       /* TensorData blobs */
   size_t num_feed_data;         /* FeedData blobs */
+  /* ---- appended after V1 ---- */
+  /* For a model fused with others (mrt_model_fuse()): the name of the
+   * executable they share; "" for a model with an executable of its own. */
+  const char *shared_executable;
 } mrt_model_info;
 #define MRT_MODEL_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_model_info, num_feed_data)
 
@@ -778,6 +782,12 @@ typedef struct mrt_session_config {
    * meaning as mrt_model_runner_config.max_look_ahead. MRT_INVALID_ARGUMENT
    * if max_look_ahead is also set. */
   int64_t max_look_ahead_syncs;
+  /* mrt_session_create_from_files() loads the model of this name (one of a
+   * fused PopEF's models, see mrt_model_fuse()); MRT_NOT_FOUND listing the
+   * models present if the files have none of that name. NULL (default): the
+   * files' only model. mrt_session_create() requires NULL or the model's
+   * own name (MRT_INVALID_ARGUMENT). Copied. */
+  const char *model_name;
 } mrt_session_config;
 #define MRT_SESSION_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_session_config, max_look_ahead)
 
@@ -1337,6 +1347,9 @@ typedef struct mrt_model_runner_config {
   mrt_flush_select_fn flush_select_callback; /* as flush_callback, also choosing the queues
                                         to pad; gets flush_user_data; set at most one of
                                         the two; default NULL */
+  const char *model_name;            /* as mrt_session_config.model_name, for
+                                        mrt_model_runner_create_from_files(); copied;
+                                        default NULL */
 } mrt_model_runner_config;
 #define MRT_MODEL_RUNNER_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_model_runner_config, flush_user_data_free)
 
@@ -2165,6 +2178,22 @@ MRT_API mrt_status mrt_model_write_to_memory(const mrt_model *model, void *buffe
  * mrt_model_load() checks files). */
 MRT_API mrt_status mrt_model_load_from_memory(const void *data, size_t size,
                                               mrt_model **out) MRT_NOEXCEPT;
+
+/* Model fusion (User Guide 2.10; docs/popef.md "Fused models"): writes one
+ * PopEF file (created or truncated) holding the num_models (>= 2) models
+ * with one executable, in which each model runs on its own tiles of one
+ * IPU. Each model keeps its name, anchor names and data; load one with
+ * mrt_model_load_named() or the model_name of mrt_session_config /
+ * mrt_model_runner_config. Sessions and runners of different models of the
+ * file may share one device (give each runner the same device in
+ * replica_devices) and run at the same time. The models must run on one
+ * IPU without replication, for the same target, with distinct names, none
+ * already fused. MRT_INVALID_ARGUMENT names the model and value otherwise,
+ * and when the models need more tiles together than the IPU has (naming
+ * each model's tiles and the total). The models are only read; any thread.
+ * A failed write removes the file. */
+MRT_API mrt_status mrt_model_fuse(const mrt_model *const *models, size_t num_models,
+                                  const char *path) MRT_NOEXCEPT;
 
 /* ------------------------------------------------------------------------ */
 /* ---- Importing ONNX models ---- */

@@ -212,10 +212,14 @@ std::vector<std::byte> encodeMetadata(const Metadata &metadata) {
   const auto seedHandle = builder.CreateString(metadata.seedHandle());
   const auto packageHash = builder.CreateString(metadata.packageHash());
   const auto flow = encodeProgramFlow(builder, metadata.programFlow());
+  // Absent rather than empty when not fused: unfused metadata keeps its bytes.
+  const auto sharedExecutable = metadata.sharedExecutable().empty()
+                                    ? flatbuffers::Offset<flatbuffers::String>()
+                                    : builder.CreateString(metadata.sharedExecutable());
   const auto root = fb::CreateMetadata(builder, executable, metadata.replicationFactor(),
                                        metadata.numIpus(), metadata.ipuVersion(),
                                        metadata.isInference(), engineOptions, deviceOptions,
-                                       seedHandle, packageHash, flow, anchors);
+                                       seedHandle, packageHash, flow, anchors, sharedExecutable);
   builder.Finish(root, fileIdentifier(BlobType::Metadata));
   return finish(builder);
 }
@@ -262,6 +266,7 @@ Metadata decodeMetadata(std::span<const std::byte> bytes, std::string_view where
   const fb::Metadata *root = decoder.verify<fb::Metadata>(bytes, BlobType::Metadata);
   Metadata metadata;
   metadata.setExecutable(Decoder::string(root->executable()));
+  metadata.setSharedExecutable(Decoder::string(root->shared_executable()));
   metadata.setReplicationFactor(root->replication_factor());
   metadata.setNumIpus(root->num_ipus());
   metadata.setIpuVersion(root->ipu_version());

@@ -25,6 +25,13 @@ class Metadata {
   // Name of the Executable blob this metadata describes; it also picks the
   // model when one file holds several.
   const std::string &executable() const noexcept { return executable_; }
+  // A model fused with others (docs/popef.md, "Fused models") shares their
+  // Executable blob, named here; empty for a model with its own executable.
+  const std::string &sharedExecutable() const noexcept { return sharedExecutable_; }
+  // The name of the model's Executable blob: sharedExecutable(), else executable().
+  const std::string &executableBlob() const noexcept {
+    return sharedExecutable_.empty() ? executable_ : sharedExecutable_;
+  }
   std::uint64_t replicationFactor() const noexcept { return replicationFactor_; }
   // IPUs the executable runs on, all replicas together (an hwsim
   // Executable's numIpus(): per-replica IPUs x replicationFactor).
@@ -46,6 +53,7 @@ class Metadata {
   const Anchor *findAnchorByHandle(std::string_view handle) const noexcept;
 
   void setExecutable(std::string name) { executable_ = std::move(name); }
+  void setSharedExecutable(std::string name) { sharedExecutable_ = std::move(name); }
   void setReplicationFactor(std::uint64_t factor) { replicationFactor_ = factor; }
   void setNumIpus(std::uint64_t numIpus) { numIpus_ = numIpus; }
   void setIpuVersion(std::uint32_t version) { ipuVersion_ = version; }
@@ -69,6 +77,7 @@ class Metadata {
 
  private:
   std::string executable_;
+  std::string sharedExecutable_;
   std::uint64_t replicationFactor_ = 1;
   std::uint64_t numIpus_ = 1;
   std::uint32_t ipuVersion_ = kIpu2;

@@ -15,7 +15,8 @@ namespace mrt {
 
 struct ModelRunner::Impl {
   Impl(std::shared_ptr<popef::Model> m, const ModelRunnerConfig &c)
-      : model(std::move(m)), config((validate(c), c)), executable(checkedExecutable(*model)), layout(model, config) {
+      : model(std::move(m)), config((validate(c), popef::requireModelName(*model, c.model_name), c)),
+        executable(checkedExecutable(*model)), layout(model, config) {
     std::optional<DeviceManager> manager;
     replicas.reserve(config.replication_factor);
     for (unsigned r = 0; r < config.replication_factor; ++r) {
@@ -127,7 +128,7 @@ ModelRunner::ModelRunner(const std::string &popef_path, const ModelRunnerConfig 
     : ModelRunner(std::vector<std::string>{popef_path}, config) {}
 
 ModelRunner::ModelRunner(const std::vector<std::string> &popef_paths, const ModelRunnerConfig &config)
-    : ModelRunner(std::shared_ptr<popef::Model>(popef::loadModel(popef_paths)), config) {}
+    : ModelRunner(std::shared_ptr<popef::Model>(popef::loadModel(popef_paths, config.model_name)), config) {}
 
 ModelRunner::ModelRunner(std::shared_ptr<popef::Model> model, const ModelRunnerConfig &config)
     : impl_(std::make_unique<Impl>(requireModel(std::move(model)), config)) {}

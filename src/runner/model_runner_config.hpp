@@ -83,6 +83,10 @@ struct ModelRunnerConfig {
   // Request time traces kept per replica for the statistics; 0: unbounded.
   std::size_t request_tracepoints_buffer_size = 1000;
   FlushCallback flush_callback = nullptr;
+  // Which model of the PopEF files the path constructors load (as
+  // SessionConfig::model_name: one model of a fused PopEF; empty: the only
+  // one). Given a model, the name must be its own or empty.
+  std::string model_name;
 };
 
 // Throws mrt::Error(InvalidArgument) naming the bad option and value.

@@ -81,6 +81,7 @@ struct Session::Impl {
   Impl(std::shared_ptr<const popef::Model> m, const SessionConfig &c)
       : model(requireModel(std::move(m))), config(c), name(model->metadata.executable()) {
     validate(config);
+    popef::requireModelName(*model, config.model_name);
     verifyModel();
     if (config.executable.valid()) {
       executable = config.executable;
@@ -97,7 +98,7 @@ struct Session::Impl {
   }
 
   ~Impl() {
-    if (device && device->isActiveSession(this)) device->unbindSession();
+    if (device) device->unbindSession(this);
   }
 
   // ---- creation ----
@@ -267,13 +268,21 @@ struct Session::Impl {
     // onDevice is cleared by onDisplaced() when another session takes the
     // device, so the slot's mutex stays off the hot path.
     if (onDevice) return;
-    device->bindToSession(this, [this] { onDisplaced(); });
+    device->bindToSession(this, [this] { onDisplaced(); }, residency());
     try {
       loadExecutable();
     } catch (...) {
-      device->unbindSession();
+      device->unbindSession(this);
       throw;
     }
+  }
+
+  // A fused model shares its device with the sessions of the models fused
+  // with it (same executable, so the hash, and another model's tiles).
+  Device::Residency residency() const {
+    const std::string &shared = model->metadata.sharedExecutable();
+    if (shared.empty()) return {};
+    return {fmt::format("{}#{:016x}", shared, executable.hash()), name};
   }
 
   void loadExecutable() {
@@ -328,7 +337,7 @@ struct Session::Impl {
   void unbind() {
     if (onDevice && device->isActiveSession(this)) {
       if (loadRun && failure.empty() && !stopped.load()) runPhase(model->metadata.programFlow().save(), "Save");
-      device->unbindSession();
+      device->unbindSession(this);
     }
     leaveDevice();
     bound = false;
@@ -373,7 +382,7 @@ struct Session::Impl {
 };
 
 Session::Session(const std::vector<std::string> &popef_paths, const SessionConfig &config)
-    : Session(std::shared_ptr<const popef::Model>(popef::loadModel(popef_paths)), config) {}
+    : Session(std::shared_ptr<const popef::Model>(popef::loadModel(popef_paths, config.model_name)), config) {}
 
 Session::Session(std::shared_ptr<const popef::Model> model, const SessionConfig &config)
     : impl_(std::make_unique<Impl>(std::move(model), config)) {

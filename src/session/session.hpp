@@ -9,7 +9,10 @@
 // runs: the active one is displaced first, which runs its Save programs if
 // its Load programs have run. The displaced session runs its Load programs
 // again before its next Main. Binding to a new device, unloadFromDevice() and
-// the displacement above run Save; destroying a session does not.
+// the displacement above run Save; destroying a session does not. Sessions
+// of different models fused into one executable (popef/fuse.hpp) do not
+// displace each other: each model has its own tiles, so they are all active
+// on the device at once.
 //
 // Errors (mrt::Error): FailedPrecondition for a call in the wrong state (not
 // bound, stopped, after a device error), NotFound for an unknown anchor
@@ -23,7 +26,9 @@
 // Thread safety: stop() and isStopped() may be called from any thread at
 // any time. Everything else must be called from one thread at a time, and
 // sessions sharing a device must also be used one at a time (a run on one
-// may displace another). Callbacks run on the thread running the programs.
+// may displace another), except sessions of models fused together, which
+// may run on different threads at once. Callbacks run on the thread running
+// the programs.
 #pragma once
 
 #include <map>

@@ -27,6 +27,12 @@ struct SessionConfig {
   // "unlimited" or an unsigned integer: host sync points prepared ahead.
   // Checked and kept; the simulated engine has no look-ahead to limit.
   std::string max_look_ahead = "unlimited";
+  // Which model of the PopEF files the path constructor loads: one of
+  // several in a file (a fused PopEF, docs/popef.md "Fused models"); an
+  // unknown name is NotFound listing the models the files hold. Empty (the
+  // default): the files' only model. Given a model, the name must be its
+  // own or empty (InvalidArgument otherwise).
+  std::string model_name;
   // The model's executable, already read from it and checked against its
   // metadata by the caller (a ModelRunner does so once for all its
   // replicas: deserializing and verifying the executable is much of what

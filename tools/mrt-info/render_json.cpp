@@ -90,6 +90,7 @@ Json modelJson(const popef::Model &model) {
               {"device_options", m.deviceOptions()},
               {"seed_handle", m.seedHandle()},
               {"package_hash", m.packageHash()},
+              {"shared_executable", m.sharedExecutable()},
               {"executable_bytes", model.executable().bytes().size()},
               {"program_flow",
                Json{{"load", flow.load()}, {"main", flow.main()}, {"save", flow.save()},

@@ -105,7 +105,10 @@ void renderModel(const popef::Model &model, std::string &out) {
   meta.add({"package hash", orDash(m.packageHash())});
   meta.add({"engine options", options(m.engineOptions())});
   meta.add({"device options", options(m.deviceOptions())});
-  meta.add({"executable", fmt::format("{} bytes", model.executable().bytes().size())});
+  meta.add({"executable", m.sharedExecutable().empty()
+                              ? fmt::format("{} bytes", model.executable().bytes().size())
+                              : fmt::format("'{}', {} bytes, fused: shared with the models fused with this one",
+                                            m.sharedExecutable(), model.executable().bytes().size())});
   out += meta.render("  ");
 
   const ProgramFlow &flow = m.programFlow();

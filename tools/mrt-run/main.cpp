@@ -32,6 +32,7 @@ using namespace mrt;
 
 struct Options {
   std::vector<std::string> files;
+  std::string model;  // one of several models in the files (a fused PopEF); "": the only one
   std::uint64_t iterations = 1000;
   unsigned threads = 1;
   bool async = false;
@@ -139,7 +140,7 @@ void writeOutputs(const run::RequestBuffers &buffers, const std::string &dir) {
 // written when the engines are destroyed, not after every run, so profiling
 // does not slow the requests down.
 std::shared_ptr<popef::Model> loadModel(const Options &options) {
-  auto model = popef::loadModel(options.files);
+  auto model = popef::loadModel(options.files, options.model);
   if (options.profileDir.empty()) return model;
   return popef::withEngineOptions(*model, {{"autoReport.all", "true"},
                                            {"autoReport.directory", options.profileDir},
@@ -291,6 +292,7 @@ int main(int argc, char **argv) {
   Options options;
   std::vector<std::string> inputs;
   app.add_option("files", options.files, "PopEF file(s) of the model")->required()->check(CLI::ExistingFile);
+  app.add_option("--model", options.model, "The model to serve when the files hold several (a fused PopEF)");
   app.add_option("--iterations,-n", options.iterations, "requests to run")->check(CLI::PositiveNumber);
   app.add_option("--threads,-t", options.threads, "client threads")->check(CLI::Range(1u, 256u));
   app.add_flag("--async", options.async, "use executeAsync with several requests in flight per thread");

@@ -189,10 +189,11 @@ pub struct mrt_model_info {
     pub num_device_options: usize,
     pub num_tensor_data: usize,
     pub num_feed_data: usize,
+    pub shared_executable: *const ::std::os::raw::c_char,
 }
 #[test]
 fn bindgen_test_layout_mrt_model_info() {
-    assert_eq!(::std::mem::size_of::<mrt_model_info>(), 104usize, concat!("Size of: ", stringify!(mrt_model_info)));
+    assert_eq!(::std::mem::size_of::<mrt_model_info>(), 112usize, concat!("Size of: ", stringify!(mrt_model_info)));
     assert_eq!(::std::mem::align_of::<mrt_model_info>(), 8usize, concat!("Alignment of ", stringify!(mrt_model_info)));
     fn test_field_struct_size() {
         assert_eq!(
@@ -362,6 +363,18 @@ fn bindgen_test_layout_mrt_model_info() {
         );
     }
     test_field_num_feed_data();
+    fn test_field_shared_executable() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_model_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).shared_executable) as usize - ptr as usize
+            },
+            104usize,
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(shared_executable))
+        );
+    }
+    test_field_shared_executable();
 }
 extern "C" {
     pub fn mrt_model_get_info(model: *const mrt_model, out_info: *mut mrt_model_info) -> mrt_status;
@@ -1216,12 +1229,13 @@ pub struct mrt_session_config {
     pub wait_config: *const mrt_device_wait_config,
     pub max_look_ahead: *const ::std::os::raw::c_char,
     pub max_look_ahead_syncs: i64,
+    pub model_name: *const ::std::os::raw::c_char,
 }
 #[test]
 fn bindgen_test_layout_mrt_session_config() {
     assert_eq!(
         ::std::mem::size_of::<mrt_session_config>(),
-        56usize,
+        64usize,
         concat!("Size of: ", stringify!(mrt_session_config))
     );
     assert_eq!(
@@ -1313,6 +1327,18 @@ fn bindgen_test_layout_mrt_session_config() {
         );
     }
     test_field_max_look_ahead_syncs();
+    fn test_field_model_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_session_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).model_name) as usize - ptr as usize
+            },
+            56usize,
+            concat!("Offset of field: ", stringify!(mrt_session_config), "::", stringify!(model_name))
+        );
+    }
+    test_field_model_name();
 }
 extern "C" {
     pub fn mrt_session_config_init(config: *mut mrt_session_config);
@@ -2202,12 +2228,13 @@ pub struct mrt_model_runner_config {
     pub flush_user_data: *mut ::std::os::raw::c_void,
     pub flush_user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
     pub flush_select_callback: mrt_flush_select_fn,
+    pub model_name: *const ::std::os::raw::c_char,
 }
 #[test]
 fn bindgen_test_layout_mrt_model_runner_config() {
     assert_eq!(
         ::std::mem::size_of::<mrt_model_runner_config>(),
-        184usize,
+        192usize,
         concat!("Size of: ", stringify!(mrt_model_runner_config))
     );
     assert_eq!(
@@ -2569,6 +2596,18 @@ fn bindgen_test_layout_mrt_model_runner_config() {
         );
     }
     test_field_flush_select_callback();
+    fn test_field_model_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_model_runner_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).model_name) as usize - ptr as usize
+            },
+            184usize,
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(model_name))
+        );
+    }
+    test_field_model_name();
 }
 extern "C" {
     pub fn mrt_model_runner_config_init(config: *mut mrt_model_runner_config);
@@ -4685,6 +4724,13 @@ extern "C" {
         data: *const ::std::os::raw::c_void,
         size: usize,
         out: *mut *mut mrt_model,
+    ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_model_fuse(
+        models: *const *const mrt_model,
+        num_models: usize,
+        path: *const ::std::os::raw::c_char,
     ) -> mrt_status;
 }
 #[repr(C)]
