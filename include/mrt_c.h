@@ -778,9 +778,10 @@ typedef struct mrt_session_config {
    * or an unsigned integer; NULL (default): use max_look_ahead_syncs. Copied. */
   const char *max_look_ahead;
   /* ---- appended after V1 ---- */
-  /* Host syncs prepared ahead; < 0: unlimited (default). The same type and
-   * meaning as mrt_model_runner_config.max_look_ahead. MRT_INVALID_ARGUMENT
-   * if max_look_ahead is also set. */
+  /* Host syncs (input transfers of the session's queue manager) prepared
+   * ahead through stream prefetch; < 0: unlimited (default). The same type
+   * and meaning as mrt_model_runner_config.max_look_ahead.
+   * MRT_INVALID_ARGUMENT if max_look_ahead is also set. */
   int64_t max_look_ahead_syncs;
   /* mrt_session_create_from_files() loads the model of this name (one of a
    * fused PopEF's models, see mrt_model_fuse()); MRT_NOT_FOUND listing the
@@ -1331,7 +1332,11 @@ typedef struct mrt_model_runner_config {
                                         default MRT_BATCHING_DISABLED */
   bool auto_reset;                   /* reset the device after a device error needing
                                         MRT_RECOVERY_IPU_RESET, or a hang; default false */
-  int64_t max_look_ahead;            /* host syncs prepared ahead; < 0: unlimited (default) */
+  int64_t max_look_ahead;            /* host syncs (input transfers) each replica may prepare
+                                        ahead through stream prefetch while a run computes;
+                                        < 0: unlimited (default): one per input stream on a
+                                        model with IO tiles (engine option
+                                        exchange.numIOTiles), none without; 0: never */
   uint32_t ring_buffer_size_multiplier; /* ring entries = multiplier x batch; default 2 */
   bool flush_on_waiting_outputs;     /* flush only while outputs are awaited; default false */
   int64_t batch_size_timeout_ns;     /* pad a partial batch after this long (0: at once);

@@ -11,6 +11,7 @@
 #include "cost_model.hpp"
 #include "engine_impl.hpp"
 #include "fail.hpp"
+#include "io_tiles.hpp"
 #include "worker_pool.hpp"
 
 namespace hwsim {
@@ -32,6 +33,7 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(
   options = resolveEngineOptions(merged);
   multiThread = flag(options, "debug.cpuMultiThreadExecution", true);
   prefetch = flag(options, "exchange.enablePrefetch", true);
+  planIOTiles();
   const bool all = flag(options, "autoReport.all", false);
   autoExecutionProfile = flag(options, "autoReport.outputExecutionProfile", all);
   autoGraphProfile = flag(options, "autoReport.outputGraphProfile", all);
@@ -88,6 +90,23 @@ void Engine::Impl::resolveLayout() {
     rv.contiguous = rv.segments.size() <= 1;
     rv.offset = rv.segments.empty() ? 0 : rv.segments.front().first;
     if (rv.contiguous) rv.segments.clear();
+  }
+}
+
+void Engine::Impl::planIOTiles() {
+  ioTiles = detail::numIOTiles(options);
+  if (ioTiles == 0) return;
+  // Given to the engine rather than the compiler, the option still must not
+  // put vertices on the tiles it takes.
+  try {
+    detail::checkIOTiles(*d, ioTiles, ErrorKind::InvalidArgument);
+  } catch (const Error &e) {
+    throw InvalidOption(detail::kNumIOTilesOption, e.what());
+  }
+  ioExchangeCycles.assign(d->nodes.size(), 0);
+  for (std::size_t i = 0; i < d->nodes.size(); ++i) {
+    const auto &n = d->nodes[i];
+    if (n.kind == detail::NodeKind::StreamToTensor) ioExchangeCycles[i] = detail::ioToComputeCycles(*d, d->views[n.view1], ioTiles);
   }
 }
 

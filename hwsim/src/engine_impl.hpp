@@ -39,6 +39,9 @@ struct Engine::Impl {
     std::uint8_t *begin = nullptr, *end = nullptr, *cursor = nullptr;
     std::unique_ptr<std::uint8_t[]> prefetchBuffer;  // one transfer, host-to-device streams only
     bool prefetched = false;
+    // With IO tiles: the modelled cycle at which the prefetched transfer has
+    // landed on them (it travels while the other tiles compute).
+    std::uint64_t prefetchReadyAt = 0;
     std::vector<std::uint8_t> staging;  // for views that are not contiguous
   };
 
@@ -59,6 +62,7 @@ struct Engine::Impl {
   // ---- setup ----
   void resolveLayout();
   void planComputeSets();
+  void planIOTiles();
   void deploy();
   std::uint8_t *base(unsigned replica) const { return replicas[replica]->memory.data(); }
 
@@ -67,7 +71,10 @@ struct Engine::Impl {
   void exec(std::uint32_t node, unsigned replica);
   void executeComputeSet(std::uint32_t cs, unsigned replica);
   void copyView(std::uint32_t src, std::uint32_t dst, unsigned replica);
-  void streamToTensor(const detail::ExeNode &n, unsigned replica);
+  // Returns the step's modelled cycles (less than its static cost when the
+  // transfer was prefetched onto IO tiles).
+  std::uint64_t streamToTensor(const detail::ExeNode &n, unsigned replica);
+  std::uint64_t prefetchedCost(const StreamConn &conn, std::uint32_t node, unsigned replica) const;
   void tensorToStream(const detail::ExeNode &n, unsigned replica);
   void remoteCopy(const detail::ExeNode &n, unsigned replica);
   void printTensor(const detail::ExeNode &n, unsigned replica);
@@ -90,6 +97,10 @@ struct Engine::Impl {
   OptionFlags options;
   bool multiThread = true;
   bool prefetch = true;
+  unsigned ioTiles = 0;  // exchange.numIOTiles
+  // Per node (StreamToTensor only, with IO tiles): cycles of moving a
+  // prefetched transfer from the IO tiles to its destination.
+  std::vector<std::uint64_t> ioExchangeCycles;
   std::atomic<bool> profiling{false};
   bool everProfiled = false;
   std::uint32_t profileRunLimit = 2;

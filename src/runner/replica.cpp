@@ -335,12 +335,16 @@ bool Replica::runProgram(bool load) {
 }
 
 bool Replica::hasWork() const {
+  // A request's inputs prepared ahead (max_look_ahead) have left the queues
+  // already but still wait for the run that consumes them.
+  if (session_->preparedAhead() > 0) return true;
   if (!input_queues_.empty()) return input_queues_.front()->hasPendingData();
   if (!output_queues_.empty()) return output_queues_.front()->hasPendingData();
   return true;  // nothing to wait for: run on
 }
 
 bool Replica::workVisible() const {
+  if (session_->preparedAhead() > 0) return true;
   if (!input_queues_.empty()) return input_queues_.front()->ringBuffer().readAvailable();
   if (!output_queues_.empty()) return output_queues_.front()->ringBuffer().readAvailable();
   return true;

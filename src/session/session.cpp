@@ -16,6 +16,7 @@
 #include "popef/executable_check.hpp"
 #include "popef/package_hash.hpp"
 #include "popef/reader.hpp"
+#include "session/look_ahead.hpp"
 
 namespace mrt {
 
@@ -62,6 +63,9 @@ struct Session::Impl {
   std::unique_ptr<QueueManager> queues;
   std::atomic<QueueManager *> queuesForStop{nullptr};  // read by stop() from any thread
   std::unique_ptr<hwsim::Engine> engine;
+  // Input transfers prepared ahead (max_look_ahead); shared with the stream
+  // callbacks, which may outlive a replaced binding inside the engine.
+  std::shared_ptr<LookAhead> lookAhead;
 
   std::shared_ptr<Device> device;  // bound last; kept after unloadFromDevice() for reload()
   bool bound = false;              // bindToDevice/reload called and no unloadFromDevice since
@@ -94,7 +98,19 @@ struct Session::Impl {
       return std::make_unique<hwsim::Engine>(executable, hwsim::OptionFlags(model->metadata.engineOptions().begin(),
                                                                             model->metadata.engineOptions().end()));
     });
+    lookAhead = std::make_shared<LookAhead>(resolveLookAhead());
     bindPopefData();
+  }
+
+  // "unlimited" prepares ahead only where it overlaps compute: on an
+  // executable with IO tiles (session_config.hpp).
+  std::optional<std::uint64_t> resolveLookAhead() const {
+    const std::optional<std::uint64_t> limit = lookAheadLimit(config);
+    if (limit) return limit;
+    const hwsim::OptionFlags options = engine->getEngineOptions();
+    const auto ioTiles = options.find("exchange.numIOTiles");
+    const bool overlaps = ioTiles != options.end() && ioTiles->second != "0";
+    return overlaps ? std::nullopt : std::optional<std::uint64_t>(0);
   }
 
   ~Impl() {
@@ -182,10 +198,19 @@ struct Session::Impl {
     std::fill(verifiedPrograms.begin(), verifiedPrograms.end(), 0);
   }
 
-  void connect(const popef::Anchor &anchor, CallbackHandle callback) {
+  // With `prefetch` (an input queue's), the stream's next transfer may be
+  // prepared ahead as max_look_ahead allows.
+  void connect(const popef::Anchor &anchor, CallbackHandle callback, StreamPrefetchFn prefetch = nullptr) {
     const Binding binding = callback ? Binding::User : Binding::Empty;
     if (!callback) callback = [](void *) {};
-    callHwsim([&] { engine->connectStreamToCallback(anchor.handle(), std::move(callback)); });
+    callHwsim([&] {
+      if (prefetch) {
+        engine->connectStreamToCallback(anchor.handle(), 0,
+                                        prefetchingCallback(std::move(callback), std::move(prefetch), lookAhead));
+      } else {
+        engine->connectStreamToCallback(anchor.handle(), std::move(callback));
+      }
+    });
     setBinding(anchor.handle(), binding);
   }
 
@@ -538,7 +563,7 @@ QueueManager *Session::adoptQueueManager(std::unique_ptr<QueueManager> manager) 
   Impl &im = *impl_;
   releaseQueueManager();  // the old manager, if any, goes
   for (const QueueManager::AnchorStream &stream : manager->streams()) {
-    im.connect(im.streamAnchor(stream.handle), stream.callback);
+    im.connect(im.streamAnchor(stream.handle), stream.callback, stream.prefetch);
   }
   im.queuesForStop.store(manager.get());
   im.queues = std::move(manager);
@@ -550,6 +575,9 @@ hwsim::Engine &Session::engine() { return *impl_->engine; }
 std::string Session::deviceFailure() const { return impl_->failure; }
 
 bool Session::isStopped() const { return impl_->stopped.load(); }
+
+std::uint64_t Session::preparedAhead() const { return impl_->lookAhead->preparedAhead(); }
+std::uint64_t Session::totalPreparedAhead() const { return impl_->lookAhead->totalPrepared(); }
 
 std::vector<const popef::Anchor *> Session::getInputAnchors() const { return impl_->inputs; }
 std::vector<const popef::Anchor *> Session::getUserInputAnchors() const { return impl_->userInputs; }

@@ -121,6 +121,13 @@ class Session {
   void stop();
   bool isStopped() const;
 
+  // Input transfers of the session's QueueManager prepared ahead through
+  // the engine's stream prefetch (max_look_ahead, session_config.hpp):
+  // held now, waiting for the host sync they were prepared for (never more
+  // than max_look_ahead), and since creation. Any thread.
+  std::uint64_t preparedAhead() const;
+  std::uint64_t totalPreparedAhead() const;
+
   // Every input anchor, those bound to PopEF data and remote buffers too.
   std::vector<const popef::Anchor *> getInputAnchors() const;
   // Input anchors that need a user callback: not fed by PopEF data.
