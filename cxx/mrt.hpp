@@ -455,6 +455,15 @@ class Model : public detail::OwnedHandle<mrt_model> {
     return {static_cast<const std::byte *>(data), static_cast<std::size_t>(size)};
   }
 
+  // A new model with these engine options set over this one's (blobs
+  // shared): mrt_model_with_engine_options.
+  Model withEngineOptions(const std::vector<std::pair<std::string, std::string>> &options) const {
+    const detail::OptionArray pairs(options);
+    mrt_model *out = nullptr;
+    check(mrt_model_with_engine_options(get(), pairs.get(), &out));
+    return adopt(out);
+  }
+
   // Every option of a set, in key order.
   std::vector<std::pair<std::string, std::string>> options(ModelOptions set) const {
     const ModelInfo i = info();
@@ -1741,6 +1750,17 @@ struct RequestTimes {
   double computation_us = 0;
 };
 
+// Modelled time on the target (ModelRunner::deviceTime): cycles since the
+// device was last loaded, at clock_hz.
+struct DeviceTime {
+  uint64_t cycles = 0;
+  double clock_hz = 0;
+  // The modelled seconds from `earlier` to this sample.
+  double secondsSince(const DeviceTime &earlier) const {
+    return clock_hz > 0 ? static_cast<double>(cycles - earlier.cycles) / clock_hz : 0.0;
+  }
+};
+
 enum class SimulatedError {
   TILE_EXCEPTION = MRT_SIMULATED_TILE_EXCEPTION,
   MEMORY_PARITY = MRT_SIMULATED_MEMORY_PARITY,
@@ -1850,6 +1870,12 @@ class ModelRunner : public detail::OwnedHandle<mrt_model_runner> {
   }
   RequestTimes getMonitoringStatisticsTotalCount(unsigned replica_id = 0) const {
     return times([&](mrt_request_times *t) { return mrt_model_runner_statistics_count(get(), replica_id, t); });
+  }
+  // The modelled cycles of replica_id's device (mrt_model_runner_device_cycles).
+  DeviceTime deviceTime(unsigned replica_id = 0) const {
+    DeviceTime time;
+    check(mrt_model_runner_device_cycles(get(), replica_id, &time.cycles, &time.clock_hz));
+    return time;
   }
 
   // Makes replica_id's simulated device fail once at step step_name of its

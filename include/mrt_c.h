@@ -311,6 +311,17 @@ MRT_API mrt_status mrt_model_load_named(const char *const *paths, size_t num_pat
 /* Releases the caller's reference. NULL is accepted. */
 MRT_API void mrt_model_destroy(mrt_model *model) MRT_NOEXCEPT;
 
+/* A new model: `model` with engine options (NULL-terminated key/value
+ * pairs, as mrt_engine_create() takes them) set over its own, replacing the
+ * values of the same keys; blobs are shared, not copied. For overrides of
+ * one run, such as profiling ("autoReport.all" "true",
+ * "autoReport.directory" DIR) in every engine a runner or session makes.
+ * MRT_INVALID_ARGUMENT naming the option for an unknown name, a malformed
+ * value, a key without a value or a key given twice; `model` is unchanged.
+ * *out belongs to the caller: mrt_model_destroy(). Any thread. */
+MRT_API mrt_status mrt_model_with_engine_options(const mrt_model *model, const char *const *options,
+                                                 mrt_model **out) MRT_NOEXCEPT;
+
 /* The bytes of the model's TensorData blob `name`: *out_data points into the
  * memory-mapped file (64-byte aligned, read-only, never copied) and
  * *out_size is its size in bytes. Borrowed: valid until the model is
@@ -1480,6 +1491,15 @@ MRT_API mrt_status mrt_model_runner_statistics_mean(mrt_model_runner *runner, ui
 /* How many requests each phase has seen, ever (as doubles). */
 MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, uint32_t replica_id,
                                                      mrt_request_times *out) MRT_NOEXCEPT;
+/* The modelled time on the target: the cycles replica_id's device has run
+ * (Load and every Main run, host transfers, exchange and syncs included)
+ * since it was last loaded (the runner's creation, or a reset after a
+ * device error), and the device's clock in Hz (out_clock_hz may be NULL).
+ * (cycles after - cycles before) / clock_hz is the modelled device time of
+ * the requests served in between. MRT_INVALID_ARGUMENT for a replica_id out
+ * of range (naming it and the runner's replicas). Any thread. */
+MRT_API mrt_status mrt_model_runner_device_cycles(const mrt_model_runner *runner, uint32_t replica_id,
+                                                  uint64_t *out_cycles, double *out_clock_hz) MRT_NOEXCEPT;
 
 /* The runner's model: a new reference for the caller (mrt_model_destroy()).
  * Any thread. */
@@ -2271,6 +2291,20 @@ MRT_API mrt_status mrt_onnx_compile_file(const char *path, const mrt_onnx_option
                                          mrt_model **out) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_onnx_compile_memory(const void *data, size_t size, const mrt_onnx_options *options,
                                            mrt_model **out) MRT_NOEXCEPT;
+
+/* Reads the ONNX TensorProto file at path (the test_data_set_N/input_M.pb
+ * files ONNX models ship with) into the size bytes at buffer as a tensor of
+ * data_type (an mrt_data_type): the input of a compiled model fed with the
+ * data it ships with. The file's element type must be the one the compiler
+ * gives the device (INT64 fills MRT_S32, UINT64 MRT_U32, DOUBLE MRT_F32:
+ * the simulated IPU has no 64-bit types) and it must hold size / element
+ * size elements, in any shape. Errors: MRT_NOT_FOUND "no such file",
+ * MRT_INVALID_ARGUMENT for a path that is not a regular file, a file that
+ * is not a TensorProto, another element type or count (naming the file's
+ * and the tensor's), an INT64 value beyond S32 or a size that is not whole
+ * elements; buffer is then unchanged. Any thread. */
+MRT_API mrt_status mrt_onnx_read_tensor_file(const char *path, int32_t data_type, void *buffer,
+                                             uint64_t size) MRT_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -421,6 +421,17 @@ MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, u
   });
 }
 
+MRT_API mrt_status mrt_model_runner_device_cycles(const mrt_model_runner *runner, uint32_t replica_id,
+                                                  uint64_t *out_cycles, double *out_clock_hz) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const mrt::ModelRunner &r = runnerOf(runner);
+    requireNotNull(out_cycles, "out_cycles");
+    const hwsim::TimerTimePoint time = r.deviceTime(replica_id);
+    *out_cycles = time.deviceCycles;
+    if (out_clock_hz != nullptr) *out_clock_hz = time.clockHz;
+  });
+}
+
 MRT_API mrt_status mrt_model_runner_model(const mrt_model_runner *runner, mrt_model **out) noexcept {
   return mrt::capi::guard(__func__, [&] {
     const mrt::ModelRunner &r = runnerOf(runner);

@@ -234,6 +234,10 @@ void ModelRunner::getMonitoringStatisticsTotalCount(std::map<std::string, double
   impl_->replica(replica_id).stats().totalCount(monitoring_info);
 }
 
+hwsim::TimerTimePoint ModelRunner::deviceTime(unsigned replica_id) const {
+  return impl_->replica(replica_id).deviceTime();
+}
+
 void ModelRunner::insertSimulatedError(hwsim::DeviceErrorCode code, const std::string &step_name,
                                        unsigned replica_id) {
   impl_->replica(replica_id).insertSimulatedError(code, step_name);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <hwsim/device_error.hpp>
+#include <hwsim/engine.hpp>
 
 #include "common/adaptive_spin.hpp"
 #include "device/device.hpp"
@@ -91,6 +92,9 @@ class Replica {
   void insertSimulatedError(hwsim::DeviceErrorCode code, const std::string &step_name);
 
   RequestStats &stats() noexcept { return stats_; }
+  // The modelled cycles of this replica's device since its last load, and its
+  // clock. Any thread (the engine's counter is atomic).
+  hwsim::TimerTimePoint deviceTime() const { return session_->engine().getTimeStamp(); }
 
  private:
   struct Request;

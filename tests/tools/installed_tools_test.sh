@@ -24,7 +24,7 @@ for path in share/doc/libmrt/c_api.md share/doc/libmrt/LICENSE share/doc/libmrt/
 done
 [ ! -e "$prefix/share/doc/libmrt0" ] || fail "a plain install holds the Debian package's share/doc/libmrt0"
 # The tools built on the public API load the installed library, not the build tree's.
-for tool in mrt-gen mrt-compile mrt-demo mrt-fuse; do
+for tool in mrt-gen mrt-compile mrt-demo mrt-fuse mrt-run; do
   resolved=$(env -u LD_LIBRARY_PATH ldd "$bin/$tool" | sed -n 's/.*libmrt.so.0 => \([^ ]*\).*/\1/p')
   [ "$(readlink -f "$resolved")" = "$(readlink -f "$prefix/lib/libmrt.so.0")" ] ||
     fail "$tool loads libmrt.so.0 from '$resolved', not from $prefix/lib"

@@ -11,7 +11,14 @@ trap 'rm -rf "$work"' EXIT
 export MRT_HWSIM_LOCK_DIR=$work/locks MRT_HWSIM_IPUS=4
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$compile" "$mnist/model.onnx" -o "$work/mnist.popef" --quiet >/dev/null
+"$compile" "$mnist/model.onnx" -o "$work/mnist.popef" > "$work/compile.txt" 2>/dev/null ||
+  fail "mrt-compile failed: $(cat "$work/compile.txt")"
+# The report's modelled time per inference and throughput on the target,
+# beside the host's compile time.
+grep -Eq "^Cycles per inference +[1-9][0-9]* \([0-9.]+ us at 1.33 GHz\)$" "$work/compile.txt" &&
+  grep -Eq "^Modelled throughput +[0-9.]+ inferences/s per replica on the target$" "$work/compile.txt" &&
+  grep -Eq "^Compile time \(host\) +[0-9.]+ s$" "$work/compile.txt" ||
+  fail "mrt-compile's report lacks the modelled figures: $(cat "$work/compile.txt")"
 mkdir "$work/out"
 for set in 0 1 2; do
   "$run" "$work/mnist.popef" -n 3 --input "Input3=$mnist/test_data_set_$set/input_0.pb" \
@@ -36,11 +43,11 @@ expect_error() {  # PATTERN ARGS...: the run fails with PATTERN on stderr
   if "$run" "$work/mnist.popef" -n 1 "$@" 2>"$work/err"; then fail "$* succeeded"; fi
   grep -q "$pattern" "$work/err" || fail "$*: stderr lacks '$pattern': $(cat "$work/err")"
 }
-expect_error "the request needs 1568" --input "Input3=$mnist/test_data_set_0/input_0.pb" -b 2
+expect_error "the tensor needs 1568" --input "Input3=$mnist/test_data_set_0/input_0.pb" -b 2
 /usr/bin/python3 -c "
 import numpy as np, onnx.numpy_helper as h
 open('$work/ints.pb','wb').write(h.from_array(np.zeros((1,1,28,28), np.int32)).SerializeToString())"
-expect_error "the file holds INT32, the input is F32" --input "Input3=$work/ints.pb"
+expect_error "the file holds INT32, the tensor is F32" --input "Input3=$work/ints.pb"
 printf 'not a tensor' > "$work/junk.pb"
 expect_error "not an ONNX TensorProto" --input "Input3=$work/junk.pb"
 expect_error "no such file" --input "Input3=$work/missing.pb"

@@ -149,6 +149,13 @@ extern "C" {
     pub fn mrt_model_destroy(model: *mut mrt_model);
 }
 extern "C" {
+    pub fn mrt_model_with_engine_options(
+        model: *const mrt_model,
+        options: *const *const ::std::os::raw::c_char,
+        out: *mut *mut mrt_model,
+    ) -> mrt_status;
+}
+extern "C" {
     pub fn mrt_model_tensor_data(
         model: *const mrt_model,
         name: *const ::std::os::raw::c_char,
@@ -2839,6 +2846,14 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
+    pub fn mrt_model_runner_device_cycles(
+        runner: *const mrt_model_runner,
+        replica_id: u32,
+        out_cycles: *mut u64,
+        out_clock_hz: *mut f64,
+    ) -> mrt_status;
+}
+extern "C" {
     pub fn mrt_model_runner_model(runner: *const mrt_model_runner, out: *mut *mut mrt_model) -> mrt_status;
 }
 extern "C" {
@@ -4993,5 +5008,13 @@ extern "C" {
         size: usize,
         options: *const mrt_onnx_options,
         out: *mut *mut mrt_model,
+    ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_onnx_read_tensor_file(
+        path: *const ::std::os::raw::c_char,
+        data_type: i32,
+        buffer: *mut ::std::os::raw::c_void,
+        size: u64,
     ) -> mrt_status;
 }
