@@ -172,7 +172,12 @@ struct TileRange {
 };
 
 enum class SyncType { Internal = MRT_SYNC_INTERNAL, External = MRT_SYNC_EXTERNAL, Global = MRT_SYNC_GLOBAL };
-enum class MatMulOperand { Lhs = MRT_MATMUL_LHS, Rhs = MRT_MATMUL_RHS };
+enum class MatMulOperand {
+  Lhs = MRT_MATMUL_LHS,
+  Rhs = MRT_MATMUL_RHS,
+  LhsOfPreloaded = MRT_MATMUL_LHS_OF_PRELOADED,  // for matMulPreloadedRhs
+  RhsPreloaded = MRT_MATMUL_RHS_PRELOADED
+};
 enum class FieldDirection { In = MRT_FIELD_IN, Out = MRT_FIELD_OUT, InOut = MRT_FIELD_INOUT };
 
 // One built-in codelet (mrt_codelet_*).
@@ -574,6 +579,14 @@ class Graph : public detail::OwnedHandle<mrt_graph> {
                 std::optional<DataType> outType = std::nullopt) {
     return make<Tensor>(mrt_ops_matmul, seq.id, a.id, b.id, outType ? static_cast<int32_t>(*outType) : int32_t{-1},
                         name.c_str(), tiles.first, tiles.count);
+  }
+  // b holds weights written only by `load`, which also gets b's copies to the
+  // tiles that multiply it (mrt_ops_matmul_preloaded_rhs).
+  Tensor matMulPreloadedRhs(Program seq, Program load, Tensor a, Tensor b, const std::string &name = {},
+                            TileRange tiles = {}, std::optional<DataType> outType = std::nullopt) {
+    return make<Tensor>(mrt_ops_matmul_preloaded_rhs, seq.id, load.id, a.id, b.id,
+                        outType ? static_cast<int32_t>(*outType) : int32_t{-1}, name.c_str(), tiles.first,
+                        tiles.count);
   }
   Tensor createMatMulInput(MatMulOperand operand, DataType type, const Shape &aShape, const Shape &bShape,
                            const std::string &name = {}, TileRange tiles = {}) {

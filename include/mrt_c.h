@@ -1875,11 +1875,30 @@ MRT_API mrt_status mrt_ops_fill(mrt_graph *graph, mrt_program sequence, mrt_tens
 MRT_API mrt_status mrt_ops_matmul(mrt_graph *graph, mrt_program sequence, mrt_tensor a, mrt_tensor b,
                                   int32_t out_type, const char *name, uint32_t first_tile,
                                   uint32_t num_tiles, mrt_tensor *out) MRT_NOEXCEPT;
-/* Which operand of a matmul a new variable is laid out for. */
-typedef enum mrt_matmul_operand { MRT_MATMUL_LHS = 0, MRT_MATMUL_RHS = 1 } mrt_matmul_operand;
-/* A variable laid out the way mrt_ops_matmul() over the same tiles uses its
- * `operand` of a [M,K] x [K,N] product (a_shape = {M,K}, b_shape = {K,N}),
- * so weights loaded once stay where the multiply needs them. */
+/* The same with b holding weights: values written only by load_sequence (a
+ * program run before `sequence`, such as the model's Load program, whose
+ * writes of b are already appended), never by `sequence`. The copies of b to
+ * the tiles that multiply it are appended to load_sequence, so each run of
+ * `sequence` exchanges only a. Lay a and b out with
+ * MRT_MATMUL_LHS_OF_PRELOADED / MRT_MATMUL_RHS_PRELOADED. load_sequence must
+ * be a Sequence other than `sequence`. */
+MRT_API mrt_status mrt_ops_matmul_preloaded_rhs(mrt_graph *graph, mrt_program sequence,
+                                                mrt_program load_sequence, mrt_tensor a, mrt_tensor b,
+                                                int32_t out_type, const char *name, uint32_t first_tile,
+                                                uint32_t num_tiles, mrt_tensor *out) MRT_NOEXCEPT;
+/* Which operand of a matmul a new variable is laid out for: of
+ * mrt_ops_matmul() (LHS, RHS) or of mrt_ops_matmul_preloaded_rhs(), whose
+ * plan differs (LHS_OF_PRELOADED, RHS_PRELOADED). */
+typedef enum mrt_matmul_operand {
+  MRT_MATMUL_LHS = 0,
+  MRT_MATMUL_RHS = 1,
+  MRT_MATMUL_LHS_OF_PRELOADED = 2,
+  MRT_MATMUL_RHS_PRELOADED = 3
+} mrt_matmul_operand;
+/* A variable laid out the way mrt_ops_matmul() (or
+ * mrt_ops_matmul_preloaded_rhs()) over the same tiles uses its `operand` of a
+ * [M,K] x [K,N] product (a_shape = {M,K}, b_shape = {K,N}), so weights loaded
+ * once stay where the multiply needs them. */
 MRT_API mrt_status mrt_ops_create_matmul_input(mrt_graph *graph, int32_t operand, int32_t data_type,
                                                const uint64_t a_shape[2], const uint64_t b_shape[2],
                                                const char *name, uint32_t first_tile,

@@ -1,4 +1,4 @@
-// The tiles an ops function may use, shared by ops.cpp and ops_conv.cpp.
+// The tiles an ops function may use, shared by the ops_*.cpp files.
 #pragma once
 
 #include <utility>
@@ -12,5 +12,9 @@ namespace hwsim::detail {
 // the last tile, runs to the last tile. Throws InvalidArgument when r starts
 // past the last tile.
 std::pair<unsigned, unsigned> resolveTileRange(const Graph &g, ops::TileRange r);
+
+// True if `block` can be a vertex operand on `tile` as it is: one contiguous
+// run of one variable, all of it on that tile.
+bool residentOn(const Graph &g, const Tensor &block, unsigned tile);
 
 }  // namespace hwsim::detail

@@ -3862,8 +3862,24 @@ extern "C" {
         out: *mut mrt_tensor,
     ) -> mrt_status;
 }
+extern "C" {
+    pub fn mrt_ops_matmul_preloaded_rhs(
+        graph: *mut mrt_graph,
+        sequence: mrt_program,
+        load_sequence: mrt_program,
+        a: mrt_tensor,
+        b: mrt_tensor,
+        out_type: i32,
+        name: *const ::std::os::raw::c_char,
+        first_tile: u32,
+        num_tiles: u32,
+        out: *mut mrt_tensor,
+    ) -> mrt_status;
+}
 pub const MRT_MATMUL_LHS: mrt_matmul_operand = 0;
 pub const MRT_MATMUL_RHS: mrt_matmul_operand = 1;
+pub const MRT_MATMUL_LHS_OF_PRELOADED: mrt_matmul_operand = 2;
+pub const MRT_MATMUL_RHS_PRELOADED: mrt_matmul_operand = 3;
 pub type mrt_matmul_operand = ::std::os::raw::c_uint;
 extern "C" {
     pub fn mrt_ops_create_matmul_input(
