@@ -175,6 +175,29 @@ TEST(Pipeline, AComputeSetOverTwoIpusIsNotAPipelineAndRunsWhole) {
   EXPECT_EQ(e.deviceCycles(), plan.latencyCycles());
 }
 
+// What a frontend laying layers on one IPU after another uses: ops without a
+// TileRange take the graph's default tiles.
+TEST(Pipeline, OpsWithoutATileRangeUseTheGraphsDefaultTiles) {
+  hwsim::Graph g(hwsim::Target::smallIpuModel(2));
+  EXPECT_EQ(g.defaultTiles(), (std::pair<unsigned, unsigned>{0, 0}));
+  g.setDefaultTiles(4, 4);
+  EXPECT_EQ(g.defaultTiles(), (std::pair<unsigned, unsigned>{4, 4}));
+  const auto t = ops::createTensor(g, Type::F32, {64, 16}, "t");
+  for (const auto &run : g.getTileMapping(t)) EXPECT_GE(run.tile, 4u);
+  for (const auto [first, count] : {std::pair<unsigned, unsigned>{8, 1}, {5, 4}}) {
+    try {
+      g.setDefaultTiles(first, count);
+      ADD_FAILURE() << first << " " << count;
+    } catch (const hwsim::Error &e) {
+      EXPECT_EQ(e.kind(), hwsim::ErrorKind::InvalidArgument);
+      EXPECT_NE(std::string(e.what()).find("are not all among the 8 tiles"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(g.defaultTiles(), (std::pair<unsigned, unsigned>{4, 4}));  // a refused range changes nothing
+  g.setDefaultTiles(0, 0);
+  EXPECT_EQ(g.defaultTiles(), (std::pair<unsigned, unsigned>{0, 0}));
+}
+
 TEST(Pipeline, OneIpuProgramsAreOneStageWithoutReason) {
   TwoStages two;
   hwsim::Graph g(hwsim::Target::smallIpuModel());
