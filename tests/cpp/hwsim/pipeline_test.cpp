@@ -184,7 +184,7 @@ TEST(Pipeline, OpsWithoutATileRangeUseTheGraphsDefaultTiles) {
   EXPECT_EQ(g.defaultTiles(), (std::pair<unsigned, unsigned>{4, 4}));
   const auto t = ops::createTensor(g, Type::F32, {64, 16}, "t");
   for (const auto &run : g.getTileMapping(t)) EXPECT_GE(run.tile, 4u);
-  for (const auto [first, count] : {std::pair<unsigned, unsigned>{8, 1}, {5, 4}}) {
+  for (const auto &[first, count] : {std::pair<unsigned, unsigned>{8, 1}, {5, 4}}) {
     try {
       g.setDefaultTiles(first, count);
       ADD_FAILURE() << first << " " << count;
