@@ -249,6 +249,13 @@ struct StepInfo {
   uint64_t modelled_cycles = 0;
 };
 
+// A program as a pipeline over a replica's IPUs (mrt_executable_pipeline()).
+struct PipelineInfo {
+  uint32_t num_stages = 1;       // 1: not a pipeline
+  uint64_t latency_cycles = 0;   // one run alone
+  uint64_t interval_cycles = 0;  // between the ends of streamed runs
+};
+
 enum class HandleKind {
   HostToDevice = MRT_HANDLE_HOST_TO_DEVICE,
   DeviceToHost = MRT_HANDLE_DEVICE_TO_HOST,
@@ -322,6 +329,12 @@ class Executable {
       result.push_back({detail::str(c.kind), detail::str(c.name), c.modelled_cycles});
     }
     return result;
+  }
+  PipelineInfo pipeline(uint32_t program) const {
+    mrt_pipeline_info c{};
+    c.struct_size = sizeof c;
+    check(mrt_executable_pipeline(get(), program, &c));
+    return {c.num_stages, c.latency_cycles, c.interval_cycles};
   }
   std::string programName(uint32_t program) const {
     const char *name = nullptr;

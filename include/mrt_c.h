@@ -1994,6 +1994,24 @@ MRT_API mrt_status mrt_executable_step(const mrt_executable *executable, size_t 
 /* The name of program `program` < num_programs (borrowed). */
 MRT_API mrt_status mrt_executable_program_name(const mrt_executable *executable, uint32_t program,
                                                const char **out_name) MRT_NOEXCEPT;
+/* Program `program` < num_programs as a pipeline over the IPUs of a replica
+ * (docs/hwsim.md "Pipelining"): steps on one IPU after another, joined by
+ * copies between IPUs, are num_stages stages (1: not a pipeline). A
+ * ModelRunner streams requests through the stages of a pipelined Main
+ * program, stage k of one run while stage k + 1 of the run before it.
+ * Modelled cycles: latency_cycles for one run alone (stages and transfers
+ * one after another); interval_cycles between the ends of streamed runs
+ * (the slowest stage plus the slowest transfer; latency_cycles when not a
+ * pipeline). Divide by the target's clock for seconds. Set struct_size. */
+typedef struct mrt_pipeline_info {
+  size_t struct_size;
+  uint32_t num_stages;
+  uint64_t latency_cycles;
+  uint64_t interval_cycles;
+} mrt_pipeline_info;
+#define MRT_PIPELINE_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_pipeline_info, interval_cycles)
+MRT_API mrt_status mrt_executable_pipeline(const mrt_executable *executable, uint32_t program,
+                                           mrt_pipeline_info *out_info) MRT_NOEXCEPT;
 
 /* A stream, remote buffer or host read/write handle of an executable. */
 typedef enum mrt_handle_kind {

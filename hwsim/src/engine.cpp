@@ -150,6 +150,7 @@ void Engine::Impl::deploy() {
     rep->remote.clear();
     for (const auto &rb : d->remoteBuffers) rep->remote.emplace_back(rb.slotBytes() * rb.repeats, 0);
     rep->cycles.store(0, std::memory_order_relaxed);
+    rep->pipeline.reset();  // runs in flight are lost with the state they had
     for (auto &s : rep->streams) {
       if (s.prefetched && s.callback) s.callback->invalidatePrefetched();
       s.prefetched = false;
@@ -240,6 +241,9 @@ RunStatus Engine::loadAndRun(const Device &device, unsigned program) {
 RunStatus Engine::run(unsigned program, std::string_view) {
   auto &im = *impl_;
   const unsigned n = static_cast<unsigned>(im.replicas.size());
+  for (unsigned r = 0; r < n; ++r) {
+    if (const RunStatus s = im.flushPipeline(r); s != RunStatus::Completed) return s;
+  }
   // Reports are written once every replica has finished (they read all replicas' profiles).
   struct AutoReport {
     Impl &im;
@@ -290,7 +294,8 @@ RunStatus Engine::run(unsigned program, std::string_view) {
 
 RunStatus Engine::runReplica(unsigned program, unsigned replica) {
   if (impl_->replicas.size() == 1) return run(program);
-  return impl_->runOne(program, impl_->checkReplica(replica));
+  if (const RunStatus s = impl_->flushPipeline(impl_->checkReplica(replica)); s != RunStatus::Completed) return s;
+  return impl_->runOne(program, replica);
 }
 
 void Engine::stop() { impl_->stopRequested.store(true, std::memory_order_release); }

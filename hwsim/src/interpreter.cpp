@@ -27,12 +27,37 @@ constexpr std::size_t kMaxOperands = 4;
 constexpr std::size_t kMaxProfileEvents = 4'000'000;
 }  // namespace
 
-RunStatus Engine::Impl::runOne(unsigned program, unsigned replica) {
+void Engine::Impl::checkRunnable(unsigned program) const {
   if (program >= d->programs.size()) fail(ErrorKind::InvalidArgument, "program {} out of range ({} programs)", program, d->programs.size());
   if (state == State::Faulted) {
     fail(ErrorKind::FailedPrecondition, "the engine hit a device error: reset the device and load() again");
   }
   if (state != State::Loaded) fail(ErrorKind::FailedPrecondition, "run: the engine is not loaded on a device");
+}
+
+RunStatus Engine::Impl::runSteps(const std::vector<unsigned> &steps, unsigned replica) {
+  try {
+    for (const unsigned step : steps) exec(step, replica);
+  } catch (const StopSignal &) {
+    return RunStatus::Stopped;
+  }
+  return RunStatus::Completed;
+}
+
+void Engine::Impl::addCycles(Replica &rep, std::uint64_t cycles) {
+  if (t_stage) {
+    t_stage->cycles += cycles;
+  } else {
+    rep.cycles.store(rep.cycles.load(std::memory_order_relaxed) + cycles, std::memory_order_relaxed);
+  }
+}
+
+std::unique_lock<std::mutex> Engine::Impl::callbackLock() {
+  return t_stage && t_stage->callbacks ? std::unique_lock<std::mutex>(*t_stage->callbacks) : std::unique_lock<std::mutex>();
+}
+
+RunStatus Engine::Impl::runOne(unsigned program, unsigned replica) {
+  checkRunnable(program);
   if (stopRequested.load(std::memory_order_acquire)) return RunStatus::Stopped;
   auto &rep = *replicas[replica];
   rep.profileThisRun = profiling.load(std::memory_order_relaxed) && rep.profiledRuns[program] < profileRunLimit;
@@ -89,7 +114,7 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
   const ExeNode &n = d->nodes[id];
   auto &rep = *replicas[replica];
   const std::uint64_t start = rep.cycles.load(std::memory_order_relaxed);
-  auto advance = [&](std::uint64_t c) { rep.cycles.store(rep.cycles.load(std::memory_order_relaxed) + c, std::memory_order_relaxed); };
+  auto advance = [&](std::uint64_t c) { addCycles(rep, c); };
   bool leaf = true;
   std::uint64_t cost = n.cycles;  // of a leaf
   switch (n.kind) {
@@ -225,6 +250,7 @@ std::uint64_t Engine::Impl::streamToTensor(const ExeNode &n, unsigned replica) {
   const auto &info = d->streams[n.index];
   std::uint8_t *b = base(replica);
   std::uint8_t *dst = rv.contiguous ? b + rv.offset : (conn.staging.resize(rv.bytes), conn.staging.data());
+  const auto lock = conn.kind == StreamConn::Kind::Callback ? callbackLock() : std::unique_lock<std::mutex>();
   switch (conn.kind) {
     case StreamConn::Kind::None:
       fail(ErrorKind::FailedPrecondition, "stream '{}' (replica {}) is not connected", info.handle, replica);
@@ -279,6 +305,7 @@ void Engine::Impl::tensorToStream(const ExeNode &n, unsigned replica) {
     gather(rv, b, conn.staging.data());
     src = conn.staging.data();
   }
+  const auto lock = conn.kind == StreamConn::Kind::Callback ? callbackLock() : std::unique_lock<std::mutex>();
   switch (conn.kind) {
     case StreamConn::Kind::None:
       fail(ErrorKind::FailedPrecondition, "stream '{}' (replica {}) is not connected", info.handle, replica);

@@ -469,6 +469,10 @@ Tensor argMax(Graph &g, program::Sequence &prog, const Tensor &in, std::string_v
 namespace hwsim::detail {
 
 std::pair<unsigned, unsigned> resolveTileRange(const Graph &g, ops::TileRange r) {
+  if (r.first == 0 && r.count == 0) {
+    const auto [first, count] = g.defaultTiles();
+    r = {first, count};
+  }
   const unsigned total = g.getTarget().numTiles();
   if (r.first >= total) fail(ErrorKind::InvalidArgument, "tile range starts at {} of {}", r.first, total);
   const unsigned count = r.count == 0 || r.first + r.count > total ? total - r.first : r.count;

@@ -8,7 +8,8 @@
 
 namespace hwsim::detail {
 
-// (first tile, number of tiles) of r on g's target: count 0, or a range past
+// (first tile, number of tiles) of r on g's target: an empty r is the
+// graph's default tiles (Graph::setDefaultTiles); count 0, or a range past
 // the last tile, runs to the last tile. Throws InvalidArgument when r starts
 // past the last tile.
 std::pair<unsigned, unsigned> resolveTileRange(const Graph &g, ops::TileRange r);

@@ -31,6 +31,7 @@ MRT_CAPI_KNOWN_SIZE(mrt_codelet_info, num_attributes);
 MRT_CAPI_KNOWN_SIZE(mrt_executable_info, bytes_per_tile);
 MRT_CAPI_KNOWN_SIZE(mrt_step_info, modelled_cycles);
 MRT_CAPI_KNOWN_SIZE(mrt_handle_info, repeats);
+MRT_CAPI_KNOWN_SIZE(mrt_pipeline_info, interval_cycles);
 
 #undef MRT_CAPI_KNOWN_SIZE
 

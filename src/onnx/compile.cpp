@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "onnx/context.hpp"
 #include "onnx/fold.hpp"
+#include "onnx/layer_split.hpp"
 #include "onnx/half_precision.hpp"
 #include "onnx/frontend.hpp"
 #include "onnx/reader.hpp"
@@ -65,6 +66,13 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
   checkTensorSizes(g, options.target.totalMemoryBytes(), target);
   hwsim::Graph graph(options.target, options.replicationFactor);
   LoweringContext ctx(graph, defaultOpset(model));
+  // With several IPUs per replica, layers go to one IPU after another
+  // (layer_split.hpp); the inputs arrive on the first.
+  const unsigned tilesPerIpu = options.target.tilesPerIpu;
+  const std::vector<unsigned> nodeIpus =
+      options.target.numIpus > 1 ? layerIpus(g, options.target.numIpus) : std::vector<unsigned>{};
+  unsigned ipu = 0;
+  if (!nodeIpus.empty()) graph.setDefaultTiles(0, tilesPerIpu);
 
   for (const auto *infos : {&g.value_info(), &g.output()}) {
     for (const auto &info : *infos) {
@@ -100,6 +108,10 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
   for (int i = 0; i < total; ++i) {
     const auto &node = g.node(i);
     if (options.progress) options.progress(i, total + 1);
+    if (!nodeIpus.empty() && nodeIpus[i] != ipu) {
+      ipu = nodeIpus[i];
+      ctx.moveToTiles(ipu * tilesPerIpu, tilesPerIpu, usedFrom(g, i));
+    }
     bool skip = false;
     for (const auto &in : node.input()) skip = skip || poisoned.count(in) != 0;
     if (!skip) {

@@ -118,6 +118,7 @@ Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const h
   for (const QueuedTensor &t : layout.executeInputs()) input_queues_.push_back(&queues_->inputQueue(t.anchor->name()));
   for (const QueuedTensor &t : layout.executeOutputs()) output_queues_.push_back(&queues_->outputQueue(t.anchor->name()));
   session_->bindToDevice(device_);
+  pipelined_ = session_->mainIsPipelined();
 }
 
 void Replica::bindSideStreams(const RunnerLayout &layout) {
@@ -276,7 +277,8 @@ void Replica::deviceLoop() {
   while (!stopping_.load() && serving_.load()) {
     {
       std::lock_guard device(device_mutex_);
-      while (!stopping_.load() && serving_.load() && hasWork()) {
+      // A pipelined Main ends the runs in flight before the device is let go.
+      while (!stopping_.load() && serving_.load() && (hasWork() || session_->mainPipelineBusy())) {
         if (!runProgram(false)) break;
       }
     }
@@ -290,7 +292,7 @@ namespace {
 thread_local const Replica *t_running_replica = nullptr;
 }  // namespace
 
-bool Replica::runProgram(bool load) {
+bool Replica::runProgram(bool load, bool may_start) {
   struct Running {
     const Replica *previous;
     explicit Running(const Replica *replica) : previous(t_running_replica) { t_running_replica = replica; }
@@ -301,7 +303,10 @@ bool Replica::runProgram(bool load) {
       session_->runLoadPrograms();
     } else {
       const bool armed = applyInjectedErrors();
-      session_->runMainPrograms();  // runs Load first after a (re)load
+      // Runs Load first after a (re)load. A pipelined Main starts a run
+      // only when a request is there to feed it, else it moves the runs in
+      // flight on (a new run would wait for data while they hold results).
+      session_->runMainProgramsPipelined(!pipelined_ || (may_start && hasWork()));
       ++main_runs_;
       // An inserted error is for this run only: one whose step did not run
       // must neither fire later nor collide with the next insertion there.
@@ -405,6 +410,11 @@ void Replica::serveInline(const Completion &completion) {
   }
   while (!completion.isReady() && !stopping_.load() && serving_.load()) {
     if (!runProgram(false)) break;
+  }
+  // The runs of a pipelined Main still in flight end before the device is
+  // let go; the requests queued behind them are the device thread's.
+  while (session_->mainPipelineBusy() && !stopping_.load() && serving_.load()) {
+    if (!runProgram(false, false)) break;
   }
   const bool more = !stopping_.load() && serving_.load() && hasWork();
   device.unlock();

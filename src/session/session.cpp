@@ -371,20 +371,31 @@ struct Session::Impl {
   // ---- running ----
 
   void runPhase(const std::vector<ProgIdxType> &progs, const char *phase) {
-    // Checked once per program until a binding changes, so Main stays cheap.
+    verifyConnected(progs);
+    for (const ProgIdxType index : progs) runOne(index, phase);
+  }
+
+  // Checked once per program until a binding changes, so Main stays cheap.
+  void verifyConnected(const std::vector<ProgIdxType> &progs) {
     for (const ProgIdxType index : progs) {
       if (index < verifiedPrograms.size() && verifiedPrograms[index]) continue;
       errorIfNotConnected({index});
       if (index >= verifiedPrograms.size()) verifiedPrograms.resize(index + 1, 0);
       verifiedPrograms[index] = 1;
     }
-    for (const ProgIdxType index : progs) runOne(index, phase);
   }
 
   void runOne(ProgIdxType index, const char *phase) {
+    runGuarded(index, phase, [&] { return engine->run(static_cast<unsigned>(index)); });
+  }
+
+  // Runs `run` (an engine run of program `index`), turning what it reports
+  // into the session's errors.
+  template <typename Run>
+  void runGuarded(ProgIdxType index, const char *phase, Run &&run) {
     hwsim::RunStatus status;
     try {
-      status = engine->run(static_cast<unsigned>(index));
+      status = run();
     } catch (const hwsim::RuntimeError &error) {
       failure = fmt::format("{} (recovery action {})", error.what(), hwsim::toString(error.recoveryAction()));
       throw Error(ErrorCode::DeviceError, "session '{}': {} program {}: device error: {}; call reload()", name,
@@ -469,6 +480,32 @@ void Session::runMainPrograms() {
   im.prepareRun("run Main programs");
   if (!im.loadRun) runLoadPrograms();
   im.runPhase(im.model->metadata.programFlow().main(), "Main");
+}
+
+bool Session::mainIsPipelined() const {
+  const Impl &im = *impl_;
+  const auto &main = im.model->metadata.programFlow().main();
+  return main.size() == 1 && im.engine->pipelinePlanOf(static_cast<unsigned>(main[0])).pipelined();
+}
+
+void Session::runMainProgramsPipelined(bool start_new) {
+  Impl &im = *impl_;
+  const auto &main = im.model->metadata.programFlow().main();
+  if (!mainIsPipelined()) {
+    if (start_new) runMainPrograms();
+    return;
+  }
+  if (!start_new && !mainPipelineBusy()) return;
+  im.prepareRun("run Main programs");
+  if (!im.loadRun) runLoadPrograms();
+  im.verifyConnected(main);
+  const ProgIdxType index = main[0];
+  im.runGuarded(index, "Main", [&] { return im.engine->runPipelined(static_cast<unsigned>(index), 0, start_new); });
+}
+
+bool Session::mainPipelineBusy() const {
+  const Impl &im = *impl_;
+  return im.loaded.load() && im.engine->pipelineRunsInFlight() > 0;
 }
 
 void Session::runSavePrograms() {

@@ -74,6 +74,19 @@ class Session {
   // Runs Load first if it has not run since the executable was loaded.
   void runMainPrograms();
   void runSavePrograms();
+  // Streams the Main programs through their pipeline stages when Main is
+  // one program split over the IPUs (hwsim::Engine::runPipelined,
+  // docs/hwsim.md "Pipelining"): each call moves every run in flight on by
+  // one stage and, with start_new, starts a run (Load first, as
+  // runMainPrograms). Stream callbacks of different stages are called on
+  // different threads, one at a time. Another Main is run whole with
+  // start_new, and not at all without. Any other run finishes the runs in
+  // flight first; reload() and stop() lose them.
+  void runMainProgramsPipelined(bool start_new);
+  // Main is one program split into pipeline stages.
+  bool mainIsPipelined() const;
+  // Runs of runMainProgramsPipelined() have not ended.
+  bool mainPipelineBusy() const;
   // Each program once, in order; no implicit Load.
   void runPrograms(const std::vector<ProgIdxType> &progs);
 

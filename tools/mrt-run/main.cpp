@@ -21,6 +21,7 @@
 
 #include "latency_report.hpp"
 #include "mrt.hpp"
+#include "pipeline_report.hpp"
 #include "request_inputs.hpp"
 #include "tool_cli.hpp"
 #include "tool_json.hpp"
@@ -293,8 +294,14 @@ int runModel(const Options &options) {
   summary.phaseMeansUs = phaseMeans(runner, options.replicas);
   if (!options.outputDir.empty()) writeOutputs(clients.front().slots.front(), options.outputDir);
   const auto figures = run::summarize(summary);
-  if (options.json) std::cout << run::renderJson(summary, figures).dump(2) << "\n";
-  else std::cout << run::renderTable(summary, figures);
+  const auto pipeline = run::pipelineFigures(model, plan.modelBatch);
+  if (options.json) {
+    nlohmann::json report = run::renderJson(summary, figures);
+    report["pipeline"] = run::pipelineJson(pipeline);
+    std::cout << report.dump(2) << "\n";
+  } else {
+    std::cout << run::renderTable(summary, figures) << run::pipelineRow(pipeline);
+  }
   if (summary.failed) {
     std::cerr << "mrt-run: " << summary.failed << " request(s) failed; first: " << firstError << "\n";
     return mrt::tools::kExitFailure;

@@ -4270,6 +4270,82 @@ extern "C" {
         out_name: *mut *const ::std::os::raw::c_char,
     ) -> mrt_status;
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct mrt_pipeline_info {
+    pub struct_size: usize,
+    pub num_stages: u32,
+    pub latency_cycles: u64,
+    pub interval_cycles: u64,
+}
+#[test]
+fn bindgen_test_layout_mrt_pipeline_info() {
+    assert_eq!(
+        ::std::mem::size_of::<mrt_pipeline_info>(),
+        32usize,
+        concat!("Size of: ", stringify!(mrt_pipeline_info))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<mrt_pipeline_info>(),
+        8usize,
+        concat!("Alignment of ", stringify!(mrt_pipeline_info))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_pipeline_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!("Offset of field: ", stringify!(mrt_pipeline_info), "::", stringify!(struct_size))
+        );
+    }
+    test_field_struct_size();
+    fn test_field_num_stages() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_pipeline_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_stages) as usize - ptr as usize
+            },
+            8usize,
+            concat!("Offset of field: ", stringify!(mrt_pipeline_info), "::", stringify!(num_stages))
+        );
+    }
+    test_field_num_stages();
+    fn test_field_latency_cycles() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_pipeline_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).latency_cycles) as usize - ptr as usize
+            },
+            16usize,
+            concat!("Offset of field: ", stringify!(mrt_pipeline_info), "::", stringify!(latency_cycles))
+        );
+    }
+    test_field_latency_cycles();
+    fn test_field_interval_cycles() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_pipeline_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).interval_cycles) as usize - ptr as usize
+            },
+            24usize,
+            concat!("Offset of field: ", stringify!(mrt_pipeline_info), "::", stringify!(interval_cycles))
+        );
+    }
+    test_field_interval_cycles();
+}
+extern "C" {
+    pub fn mrt_executable_pipeline(
+        executable: *const mrt_executable,
+        program: u32,
+        out_info: *mut mrt_pipeline_info,
+    ) -> mrt_status;
+}
 pub const MRT_HANDLE_HOST_TO_DEVICE: mrt_handle_kind = 0;
 pub const MRT_HANDLE_DEVICE_TO_HOST: mrt_handle_kind = 1;
 pub const MRT_HANDLE_REMOTE_BUFFER: mrt_handle_kind = 2;
