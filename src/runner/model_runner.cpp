@@ -15,7 +15,7 @@ namespace mrt {
 
 struct ModelRunner::Impl {
   Impl(std::shared_ptr<popef::Model> m, const ModelRunnerConfig &c)
-      : model(std::move(m)), config((validate(c), c)), executable(checkedExecutable(*model)), layout(model, config) {
+      : model(std::move(m)), config(withModelBatchingDim((validate(c), c), model->metadata)), executable(checkedExecutable(*model)), layout(model, config) {
     std::optional<DeviceManager> manager;
     replicas.reserve(config.replication_factor);
     for (unsigned r = 0; r < config.replication_factor; ++r) {
@@ -76,6 +76,13 @@ struct ModelRunner::Impl {
                   replicas.size(), replicas.size() == 1 ? "" : "s");
     }
     return *replicas[id];
+  }
+
+  // The config the runner serves with: a batching_dim recorded in the model
+  // (popef Metadata::batchingDim) applies unless the config names one.
+  static ModelRunnerConfig withModelBatchingDim(ModelRunnerConfig config, const popef::Metadata &metadata) {
+    if (!batchingEnabled(config) && metadata.batchingDim()) config.batching_dim = *metadata.batchingDim();
+    return config;
   }
 
   // The runner sizes its queues and picks devices from the metadata, so the
