@@ -325,6 +325,65 @@ def conv_transpose_grouped(out):
     ], [("x", x), ("w_run_time", w)], [("y", y), ("y_run_time", y)], [("w", w), ("b", b)])
 
 
+def conv3d(x, w, b, strides, pads, group, dilations):
+    """ONNX Conv over [N, C, D, H, W]: each kernel offset's strided input
+    window times that offset's weights, summed."""
+    n, c, *size = x.shape
+    m, cg, *kernel = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0)) + tuple((pads[i], pads[i + 3]) for i in range(3)))
+    out = [(xp.shape[2 + i] - (kernel[i] - 1) * dilations[i] - 1) // strides[i] + 1 for i in range(3)]
+    y = np.zeros((n, m, *out), np.float64)
+    mg = m // group
+    for g in range(group):
+        xs = xp[:, g * cg:(g + 1) * cg]
+        for k in np.ndindex(*kernel):
+            window = xs[:, :, k[0] * dilations[0]:, k[1] * dilations[1]:, k[2] * dilations[2]:][
+                :, :, :out[0] * strides[0]:strides[0], :out[1] * strides[1]:strides[1], :out[2] * strides[2]:strides[2]]
+            y[:, g * mg:(g + 1) * mg] += np.einsum("ncdhw,mc->nmdhw", window, w[g * mg:(g + 1) * mg, :, k[0], k[1], k[2]])
+    return (y + b.reshape(1, -1, 1, 1, 1)).astype(np.float32)
+
+
+def pool3d(x, kernel, strides, pads, average, count_include_pad=0):
+    """ONNX MaxPool / AveragePool over [N, C, D, H, W] (floor mode); pads
+    are -inf for the max, left out of the average unless count_include_pad."""
+    fill = 0.0 if average else -np.inf
+    xp = np.pad(x, ((0, 0), (0, 0)) + tuple((pads[i], pads[i + 3]) for i in range(3)), constant_values=fill)
+    valid = np.pad(np.ones_like(x), ((0, 0), (0, 0)) + tuple((pads[i], pads[i + 3]) for i in range(3)))
+    out = [(xp.shape[2 + i] - kernel[i]) // strides[i] + 1 for i in range(3)]
+    y = np.zeros(x.shape[:2] + tuple(out), np.float32)
+    for o in np.ndindex(*out):
+        box = tuple(slice(o[i] * strides[i], o[i] * strides[i] + kernel[i]) for i in range(3))
+        window = xp[(slice(None), slice(None)) + box]
+        if not average:
+            y[(slice(None), slice(None)) + o] = window.max(axis=(2, 3, 4))
+        else:
+            count = np.prod(kernel) if count_include_pad else valid[(slice(None), slice(None)) + box].sum(axis=(2, 3, 4))
+            y[(slice(None), slice(None)) + o] = window.sum(axis=(2, 3, 4)) / count
+    return y
+
+
+def conv_pool_3d(out):
+    """3-D Conv (two groups, strides, asymmetric pads, dilations, bias;
+    constant and run-time weights), MaxPool and AveragePool (with and
+    without the pads counted) over [N, C, D, H, W]."""
+    x, w, b = rand(2, 4, 5, 6, 7), rand(6, 2, 2, 3, 2), rand(6)
+    attrs = dict(strides=[2, 1, 2], pads=[1, 0, 1, 0, 2, 1], group=2, dilations=[1, 2, 1])
+    y = conv3d(x, w, b, **attrs)
+    pool = dict(kernel_shape=[2, 3, 2], strides=[1, 2, 2], pads=[1, 1, 0, 0, 1, 1])
+    args = (pool["kernel_shape"], pool["strides"], pool["pads"])
+    write(out, "conv_pool_3d", [
+        helper.make_node("Conv", ["x", "w", "b"], ["y"], **attrs),
+        helper.make_node("Conv", ["x", "w_run_time", "b"], ["y_run_time"], **attrs),
+        helper.make_node("MaxPool", ["x"], ["max"], **pool),
+        helper.make_node("AveragePool", ["x"], ["average"], **pool),
+        helper.make_node("AveragePool", ["x"], ["average_with_pads"], count_include_pad=1, **pool),
+    ], [("x", x), ("w_run_time", w)],
+        [("y", y), ("y_run_time", y), ("max", pool3d(x, *args, average=False)),
+         ("average", pool3d(x, *args, average=True)),
+         ("average_with_pads", pool3d(x, *args, average=True, count_include_pad=1))],
+        [("w", w), ("b", b)])
+
+
 def runtime_indices(out):
     """Gather with indices computed at run time (Floor, Cast; negative ones
     count from the end) and ReduceLogSumExp of values whose exp overflows F32."""
@@ -460,8 +519,8 @@ def main():
         write_own(out, case, make)
     with open(os.path.join(out, "own_models.txt"), "w") as f:
         f.write("".join(case + "\n" for case, _ in OWN_MODELS))
-    for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, runtime_indices, runtime_shapes,
-                 where_select, unsupported):
+    for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, conv_pool_3d, runtime_indices,
+                 runtime_shapes, where_select, unsupported):
         make(out)
 
 
