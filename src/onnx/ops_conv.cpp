@@ -94,7 +94,7 @@ void lowerConv(LoweringContext &ctx, const NodeProto &node) {
 
 LowerFn poolOp(std::string codelet) {
   return [codelet](LoweringContext &ctx, const NodeProto &node) {
-    if (node.output_size() > 1 && !node.output(1).empty()) throw UnsupportedNode("MaxPool's Indices output");
+    const bool indices = node.output_size() > 1 && !node.output(1).empty();
     const hwsim::Tensor x = ctx.device(node.input(0));
     const hwsim::Shape spatial = spatialOf(x, node);
     const auto kernel = nonNegative(attrInts(node, "kernel_shape").value_or(std::vector<std::int64_t>{}), node, "kernel_shape");
@@ -111,6 +111,11 @@ LowerFn poolOp(std::string codelet) {
     const std::string pooledName = narrowInteger ? out + "/pooled" : out;
     hwsim::Tensor y = in.rank() == 5 ? pool3d(ctx, codelet, in, params, pooledName)
                                      : hwsim::ops::pool(ctx.graph(), ctx.main(), codelet, in, params, pooledName);
+    if (indices) {
+      const bool columnMajor = attrInt(node, "storage_order", 0) != 0;
+      ctx.setDevice(node.output(1), maxPoolIndices(ctx, in, y, params, columnMajor, node.output(1)),
+                    ::onnx::TensorProto::INT64);
+    }
     if (narrowInteger) y = hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", y, out, type);
     ctx.setDevice(out, y, ctx.value(node.input(0)).type);
   };

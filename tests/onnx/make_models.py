@@ -384,6 +384,43 @@ def conv_pool_3d(out):
         [("w", w), ("b", b)])
 
 
+def max_pool_indices(x, kernel, strides, pads, dilations, column_major):
+    """ONNX MaxPool (2-D) and its Indices: the flat index into x of each
+    window's first maximum in scan order (H and W swapped if column_major)."""
+    n, c, h, w = x.shape
+    out = [(size + pads[i] + pads[i + 2] - (kernel[i] - 1) * dilations[i] - 1) // strides[i] + 1
+           for i, size in enumerate((h, w))]
+    y = np.zeros((n, c, *out), np.float32)
+    indices = np.zeros((n, c, *out), np.int64)
+    for b, ch, i, j in np.ndindex(n, c, *out):
+        best = None
+        for a, e in np.ndindex(*kernel):
+            r, q = i * strides[0] + a * dilations[0] - pads[0], j * strides[1] + e * dilations[1] - pads[1]
+            if 0 <= r < h and 0 <= q < w and (best is None or x[b, ch, r, q] > best[0]):
+                best = (x[b, ch, r, q], r + q * h if column_major else r * w + q)
+        y[b, ch, i, j] = best[0]
+        indices[b, ch, i, j] = (b * c + ch) * h * w + best[1]
+    return y, indices
+
+
+def pool_indices(out):
+    """MaxPool's Indices output with pads, strides and dilations, row-major
+    and column-major (storage_order 1); x has ties, the first one wins."""
+    x = np.round(rand(2, 3, 7, 6) * 4) / 4
+    attrs = dict(kernel_shape=[2, 3], strides=[2, 1], pads=[1, 1, 0, 1], dilations=[2, 1])
+    args = (attrs["kernel_shape"], attrs["strides"], attrs["pads"], attrs["dilations"])
+    y, rows = max_pool_indices(x, *args, column_major=False)
+    _, cols = max_pool_indices(x, *args, column_major=True)
+    # The INT64 indices are compared as FLOAT (exact: below 2^24).
+    write(out, "pool_indices", [
+        helper.make_node("MaxPool", ["x"], ["y", "rows"], **attrs),
+        helper.make_node("MaxPool", ["x"], ["y_cols", "cols"], storage_order=1, **attrs),
+        helper.make_node("Cast", ["rows"], ["rows_f"], to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["cols"], ["cols_f"], to=TensorProto.FLOAT),
+    ], [("x", x)], [("y", y), ("rows_f", rows.astype(np.float32)), ("y_cols", y),
+                    ("cols_f", cols.astype(np.float32))])
+
+
 def runtime_indices(out):
     """Gather with indices computed at run time (Floor, Cast; negative ones
     count from the end) and ReduceLogSumExp of values whose exp overflows F32."""
@@ -519,7 +556,7 @@ def main():
         write_own(out, case, make)
     with open(os.path.join(out, "own_models.txt"), "w") as f:
         f.write("".join(case + "\n" for case, _ in OWN_MODELS))
-    for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, conv_pool_3d, runtime_indices,
+    for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, conv_pool_3d, pool_indices, runtime_indices,
                  runtime_shapes, where_select, unsupported):
         make(out)
 
