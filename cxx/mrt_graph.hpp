@@ -944,6 +944,9 @@ struct OnnxOptions {
   // Whole shapes of named inputs, replacing the declared ones.
   std::map<std::string, std::vector<std::int64_t>> inputShapes;
   bool halfPrecision = false;    // compute FLOAT as FLOAT16 (mrt_onnx_precision)
+  // Recorded in the model: the dimension ModelRunner batches along when its
+  // config names none (mrt_onnx_options.batching_dim); empty: none.
+  std::optional<std::uint32_t> batchingDim;
 };
 
 namespace detail {
@@ -961,6 +964,7 @@ class COnnxOptions {
     c_.input_shapes = shapes_.data();
     c_.num_input_shapes = shapes_.size();
     c_.precision = o.halfPrecision ? MRT_ONNX_PRECISION_F16 : MRT_ONNX_PRECISION_F32;
+    if (o.batchingDim) c_.batching_dim = *o.batchingDim;
   }
   const mrt_onnx_options *get() const { return &c_; }
 

@@ -1340,7 +1340,9 @@ typedef struct mrt_model_runner_config {
   uint32_t batching_dim;             /* dynamic batch sizing along this dimension of every
                                         execute tensor (all must have it, of the model's
                                         batch size): requests of any number of samples;
-                                        default MRT_BATCHING_DISABLED */
+                                        default MRT_BATCHING_DISABLED, which takes the
+                                        dimension the model records if any
+                                        (mrt_onnx_options.batching_dim) */
   bool auto_reset;                   /* reset the device after a device error needing
                                         MRT_RECOVERY_IPU_RESET, or a hang; default false */
   int64_t max_look_ahead;            /* host syncs (input transfers) each replica may prepare
@@ -2306,6 +2308,10 @@ typedef struct mrt_onnx_options {
                                                borrowed during the call; default none */
   size_t num_input_shapes;
   int32_t precision;              /* an mrt_onnx_precision; default MRT_ONNX_PRECISION_F32 */
+  uint32_t batching_dim;          /* recorded in the model as the dimension ModelRunner batches
+                                     requests along when its config's batching_dim is
+                                     MRT_BATCHING_DISABLED (every graph input and output must
+                                     have it, of one size); default MRT_BATCHING_DISABLED */
 } mrt_onnx_options;
 
 /* The first published mrt_onnx_options ended at user_data_free. */

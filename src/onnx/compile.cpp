@@ -9,6 +9,7 @@
 #include <hwsim/error.hpp>
 
 #include "common/error.hpp"
+#include "onnx/batching_dim.hpp"
 #include "onnx/context.hpp"
 #include "onnx/fold.hpp"
 #include "onnx/layer_split.hpp"
@@ -168,6 +169,8 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
   d.load = {0};
   d.main = {1};
   d.anchors = std::move(ctx.anchors());
+  d.batchingDim = options.batchingDim;
+  if (d.batchingDim) checkBatchingDim(d.anchors, *d.batchingDim);
   d.tensorData = std::move(ctx.tensorData());
   const hwsim::Executable exe = compileGraph(graph, d, options);
   if (options.progress) options.progress(total + 1, total + 1);

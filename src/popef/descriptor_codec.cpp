@@ -12,6 +12,9 @@ namespace mrt::popef {
 
 namespace {
 
+// Metadata.batching_dim's default in popef.fbs: the model records none.
+constexpr std::uint32_t kNoBatchingDim = 0xFFFFFFFFu;
+
 // One 4-character FlatBuffers file identifier per root table, so that a
 // descriptor of one blob type can never be read as another.
 const char *fileIdentifier(BlobType type) {
@@ -219,7 +222,8 @@ std::vector<std::byte> encodeMetadata(const Metadata &metadata) {
   const auto root = fb::CreateMetadata(builder, executable, metadata.replicationFactor(),
                                        metadata.numIpus(), metadata.ipuVersion(),
                                        metadata.isInference(), engineOptions, deviceOptions,
-                                       seedHandle, packageHash, flow, anchors, sharedExecutable);
+                                       seedHandle, packageHash, flow, anchors, sharedExecutable,
+                                       metadata.batchingDim().value_or(kNoBatchingDim));
   builder.Finish(root, fileIdentifier(BlobType::Metadata));
   return finish(builder);
 }
@@ -276,6 +280,7 @@ Metadata decodeMetadata(std::span<const std::byte> bytes, std::string_view where
   metadata.setSeedHandle(Decoder::string(root->seed_handle()));
   metadata.setPackageHash(Decoder::string(root->package_hash()));
   metadata.setProgramFlow(decoder.programFlow(root->program_flow()));
+  if (root->batching_dim() != kNoBatchingDim) metadata.setBatchingDim(root->batching_dim());
   if (root->anchors() != nullptr) {
     std::vector<Anchor> anchors;
     anchors.reserve(root->anchors()->size());

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ class Metadata {
   const std::string &packageHash() const noexcept { return packageHash_; }
   const ProgramFlow &programFlow() const noexcept { return programFlow_; }
   const std::vector<Anchor> &anchors() const noexcept { return anchors_; }
+  // The dimension ModelRunner batches requests along when its config names
+  // none (the model compiler's choice, e.g. mrt_onnx_options.batching_dim);
+  // empty if the model records none.
+  const std::optional<std::uint32_t> &batchingDim() const noexcept { return batchingDim_; }
 
   // nullptr if there is no such anchor.
   const Anchor *findAnchor(std::string_view name) const noexcept;
@@ -65,6 +70,7 @@ class Metadata {
   void setProgramFlow(ProgramFlow flow) { programFlow_ = std::move(flow); }
   void setAnchors(std::vector<Anchor> anchors) { anchors_ = std::move(anchors); }
   void addAnchor(Anchor anchor) { anchors_.push_back(std::move(anchor)); }
+  void setBatchingDim(std::optional<std::uint32_t> dim) { batchingDim_ = dim; }
 
   // Checks the rules a model's metadata obeys on its own (docs/popef.md,
   // "Validation"): counts >= 1, a known IPU version, unique non-empty anchor
@@ -88,6 +94,7 @@ class Metadata {
   std::string packageHash_;
   ProgramFlow programFlow_;
   std::vector<Anchor> anchors_;
+  std::optional<std::uint32_t> batchingDim_;
 };
 
 }  // namespace mrt::popef

@@ -15,7 +15,8 @@ namespace mrt {
 
 struct ModelRunner::Impl {
   Impl(std::shared_ptr<popef::Model> m, const ModelRunnerConfig &c)
-      : model(std::move(m)), config((validate(c), popef::requireModelName(*model, c.model_name), c)),
+      : model(std::move(m)),
+        config(withModelBatchingDim((validate(c), popef::requireModelName(*model, c.model_name), c), model->metadata)),
         executable(checkedExecutable(*model)), layout(model, config) {
     std::optional<DeviceManager> manager;
     replicas.reserve(config.replication_factor);
@@ -77,6 +78,13 @@ struct ModelRunner::Impl {
                   replicas.size(), replicas.size() == 1 ? "" : "s");
     }
     return *replicas[id];
+  }
+
+  // The config the runner serves with: a batching_dim recorded in the model
+  // (popef Metadata::batchingDim) applies unless the config names one.
+  static ModelRunnerConfig withModelBatchingDim(ModelRunnerConfig config, const popef::Metadata &metadata) {
+    if (!batchingEnabled(config) && metadata.batchingDim()) config.batching_dim = *metadata.batchingDim();
+    return config;
   }
 
   // The runner sizes its queues and picks devices from the metadata, so the

@@ -1,6 +1,7 @@
 // The options of an ONNX compilation (mrt_onnx_options, mrt::OnnxOptions):
 // input shapes replacing the declared ones, f16 precision, and a caller
 // built against the first published (V1) options struct.
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
@@ -266,6 +267,51 @@ TEST(OnnxOptions, HalfPrecisionKeepsTheInterfaceAndTheAnswer) {
   EXPECT_LT(errors[0], 1e-4);
   EXPECT_LT(errors[1], 2e-2);  // outputs up to 6.5: a few f16 ulps
   EXPECT_GT(errors[1], errors[0]);
+}
+
+// mlp compiled at batch 8 with batching_dim 0 recorded: a runner with the
+// default config batches along it, so requests of 3 and 5 samples (in
+// flight together) and of 1 sample (padded after 1 ms) each get the rows of
+// the batch-8 reference output that belong to their samples.
+TEST(OnnxOptions, RecordedBatchingDimLetsTheRunnerTakeSmallerRequests) {
+  const fs::path set = mlpDir() / "batch_8" / "test_data_set_0";
+  const std::vector<float> x = onnx_test::readTensor(set / "input_0.pb");
+  const std::vector<float> y = onnx_test::readTensor(set / "output_0.pb");
+  ASSERT_EQ(x.size(), 8u * 16u);
+  ASSERT_EQ(y.size(), 8u * 10u);
+  mrt::OnnxOptions options;
+  options.batchSize = 8;
+  options.batchingDim = 0;
+  const mrt::Model model = mrt::compileOnnx(mlpDir() / "model.onnx", options);
+  mrt::ModelRunnerConfig config;
+  config.batch_size_timeout_ns = std::chrono::milliseconds(1);
+  mrt::ModelRunner runner(model, config);
+  EXPECT_EQ(runner.config().batching_dim, 0u);
+
+  // Samples [first, first + n) of x, and their outputs.
+  const auto request = [&](std::size_t first, std::size_t n) {
+    return std::vector<float>(x.begin() + first * 16, x.begin() + (first + n) * 16);
+  };
+  const auto expect = [&](const mrt::TensorMemory &out, std::size_t first, std::size_t n) {
+    const auto got = out.as<float>("y");
+    ASSERT_EQ(got.size(), n * 10);
+    const std::vector<float> want(y.begin() + first * 10, y.begin() + (first + n) * 10);
+    EXPECT_LT(worstError(got, want), 1e-4) << "samples " << first << ".." << first + n;
+  };
+  const std::vector<float> three = request(0, 3), five = request(3, 5), one = request(7, 1);
+  auto a = runner.executeAsync({mrt::ConstTensorView("x", three)});
+  auto b = runner.executeAsync({mrt::ConstTensorView("x", five)});
+  expect(a.get(), 0, 3);
+  expect(b.get(), 3, 5);
+  expect(runner.execute({mrt::ConstTensorView("x", one)}), 7, 1);
+}
+
+// A batching dimension every input and output does not have is refused
+// when the model is compiled, naming the tensor.
+TEST(OnnxOptions, BatchingDimBeyondATensorsRankIsNamed) {
+  mrt::OnnxOptions options;
+  options.batchingDim = 2;
+  expectFailure(options, MRT_INVALID_ARGUMENT, "batching_dim 2: 'x' has shape [1, 16], of rank 2");
 }
 
 // A caller built against the first published header sends

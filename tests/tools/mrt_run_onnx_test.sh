@@ -51,4 +51,20 @@ expect_error "the file holds INT32, the tensor is F32" --input "Input3=$work/int
 printf 'not a tensor' > "$work/junk.pb"
 expect_error "not an ONNX TensorProto" --input "Input3=$work/junk.pb"
 expect_error "no such file" --input "Input3=$work/missing.pb"
+# A model compiled with --batching-dim: mrt-run batches along it without
+# being told, so requests of 3 samples fill batches of 4 (padded after 5 ms).
+/usr/bin/python3 -c "
+import onnx
+from onnx import TensorProto, helper
+g = helper.make_graph([helper.make_node('Relu', ['x'], ['y'])], 'relu',
+                      [helper.make_tensor_value_info('x', TensorProto.FLOAT, ['N', 4])],
+                      [helper.make_tensor_value_info('y', TensorProto.FLOAT, ['N', 4])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), '$work/relu.onnx')"
+"$compile" "$work/relu.onnx" -o "$work/relu.popef" --batch 4 --batching-dim 0 --quiet
+"$run" "$work/relu.popef" -n 2 -b 3 --batch-timeout 5 --json | grep -q '"failed": 0' ||
+  fail "-b 3 on a model that records batching dim 0"
+if "$compile" "$work/relu.onnx" -o "$work/bad.popef" --batching-dim 2 --quiet 2>"$work/err"; then
+  fail "--batching-dim 2 on rank-2 tensors compiled"
+fi
+grep -q "batching_dim 2: 'x' has shape \[1, 4\], of rank 2" "$work/err" || fail "unclear: $(cat "$work/err")"
 echo "mrt-run ONNX .pb inputs: OK"

@@ -1,6 +1,6 @@
 // mrt-compile MODEL.onnx -o MODEL.popef [--target gc200] [--batch N]
 //             [--input-shape NAME=D0,D1,...]... [--precision f32|f16]
-//             [--replicas R] [--ipus N] [--quiet]
+//             [--replicas R] [--ipus N] [--batching-dim D] [--quiet]
 // Compiles an ONNX model into a PopEF file with mrt_onnx_compile_file (the
 // public C API over libmrt.so), then prints what it made: operators by type,
 // parameters, the fullest tile's memory against a tile's bytes, modelled
@@ -154,6 +154,10 @@ int main(int argc, char **argv) {
   std::string precision = "f32";
   app.add_option("--precision", precision, "f32, or f16: compute FLOAT as FLOAT16, inputs and outputs kept (default f32)")
       ->check(CLI::IsMember({"f32", "f16"}));
+  std::optional<uint32_t> batchingDim;
+  app.add_option("--batching-dim", batchingDim,
+                 "Record this dimension of every input and output as the one ModelRunner batches requests along")
+      ->check(CLI::Range(0u, 63u));
   app.add_flag("-q,--quiet", quiet, "No progress and no report");
   if (const auto exitCode = mrt::tools::parseCommandLine(app, argc, argv)) return *exitCode;
 
@@ -178,6 +182,7 @@ int main(int argc, char **argv) {
   options.input_shapes = inputShapes.data();
   options.num_input_shapes = inputShapes.size();
   options.precision = precision == "f16" ? MRT_ONNX_PRECISION_F16 : MRT_ONNX_PRECISION_F32;
+  if (batchingDim) options.batching_dim = *batchingDim;
   if (!quiet && isatty(fileno(stderr))) options.progress = progress;
   mrt_model *model = nullptr;
   const auto compileStart = std::chrono::steady_clock::now();

@@ -89,6 +89,7 @@ Json modelJson(const popef::Model &model) {
               {"engine_options", m.engineOptions()},
               {"device_options", m.deviceOptions()},
               {"seed_handle", m.seedHandle()},
+              {"batching_dim", m.batchingDim() ? Json(*m.batchingDim()) : Json(nullptr)},
               {"package_hash", m.packageHash()},
               {"shared_executable", m.sharedExecutable()},
               {"executable_bytes", model.executable().bytes().size()},

@@ -102,6 +102,7 @@ void renderModel(const popef::Model &model, std::string &out) {
   meta.add({"IPU version", fmt::format("{}", m.ipuVersion())});
   meta.add({"inference", m.isInference() ? "yes" : "no"});
   meta.add({"seed handle", orDash(m.seedHandle())});
+  if (m.batchingDim()) meta.add({"batching dim", fmt::format("{}", *m.batchingDim())});
   meta.add({"package hash", orDash(m.packageHash())});
   meta.add({"engine options", options(m.engineOptions())});
   meta.add({"device options", options(m.deviceOptions())});

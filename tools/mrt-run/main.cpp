@@ -236,7 +236,13 @@ int runModel(const Options &options) {
   const mrt::Model model = loadModel(options);
   checkReplicasFit(model, options.replicas);
   ModelRunner runner(model, config);
-  const auto plan = run::BatchPlan::of(runner.getExecuteInputs(), options.batchingDim);
+  // The runner's batching dimension: --batching-dim, else the model's own.
+  const std::optional<unsigned> batchingDim =
+      batchingEnabled(runner.config()) ? std::optional<unsigned>(runner.config().batching_dim) : std::nullopt;
+  if (options.batchTimeoutMs && !batchingDim) {
+    throw ModelUsageError("--batch-timeout requires --batching-dim: the model records no batching dimension");
+  }
+  const auto plan = run::BatchPlan::of(runner.getExecuteInputs(), batchingDim);
   const std::int64_t batch = options.batch > 0 ? options.batch : plan.modelBatch;
   checkBatch(options, plan, batch);
 
@@ -325,14 +331,13 @@ int main(int argc, char **argv) {
   app.add_option("--batch,-b", options.batch,
                  "samples per request (default: the model's batch); without --batching-dim a multiple of it")
       ->check(CLI::PositiveNumber);
-  auto *batchingDim = app.add_option("--batching-dim", options.batchingDim,
+  app.add_option("--batching-dim", options.batchingDim,
                  "dynamic batch sizing along this dimension: requests of any number of samples, packed into model "
-                 "batches by the runner");
+                 "batches by the runner (default: the dimension the model records, if any)");
   app.add_option("--batch-timeout", options.batchTimeoutMs,
-                 "with --batching-dim: pad a partly filled model batch after waiting this many ms for more samples "
-                 "(needed when -b is not a multiple of the model's batch)")
-      ->check(CLI::NonNegativeNumber)
-      ->needs(batchingDim);
+                 "with a batching dimension: pad a partly filled model batch after waiting this many ms for more "
+                 "samples (needed when -b is not a multiple of the model's batch)")
+      ->check(CLI::NonNegativeNumber);
   std::string waitText;
   app.add_flag("--wait{forever}", waitText,
                "wait for busy devices: --wait forever, --wait=SECONDS at most that long (default: fail at once)");

@@ -4915,6 +4915,7 @@ pub struct mrt_onnx_options {
     pub input_shapes: *const mrt_onnx_input_shape,
     pub num_input_shapes: usize,
     pub precision: i32,
+    pub batching_dim: u32,
 }
 #[test]
 fn bindgen_test_layout_mrt_onnx_options() {
@@ -5080,6 +5081,18 @@ fn bindgen_test_layout_mrt_onnx_options() {
         );
     }
     test_field_precision();
+    fn test_field_batching_dim() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_onnx_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).batching_dim) as usize - ptr as usize
+            },
+            92usize,
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(batching_dim))
+        );
+    }
+    test_field_batching_dim();
 }
 extern "C" {
     pub fn mrt_onnx_options_init(options: *mut mrt_onnx_options);
