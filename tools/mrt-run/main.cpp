@@ -238,7 +238,8 @@ int runModel(const Options &options) {
   ModelRunner runner(model, config);
   // The runner's batching dimension: --batching-dim, else the model's own.
   const std::optional<unsigned> batchingDim =
-      batchingEnabled(runner.config()) ? std::optional<unsigned>(runner.config().batching_dim) : std::nullopt;
+      runner.config().batching_dim != MRT_BATCHING_DISABLED ? std::optional<unsigned>(runner.config().batching_dim)
+                                                            : std::nullopt;
   if (options.batchTimeoutMs && !batchingDim) {
     throw ModelUsageError("--batch-timeout requires --batching-dim: the model records no batching dimension");
   }
