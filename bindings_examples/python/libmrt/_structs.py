@@ -208,7 +208,7 @@ class OnnxOptions(ctypes.Structure):
                 ("num_ipus", c_u32), ("replication_factor", c_u32), ("batch_size", c_i64),
                 ("model_name", c_str), ("progress", PROGRESS_FN), ("user_data", c_ptr),
                 ("user_data_free", FREE_FN), ("input_shapes", P(OnnxInputShape)),
-                ("num_input_shapes", c_size), ("precision", c_i32)]
+                ("num_input_shapes", c_size), ("precision", c_i32), ("batching_dim", c_u32)]
 
 
 def sized(struct_type):

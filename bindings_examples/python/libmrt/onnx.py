@@ -19,7 +19,7 @@ _PRECISIONS = {"f32": 0, "f16": 1}
 def compile_onnx(model: str | bytes | os.PathLike, *, target: str | Target = "gc200",
                  num_ipus: int = 1, replication_factor: int = 1, batch_size: int = 1,
                  input_shapes: Mapping[str, Sequence[int]] | None = None, precision: str = "f32",
-                 model_name: str | None = None,
+                 model_name: str | None = None, batching_dim: int | None = None,
                  progress: Callable[[int, int], None] | None = None) -> Model:
     """Compiles an ONNX model (a path, or the model's bytes) into a Model for
     the simulated IPU, as mrt-compile does (docs/onnx.md).
@@ -27,7 +27,9 @@ def compile_onnx(model: str | bytes | os.PathLike, *, target: str | Target = "gc
     target: a system name or a Target (custom rates); batch_size: the value
     of dynamic input dimensions; input_shapes: {input name: shape}
     replacing declared shapes; precision: "f32", or "f16" to compute in
-    half precision with the inputs and outputs kept; progress(step, total)
+    half precision with the inputs and outputs kept; batching_dim: the
+    dimension of every input and output recorded in the model as the one a
+    ModelRunner batches requests along (None: none); progress(step, total)
     is called on this thread (an exception it raises is re-raised here).
     Raises CorruptModelError, UnimplementedError (every unsupported node
     named), ResourceExhaustedError, InvalidArgumentError, NotFoundError."""
@@ -46,6 +48,8 @@ def compile_onnx(model: str | bytes | os.PathLike, *, target: str | Target = "gc
     options.precision = _PRECISIONS[precision]
     if model_name is not None:
         options.model_name = model_name.encode()
+    if batching_dim is not None:
+        options.batching_dim = batching_dim
     shapes = list((input_shapes or {}).items())
     entries = (s.OnnxInputShape * max(len(shapes), 1))()
     dims_alive = []  # the ctypes arrays entries point into

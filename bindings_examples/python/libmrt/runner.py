@@ -234,7 +234,8 @@ class ModelRunner(Closable):
             C.mrt_model_runner_destroy(runner_pointer)
 
         self._handle = Handle(pointer, joining_destroyer(destroy, "libmrt-runner-destroy"))
-        self._batching_dim = None if config.batching_dim == BATCHING_DISABLED else config.batching_dim
+        # The runner's own: the config's, else the one the model records.
+        self._batching_dim = self.config()["batching_dim"]
         self.execute_inputs = self._descs(C.mrt_model_runner_execute_inputs)
         self.execute_outputs = self._descs(C.mrt_model_runner_execute_outputs)
         self.model_inputs = self._descs(C.mrt_model_runner_model_inputs)

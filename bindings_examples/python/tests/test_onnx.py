@@ -53,6 +53,18 @@ class OnnxTest(unittest.TestCase):
         self.assertEqual(model.anchor("x").shape, (2, 6))
         np.testing.assert_allclose(self.run_model(model, x[:2]), want[:2], rtol=1e-2, atol=1e-2)
 
+    def test_recorded_batching_dim_lets_the_runner_take_several_batches(self):
+        x = np.linspace(-1, 1, 8 * 6, dtype=np.float32).reshape(8, 6)
+        model = libmrt.compile_onnx(self.onnx_bytes, batch_size=4, batching_dim=0)
+        # Two batches of 4 in one request: only a runner batching along
+        # dimension 0 (the model's own, none set in its config) accepts (8, 6).
+        np.testing.assert_allclose(self.run_model(model, x), np.maximum(x @ self.w + self.b, 0),
+                                   rtol=1e-5, atol=1e-6)
+        with self.assertRaises(libmrt.MrtError) as caught:
+            libmrt.compile_onnx(self.onnx_bytes, batching_dim=2)
+        self.assertEqual(caught.exception.status, libmrt.Status.INVALID_ARGUMENT)
+        self.assertIn("batching_dim 2", str(caught.exception))
+
     def test_errors_carry_status_and_message(self):
         with self.assertRaises(libmrt.MrtError) as caught:
             libmrt.compile_onnx(self.onnx_bytes, input_shapes={"w": [6, 3]})
