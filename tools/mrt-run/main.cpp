@@ -220,6 +220,8 @@ int runModel(const Options &options) {
   const auto model = loadModel(options);
   checkReplicasFit(*model, options.replicas);
   ModelRunner runner(model, config);
+  // A model compiled with replication R serves R replicas per device.
+  const unsigned replicas = runner.numReplicas();
   const auto plan = run::BatchPlan::of(runner.getExecuteInputs(), options.batchingDim);
   const std::int64_t batch = options.batch > 0 ? options.batch : plan.modelBatch;
   checkBatch(options, plan, batch);
@@ -238,8 +240,8 @@ int runModel(const Options &options) {
     const std::uint64_t share = options.iterations / options.threads + (t < options.iterations % options.threads);
     const std::uint64_t first = t * (options.iterations / options.threads);
     threads.emplace_back([&, t, share, first] {
-      if (options.async) clients[t].runAsync(runner, share, first, options.replicas, done);
-      else clients[t].runSync(runner, share, first, options.replicas, done);
+      if (options.async) clients[t].runAsync(runner, share, first, replicas, done);
+      else clients[t].runSync(runner, share, first, replicas, done);
     });
   }
   const bool showProgress = !options.json && isatty(STDERR_FILENO);
@@ -256,7 +258,7 @@ int runModel(const Options &options) {
   run::RunSummary summary;
   summary.wall = Clock::now() - start;
   summary.model = runner.model()->metadata.executable();
-  summary.replicas = options.replicas;
+  summary.replicas = replicas;
   summary.threads = options.threads;
   summary.async = options.async;
   summary.batch = batch;
@@ -271,7 +273,7 @@ int runModel(const Options &options) {
     summary.failed += client.failed;
     if (firstError.empty()) firstError = client.firstError;
   }
-  summary.phaseMeansUs = phaseMeans(runner, options.replicas);
+  summary.phaseMeansUs = phaseMeans(runner, replicas);
   if (!options.outputDir.empty()) writeOutputs(clients.front().slots.front(), options.outputDir);
   const auto figures = run::summarize(summary);
   if (options.json) std::cout << run::renderJson(summary, figures).dump(2) << "\n";
@@ -294,7 +296,7 @@ int main(int argc, char **argv) {
   app.add_option("--iterations,-n", options.iterations, "requests to run")->check(CLI::PositiveNumber);
   app.add_option("--threads,-t", options.threads, "client threads")->check(CLI::Range(1u, 256u));
   app.add_flag("--async", options.async, "use executeAsync with several requests in flight per thread");
-  app.add_option("--replicas,-r", options.replicas, "replicas (one simulated device each)")->check(CLI::Range(1u, 64u));
+  app.add_option("--replicas,-r", options.replicas, "copies of the model (one simulated device each; a model compiled with replication factor R serves R replicas on each)")->check(CLI::Range(1u, 64u));
   app.add_option("--batch,-b", options.batch,
                  "samples per request (default: the model's batch); without --batching-dim a multiple of it")
       ->check(CLI::PositiveNumber);
