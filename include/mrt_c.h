@@ -845,6 +845,19 @@ MRT_API mrt_status mrt_session_run_programs(mrt_session *session, const uint64_t
 MRT_API mrt_status mrt_session_set_callback_for_anchor(mrt_session *session, const char *anchor_handle,
                                                        mrt_anchor_callback_fn fn, void *user_data,
                                                        void (*user_data_free)(void *)) MRT_NOEXCEPT;
+/* A model compiled with replication factor R (mrt_model_info's
+ * replication_factor) runs on a device of R x (IPUs per replica) IPUs and
+ * has a stream per anchor per replica. mrt_session_set_callback_for_anchor
+ * binds every replica (the callback is then called from each replica's
+ * thread, concurrently); this binds replica `replica` (0 .. R - 1) only, as
+ * mrt_session_set_callback_for_anchor does otherwise. MRT_INVALID_ARGUMENT
+ * naming the replica if it is out of range (user_data_free runs then too).
+ * Handler factories (mrt_session_set_user_input_handler) are called once per
+ * replica, in replica order, each result binding that replica. */
+MRT_API mrt_status mrt_session_set_replica_callback_for_anchor(mrt_session *session, const char *anchor_handle,
+                                                               uint32_t replica, mrt_anchor_callback_fn fn,
+                                                               void *user_data,
+                                                               void (*user_data_free)(void *)) MRT_NOEXCEPT;
 
 /* Fills the remote buffer of the anchor whose handle is anchor_handle from
  * the `size` bytes at `data` (all its slots) instead of its TensorData: at

@@ -1373,6 +1373,16 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
+    pub fn mrt_session_set_replica_callback_for_anchor(
+        session: *mut mrt_session,
+        anchor_handle: *const ::std::os::raw::c_char,
+        replica: u32,
+        fn_: mrt_anchor_callback_fn,
+        user_data: *mut ::std::os::raw::c_void,
+        user_data_free: ::std::option::Option<unsafe extern "C" fn(arg1: *mut ::std::os::raw::c_void)>,
+    ) -> mrt_status;
+}
+extern "C" {
     pub fn mrt_session_set_remote_buffer_data(
         session: *mut mrt_session,
         anchor_handle: *const ::std::os::raw::c_char,
