@@ -41,8 +41,9 @@ struct ModelRunner::Impl {
     }
     for (auto &replica : replicas) replica->start();
     watchdog = std::thread([this] { watch(); });
-    log::logger().info("runner for model '{}': {} replica(s) ({} per device) on device(s) {}; {}",
-                       model->metadata.executable(), replicas.size(), in_model, deviceIds(), describe(config));
+    const std::string per_device = in_model > 1 ? fmt::format(" ({} per device)", in_model) : std::string();
+    log::logger().info("runner for model '{}': {} replica(s){} on device(s) {}; {}", model->metadata.executable(),
+                       replicas.size(), per_device, deviceIds(), describe(config));
   }
 
   // "0, 1": each copy's device, in replica order.
