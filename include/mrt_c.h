@@ -1292,7 +1292,10 @@ typedef void (*mrt_flush_select_fn)(const char *tensor_id, mrt_flush_selection *
  * mrt_model_runner_create(), except what is documented as borrowed. */
 typedef struct mrt_model_runner_config {
   size_t struct_size;
-  uint32_t replication_factor;       /* replicas, each on its own device; default 1 */
+  uint32_t replication_factor;       /* copies of the model, each on its own device; default 1.
+                                        A model compiled with replication factor R serves R
+                                        replicas per copy: replica ids 0 .. this x R - 1, id k
+                                        being in-model replica k % R of copy k / R */
   bool run_save_programs;            /* run Save when the runner is destroyed; default false */
   bool thread_safe;                  /* allow concurrent execute calls; default false */
   const mrt_tensor_view *frozen_inputs; /* data fixed for the runner's life (overrides */
@@ -1300,7 +1303,9 @@ typedef struct mrt_model_runner_config {
   const mrt_replica_outputs *save_programs_outputs; /* borrowed until destroy; default none */
   size_t num_save_programs_outputs;
   mrt_device *const *replica_devices; /* [replica id] -> device, or NULL entries for */
-  size_t num_replica_devices;        /* automatic choice; the runner keeps its own reference */
+  size_t num_replica_devices;        /* automatic choice; the runner keeps its own reference.
+                                        In-model replication: a copy's device goes under its
+                                        first replica id (a multiple of R) */
   const mrt_device_wait_config *device_wait_config; /* NULL: NO_WAIT */
   bool check_package_hash;           /* default true */
   int64_t timeout_ns;                /* flush dummy data after waiting this long for input;
