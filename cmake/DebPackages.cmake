@@ -42,7 +42,7 @@ set(CPACK_COMPONENT_DEVELOPMENT_DEPENDS library)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME mrt-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION devel)
 set(CPACK_COMPONENT_TOOLS_DESCRIPTION
-  "Command line tools.\nmrt-gen, mrt-info, mrt-run, mrt-compile, mrt-bench and mrt-demo.")
+  "Command line tools.\nmrt-gen, mrt-info, mrt-run, mrt-compile, mrt-fuse, mrt-bench and mrt-demo.")
 set(CPACK_COMPONENT_TOOLS_DEPENDS library)
 # The tools link libmrt.so.0 of the libmrt0 package: dpkg-shlibdeps finds it
 # in the build tree and its dependency through CPACK_COMPONENT_TOOLS_DEPENDS.

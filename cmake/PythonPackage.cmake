@@ -44,3 +44,47 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/bindings_examples/python/libmrt/
   PATTERN __pycache__ EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/python/_install_location.py
   DESTINATION ${python_package_dir} COMPONENT python)
+
+# The distribution's metadata (a .dist-info directory, as pip writes), so
+# pip and importlib.metadata see the package: `pip show libmrt` works and
+# `pip uninstall libmrt` removes what RECORD lists. Name, version and the
+# rest come from pyproject.toml, as for a pip install.
+file(READ ${PROJECT_SOURCE_DIR}/bindings_examples/python/pyproject.toml pyproject)
+foreach(key name version description requires-python)
+  string(REGEX MATCH "\n${key} = \"([^\"]*)\"" _ "${pyproject}")
+  if(NOT CMAKE_MATCH_1)
+    message(FATAL_ERROR "bindings_examples/python/pyproject.toml has no ${key} = \"...\"")
+  endif()
+  set(python_${key} "${CMAKE_MATCH_1}")
+endforeach()
+string(REGEX MATCH "\ndependencies = \\[([^]]*)\\]" _ "${pyproject}")
+string(REGEX MATCHALL "\"[^\"]+\"" python_dependencies "${CMAKE_MATCH_1}")
+string(CONCAT python_metadata "Metadata-Version: 2.1\nName: ${python_name}\nVersion: ${python_version}\n"
+       "Summary: ${python_description}\nRequires-Python: ${python_requires-python}\n")
+foreach(dependency IN LISTS python_dependencies)
+  string(REPLACE "\"" "" dependency "${dependency}")
+  string(APPEND python_metadata "Requires-Dist: ${dependency}\n")
+endforeach()
+set(python_dist_info ${python_name}-${python_version}.dist-info)
+set(python_dist_info_dir ${PROJECT_BINARY_DIR}/python/${python_dist_info})
+file(WRITE ${python_dist_info_dir}/METADATA "${python_metadata}")
+file(WRITE ${python_dist_info_dir}/INSTALLER "cmake\n")
+file(WRITE ${python_dist_info_dir}/top_level.txt "libmrt\n")
+# RECORD: every installed file, relative to the site-packages directory
+# (no hashes: pip needs none to show or uninstall).
+file(GLOB python_package_files CONFIGURE_DEPENDS
+     RELATIVE ${PROJECT_SOURCE_DIR}/bindings_examples/python
+     ${PROJECT_SOURCE_DIR}/bindings_examples/python/libmrt/*)
+list(FILTER python_package_files EXCLUDE REGEX "__pycache__")
+list(APPEND python_package_files libmrt/_install_location.py)
+list(SORT python_package_files)
+set(python_record "")
+foreach(path IN LISTS python_package_files)
+  string(APPEND python_record "${path},,\n")
+endforeach()
+foreach(path METADATA INSTALLER top_level.txt RECORD)
+  string(APPEND python_record "${python_dist_info}/${path},,\n")
+endforeach()
+file(WRITE ${python_dist_info_dir}/RECORD "${python_record}")
+install(DIRECTORY ${python_dist_info_dir}
+  DESTINATION ${MRT_PYTHON_INSTALL_DIR} COMPONENT python)

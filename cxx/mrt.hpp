@@ -455,6 +455,15 @@ class Model : public detail::OwnedHandle<mrt_model> {
     return {static_cast<const std::byte *>(data), static_cast<std::size_t>(size)};
   }
 
+  // A new model with these engine options set over this one's (blobs
+  // shared): mrt_model_with_engine_options.
+  Model withEngineOptions(const std::vector<std::pair<std::string, std::string>> &options) const {
+    const detail::OptionArray pairs(options);
+    mrt_model *out = nullptr;
+    check(mrt_model_with_engine_options(get(), pairs.get(), &out));
+    return adopt(out);
+  }
+
   // Every option of a set, in key order.
   std::vector<std::pair<std::string, std::string>> options(ModelOptions set) const {
     const ModelInfo i = info();
@@ -1085,14 +1094,28 @@ struct QueueManagerConfig {
   int64_t load_save_ring_size_multiplier;  // the same for Load/Save-only anchors
   std::chrono::nanoseconds timeout;        // MRT_FOREVER (< 0, default): never call timeout_callback
   QueueTimeoutCallback timeout_callback;
+  std::map<std::string, int64_t> ring_size_overrides;  // anchor name -> its own multiplier
 };
 
 namespace detail {
-// The C config of `config`; its callback box is handed to the library (which
-// frees it exactly once, also when the call fails).
-inline mrt_queue_manager_config queueManagerConfig(const QueueManagerConfig &config) {
+// A C queue manager config and the overrides array it points into.
+struct CQueueManagerConfig {
   mrt_queue_manager_config c;
+  std::vector<mrt_ring_size_override> overrides;  // names borrowed from the QueueManagerConfig
+};
+
+// The C config of `config` (valid while `config` lives); its callback box
+// is handed to the library (which frees it exactly once, also when the
+// call fails).
+inline CQueueManagerConfig queueManagerConfig(const QueueManagerConfig &config) {
+  CQueueManagerConfig result;
+  for (const auto &[name, multiplier] : config.ring_size_overrides) {
+    result.overrides.push_back({name.c_str(), multiplier});
+  }
+  mrt_queue_manager_config &c = result.c;
   mrt_queue_manager_config_init(&c);
+  c.ring_size_overrides = result.overrides.data();
+  c.num_ring_size_overrides = result.overrides.size();
   c.ring_size_multiplier = config.ring_size_multiplier;
   c.load_save_ring_size_multiplier = config.load_save_ring_size_multiplier;
   c.timeout_ns = config.timeout.count();
@@ -1106,7 +1129,7 @@ inline mrt_queue_manager_config queueManagerConfig(const QueueManagerConfig &con
     c.timeout_user_data = new QueueTimeoutCallback(config.timeout_callback);
     c.timeout_user_data_free = &deleteBox<QueueTimeoutCallback>;
   }
-  return c;
+  return result;  // moving the vector keeps its buffer, so c's pointer stays valid
 }
 }  // namespace detail
 
@@ -1122,9 +1145,9 @@ class QueueManager : public detail::OwnedHandle<mrt_queue_manager> {
   // A standalone manager over model's anchors, connected to no device.
   explicit QueueManager(const Model &model, const QueueManagerConfig &config = {}) {
     const mrt_model *m = model.get();  // before the config owns a callback box
-    const mrt_queue_manager_config c = detail::queueManagerConfig(config);
+    const detail::CQueueManagerConfig c = detail::queueManagerConfig(config);
     mrt_queue_manager *out = nullptr;
-    check(mrt_queue_manager_create(m, &c, &out));
+    check(mrt_queue_manager_create(m, &c.c, &out));
     handle_.reset(out);
   }
   static QueueManager adopt(mrt_queue_manager *manager) noexcept {
@@ -1386,9 +1409,9 @@ class Session : public detail::OwnedHandle<mrt_session> {
   // outliving its session fails its calls with MRT_FAILED_PRECONDITION.
   QueueManager createQueueManager(const QueueManagerConfig &config = {}) {
     mrt_session *s = get();
-    const mrt_queue_manager_config c = detail::queueManagerConfig(config);
+    const detail::CQueueManagerConfig c = detail::queueManagerConfig(config);
     mrt_queue_manager *out = nullptr;
-    check(mrt_session_create_queue_manager(s, &c, &out));
+    check(mrt_session_create_queue_manager(s, &c.c, &out));
     return QueueManager::adopt(out);
   }
 
@@ -1727,6 +1750,17 @@ struct RequestTimes {
   double computation_us = 0;
 };
 
+// Modelled time on the target (ModelRunner::deviceTime): cycles since the
+// device was last loaded, at clock_hz.
+struct DeviceTime {
+  uint64_t cycles = 0;
+  double clock_hz = 0;
+  // The modelled seconds from `earlier` to this sample.
+  double secondsSince(const DeviceTime &earlier) const {
+    return clock_hz > 0 ? static_cast<double>(cycles - earlier.cycles) / clock_hz : 0.0;
+  }
+};
+
 enum class SimulatedError {
   TILE_EXCEPTION = MRT_SIMULATED_TILE_EXCEPTION,
   MEMORY_PARITY = MRT_SIMULATED_MEMORY_PARITY,
@@ -1836,6 +1870,20 @@ class ModelRunner : public detail::OwnedHandle<mrt_model_runner> {
   }
   RequestTimes getMonitoringStatisticsTotalCount(unsigned replica_id = 0) const {
     return times([&](mrt_request_times *t) { return mrt_model_runner_statistics_count(get(), replica_id, t); });
+  }
+  // Replicas served, replica ids 0 .. numReplicas() - 1
+  // (mrt_model_runner_num_replicas).
+  unsigned numReplicas() const {
+    uint32_t count = 0;
+    check(mrt_model_runner_num_replicas(get(), &count));
+    return count;
+  }
+  // The modelled cycles of replica_id (mrt_model_runner_device_cycles): its
+  // own lane of a device shared by in-model replicas.
+  DeviceTime deviceTime(unsigned replica_id = 0) const {
+    DeviceTime time;
+    check(mrt_model_runner_device_cycles(get(), replica_id, &time.cycles, &time.clock_hz));
+    return time;
   }
 
   // Makes replica_id's simulated device fail once at step step_name of its

@@ -172,7 +172,12 @@ struct TileRange {
 };
 
 enum class SyncType { Internal = MRT_SYNC_INTERNAL, External = MRT_SYNC_EXTERNAL, Global = MRT_SYNC_GLOBAL };
-enum class MatMulOperand { Lhs = MRT_MATMUL_LHS, Rhs = MRT_MATMUL_RHS };
+enum class MatMulOperand {
+  Lhs = MRT_MATMUL_LHS,
+  Rhs = MRT_MATMUL_RHS,
+  LhsOfPreloaded = MRT_MATMUL_LHS_OF_PRELOADED,  // for matMulPreloadedRhs
+  RhsPreloaded = MRT_MATMUL_RHS_PRELOADED
+};
 enum class FieldDirection { In = MRT_FIELD_IN, Out = MRT_FIELD_OUT, InOut = MRT_FIELD_INOUT };
 
 // One built-in codelet (mrt_codelet_*).
@@ -242,6 +247,13 @@ struct StepInfo {
   std::string kind;
   std::string name;
   uint64_t modelled_cycles = 0;
+};
+
+// A program as a pipeline over a replica's IPUs (mrt_executable_pipeline()).
+struct PipelineInfo {
+  uint32_t num_stages = 1;       // 1: not a pipeline
+  uint64_t latency_cycles = 0;   // one run alone
+  uint64_t interval_cycles = 0;  // between the ends of streamed runs
 };
 
 enum class HandleKind {
@@ -317,6 +329,12 @@ class Executable {
       result.push_back({detail::str(c.kind), detail::str(c.name), c.modelled_cycles});
     }
     return result;
+  }
+  PipelineInfo pipeline(uint32_t program) const {
+    mrt_pipeline_info c{};
+    c.struct_size = sizeof c;
+    check(mrt_executable_pipeline(get(), program, &c));
+    return {c.num_stages, c.latency_cycles, c.interval_cycles};
   }
   std::string programName(uint32_t program) const {
     const char *name = nullptr;
@@ -574,6 +592,14 @@ class Graph : public detail::OwnedHandle<mrt_graph> {
                 std::optional<DataType> outType = std::nullopt) {
     return make<Tensor>(mrt_ops_matmul, seq.id, a.id, b.id, outType ? static_cast<int32_t>(*outType) : int32_t{-1},
                         name.c_str(), tiles.first, tiles.count);
+  }
+  // b holds weights written only by `load`, which also gets b's copies to the
+  // tiles that multiply it (mrt_ops_matmul_preloaded_rhs).
+  Tensor matMulPreloadedRhs(Program seq, Program load, Tensor a, Tensor b, const std::string &name = {},
+                            TileRange tiles = {}, std::optional<DataType> outType = std::nullopt) {
+    return make<Tensor>(mrt_ops_matmul_preloaded_rhs, seq.id, load.id, a.id, b.id,
+                        outType ? static_cast<int32_t>(*outType) : int32_t{-1}, name.c_str(), tiles.first,
+                        tiles.count);
   }
   Tensor createMatMulInput(MatMulOperand operand, DataType type, const Shape &aShape, const Shape &bShape,
                            const std::string &name = {}, TileRange tiles = {}) {
@@ -894,6 +920,13 @@ inline std::vector<std::byte> writeModelToMemory(const Model &model) {
   check(mrt_model_write_to_memory(model.get(), bytes.data(), bytes.size(), &size));
   return bytes;
 }
+// Several models fused into one PopEF file, each on its own tiles of one IPU
+// (mrt_model_fuse()).
+inline void fuseModels(const std::vector<Model> &models, const std::string &path) {
+  std::vector<const mrt_model *> handles;
+  for (const Model &model : models) handles.push_back(model.get());
+  check(mrt_model_fuse(handles.data(), handles.size(), path.c_str()));
+}
 inline Model loadModelFromMemory(Span<const std::byte> bytes) {
   mrt_model *out = nullptr;
   check(mrt_model_load_from_memory(bytes.data(), bytes.size(), &out));
@@ -911,6 +944,9 @@ struct OnnxOptions {
   // Whole shapes of named inputs, replacing the declared ones.
   std::map<std::string, std::vector<std::int64_t>> inputShapes;
   bool halfPrecision = false;    // compute FLOAT as FLOAT16 (mrt_onnx_precision)
+  // Recorded in the model: the dimension ModelRunner batches along when its
+  // config names none (mrt_onnx_options.batching_dim); empty: none.
+  std::optional<std::uint32_t> batchingDim;
 };
 
 namespace detail {
@@ -928,6 +964,7 @@ class COnnxOptions {
     c_.input_shapes = shapes_.data();
     c_.num_input_shapes = shapes_.size();
     c_.precision = o.halfPrecision ? MRT_ONNX_PRECISION_F16 : MRT_ONNX_PRECISION_F32;
+    if (o.batchingDim) c_.batching_dim = *o.batchingDim;
   }
   const mrt_onnx_options *get() const { return &c_; }
 

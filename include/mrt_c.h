@@ -311,6 +311,17 @@ MRT_API mrt_status mrt_model_load_named(const char *const *paths, size_t num_pat
 /* Releases the caller's reference. NULL is accepted. */
 MRT_API void mrt_model_destroy(mrt_model *model) MRT_NOEXCEPT;
 
+/* A new model: `model` with engine options (NULL-terminated key/value
+ * pairs, as mrt_engine_create() takes them) set over its own, replacing the
+ * values of the same keys; blobs are shared, not copied. For overrides of
+ * one run, such as profiling ("autoReport.all" "true",
+ * "autoReport.directory" DIR) in every engine a runner or session makes.
+ * MRT_INVALID_ARGUMENT naming the option for an unknown name, a malformed
+ * value, a key without a value or a key given twice; `model` is unchanged.
+ * *out belongs to the caller: mrt_model_destroy(). Any thread. */
+MRT_API mrt_status mrt_model_with_engine_options(const mrt_model *model, const char *const *options,
+                                                 mrt_model **out) MRT_NOEXCEPT;
+
 /* The bytes of the model's TensorData blob `name`: *out_data points into the
  * memory-mapped file (64-byte aligned, read-only, never copied) and
  * *out_size is its size in bytes. Borrowed: valid until the model is
@@ -349,6 +360,10 @@ typedef struct mrt_model_info {
   size_t num_device_options;
   size_t num_tensor_data;       /* TensorData blobs */
   size_t num_feed_data;         /* FeedData blobs */
+  /* ---- appended after V1 ---- */
+  /* For a model fused with others (mrt_model_fuse()): the name of the
+   * executable they share; "" for a model with an executable of its own. */
+  const char *shared_executable;
 } mrt_model_info;
 #define MRT_MODEL_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_model_info, num_feed_data)
 
@@ -774,10 +789,17 @@ typedef struct mrt_session_config {
    * or an unsigned integer; NULL (default): use max_look_ahead_syncs. Copied. */
   const char *max_look_ahead;
   /* ---- appended after V1 ---- */
-  /* Host syncs prepared ahead; < 0: unlimited (default). The same type and
-   * meaning as mrt_model_runner_config.max_look_ahead. MRT_INVALID_ARGUMENT
-   * if max_look_ahead is also set. */
+  /* Host syncs (input transfers of the session's queue manager) prepared
+   * ahead through stream prefetch; < 0: unlimited (default). The same type
+   * and meaning as mrt_model_runner_config.max_look_ahead.
+   * MRT_INVALID_ARGUMENT if max_look_ahead is also set. */
   int64_t max_look_ahead_syncs;
+  /* mrt_session_create_from_files() loads the model of this name (one of a
+   * fused PopEF's models, see mrt_model_fuse()); MRT_NOT_FOUND listing the
+   * models present if the files have none of that name. NULL (default): the
+   * files' only model. mrt_session_create() requires NULL or the model's
+   * own name (MRT_INVALID_ARGUMENT). Copied. */
+  const char *model_name;
 } mrt_session_config;
 #define MRT_SESSION_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_session_config, max_look_ahead)
 
@@ -977,6 +999,13 @@ typedef struct mrt_output_queue mrt_output_queue;
 typedef void (*mrt_queue_timeout_fn)(const char *anchor_name, int32_t direction,
                                      int64_t bytes_done, void *user_data);
 
+/* One anchor's ring size multiplier, in place of the group's (the seeds'
+ * RingSizeMultiplierProdType giving anchors of one group different values). */
+typedef struct mrt_ring_size_override {
+  const char *anchor_name;  /* an anchor of the model (one without a queue is ignored) */
+  int64_t multiplier;       /* at least 1 */
+} mrt_ring_size_override;
+
 /* Fill with mrt_queue_manager_config_init(), then set fields. */
 typedef struct mrt_queue_manager_config {
   size_t struct_size;
@@ -993,6 +1022,13 @@ typedef struct mrt_queue_manager_config {
   mrt_queue_timeout_fn timeout_fn;       /* may be NULL */
   void *timeout_user_data;
   void (*timeout_user_data_free)(void *user_data);  /* called once, when the manager goes */
+  /* Appended after the first version: */
+  /* Anchors whose multiplier is not their group's (each named once): read
+   * during the create call only. MRT_NOT_FOUND for a name that is no anchor
+   * of the model, MRT_INVALID_ARGUMENT for NULL, a repeat or a multiplier
+   * below 1. Default none. */
+  const mrt_ring_size_override *ring_size_overrides;
+  size_t num_ring_size_overrides;
 } mrt_queue_manager_config;
 #define MRT_QUEUE_MANAGER_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_queue_manager_config, timeout_user_data_free)
 
@@ -1322,10 +1358,16 @@ typedef struct mrt_model_runner_config {
   uint32_t batching_dim;             /* dynamic batch sizing along this dimension of every
                                         execute tensor (all must have it, of the model's
                                         batch size): requests of any number of samples;
-                                        default MRT_BATCHING_DISABLED */
+                                        default MRT_BATCHING_DISABLED, which takes the
+                                        dimension the model records if any
+                                        (mrt_onnx_options.batching_dim) */
   bool auto_reset;                   /* reset the device after a device error needing
                                         MRT_RECOVERY_IPU_RESET, or a hang; default false */
-  int64_t max_look_ahead;            /* host syncs prepared ahead; < 0: unlimited (default) */
+  int64_t max_look_ahead;            /* host syncs (input transfers) each replica may prepare
+                                        ahead through stream prefetch while a run computes;
+                                        < 0: unlimited (default): one per input stream on a
+                                        model with IO tiles (engine option
+                                        exchange.numIOTiles), none without; 0: never */
   uint32_t ring_buffer_size_multiplier; /* ring entries = multiplier x batch; default 2 */
   bool flush_on_waiting_outputs;     /* flush only while outputs are awaited; default false */
   int64_t batch_size_timeout_ns;     /* pad a partial batch after this long (0: at once);
@@ -1341,6 +1383,9 @@ typedef struct mrt_model_runner_config {
   mrt_flush_select_fn flush_select_callback; /* as flush_callback, also choosing the queues
                                         to pad; gets flush_user_data; set at most one of
                                         the two; default NULL */
+  const char *model_name;            /* as mrt_session_config.model_name, for
+                                        mrt_model_runner_create_from_files(); copied;
+                                        default NULL */
 } mrt_model_runner_config;
 #define MRT_MODEL_RUNNER_CONFIG_V1_SIZE MRT_STRUCT_SIZE(mrt_model_runner_config, flush_user_data_free)
 
@@ -1466,6 +1511,22 @@ MRT_API mrt_status mrt_model_runner_statistics_mean(mrt_model_runner *runner, ui
 /* How many requests each phase has seen, ever (as doubles). */
 MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, uint32_t replica_id,
                                                      mrt_request_times *out) MRT_NOEXCEPT;
+/* The modelled time on the target: the cycles replica_id's device has run
+ * (Load and every Main run, host transfers, exchange and syncs included)
+ * since it was last loaded (the runner's creation, or a reset after a
+ * device error), and the device's clock in Hz (out_clock_hz may be NULL).
+ * (cycles after - cycles before) / clock_hz is the modelled device time of
+ * the requests served in between. MRT_INVALID_ARGUMENT for a replica_id out
+ * of range (naming it and the runner's replicas). Any thread. */
+MRT_API mrt_status mrt_model_runner_device_cycles(const mrt_model_runner *runner, uint32_t replica_id,
+                                                  uint64_t *out_cycles, double *out_clock_hz) MRT_NOEXCEPT;
+
+/* How many replicas the runner serves (valid replica_id values are 0 ..
+ * count - 1): replication_factor copies x the model's own replication
+ * factor R (a model compiled with R serves R replicas on each device). Any
+ * thread. */
+MRT_API mrt_status mrt_model_runner_num_replicas(const mrt_model_runner *runner,
+                                                 uint32_t *out_count) MRT_NOEXCEPT;
 
 /* The runner's model: a new reference for the caller (mrt_model_destroy()).
  * Any thread. */
@@ -1841,11 +1902,30 @@ MRT_API mrt_status mrt_ops_fill(mrt_graph *graph, mrt_program sequence, mrt_tens
 MRT_API mrt_status mrt_ops_matmul(mrt_graph *graph, mrt_program sequence, mrt_tensor a, mrt_tensor b,
                                   int32_t out_type, const char *name, uint32_t first_tile,
                                   uint32_t num_tiles, mrt_tensor *out) MRT_NOEXCEPT;
-/* Which operand of a matmul a new variable is laid out for. */
-typedef enum mrt_matmul_operand { MRT_MATMUL_LHS = 0, MRT_MATMUL_RHS = 1 } mrt_matmul_operand;
-/* A variable laid out the way mrt_ops_matmul() over the same tiles uses its
- * `operand` of a [M,K] x [K,N] product (a_shape = {M,K}, b_shape = {K,N}),
- * so weights loaded once stay where the multiply needs them. */
+/* The same with b holding weights: values written only by load_sequence (a
+ * program run before `sequence`, such as the model's Load program, whose
+ * writes of b are already appended), never by `sequence`. The copies of b to
+ * the tiles that multiply it are appended to load_sequence, so each run of
+ * `sequence` exchanges only a. Lay a and b out with
+ * MRT_MATMUL_LHS_OF_PRELOADED / MRT_MATMUL_RHS_PRELOADED. load_sequence must
+ * be a Sequence other than `sequence`. */
+MRT_API mrt_status mrt_ops_matmul_preloaded_rhs(mrt_graph *graph, mrt_program sequence,
+                                                mrt_program load_sequence, mrt_tensor a, mrt_tensor b,
+                                                int32_t out_type, const char *name, uint32_t first_tile,
+                                                uint32_t num_tiles, mrt_tensor *out) MRT_NOEXCEPT;
+/* Which operand of a matmul a new variable is laid out for: of
+ * mrt_ops_matmul() (LHS, RHS) or of mrt_ops_matmul_preloaded_rhs(), whose
+ * plan differs (LHS_OF_PRELOADED, RHS_PRELOADED). */
+typedef enum mrt_matmul_operand {
+  MRT_MATMUL_LHS = 0,
+  MRT_MATMUL_RHS = 1,
+  MRT_MATMUL_LHS_OF_PRELOADED = 2,
+  MRT_MATMUL_RHS_PRELOADED = 3
+} mrt_matmul_operand;
+/* A variable laid out the way mrt_ops_matmul() (or
+ * mrt_ops_matmul_preloaded_rhs()) over the same tiles uses its `operand` of a
+ * [M,K] x [K,N] product (a_shape = {M,K}, b_shape = {K,N}), so weights loaded
+ * once stay where the multiply needs them. */
 MRT_API mrt_status mrt_ops_create_matmul_input(mrt_graph *graph, int32_t operand, int32_t data_type,
                                                const uint64_t a_shape[2], const uint64_t b_shape[2],
                                                const char *name, uint32_t first_tile,
@@ -1941,6 +2021,24 @@ MRT_API mrt_status mrt_executable_step(const mrt_executable *executable, size_t 
 /* The name of program `program` < num_programs (borrowed). */
 MRT_API mrt_status mrt_executable_program_name(const mrt_executable *executable, uint32_t program,
                                                const char **out_name) MRT_NOEXCEPT;
+/* Program `program` < num_programs as a pipeline over the IPUs of a replica
+ * (docs/hwsim.md "Pipelining"): steps on one IPU after another, joined by
+ * copies between IPUs, are num_stages stages (1: not a pipeline). A
+ * ModelRunner streams requests through the stages of a pipelined Main
+ * program, stage k of one run while stage k + 1 of the run before it.
+ * Modelled cycles: latency_cycles for one run alone (stages and transfers
+ * one after another); interval_cycles between the ends of streamed runs
+ * (the slowest stage plus the slowest transfer; latency_cycles when not a
+ * pipeline). Divide by the target's clock for seconds. Set struct_size. */
+typedef struct mrt_pipeline_info {
+  size_t struct_size;
+  uint32_t num_stages;
+  uint64_t latency_cycles;
+  uint64_t interval_cycles;
+} mrt_pipeline_info;
+#define MRT_PIPELINE_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_pipeline_info, interval_cycles)
+MRT_API mrt_status mrt_executable_pipeline(const mrt_executable *executable, uint32_t program,
+                                           mrt_pipeline_info *out_info) MRT_NOEXCEPT;
 
 /* A stream, remote buffer or host read/write handle of an executable. */
 typedef enum mrt_handle_kind {
@@ -2170,6 +2268,22 @@ MRT_API mrt_status mrt_model_write_to_memory(const mrt_model *model, void *buffe
 MRT_API mrt_status mrt_model_load_from_memory(const void *data, size_t size,
                                               mrt_model **out) MRT_NOEXCEPT;
 
+/* Model fusion (User Guide 2.10; docs/popef.md "Fused models"): writes one
+ * PopEF file (created or truncated) holding the num_models (>= 2) models
+ * with one executable, in which each model runs on its own tiles of one
+ * IPU. Each model keeps its name, anchor names and data; load one with
+ * mrt_model_load_named() or the model_name of mrt_session_config /
+ * mrt_model_runner_config. Sessions and runners of different models of the
+ * file may share one device (give each runner the same device in
+ * replica_devices) and run at the same time. The models must run on one
+ * IPU without replication, for the same target, with distinct names, none
+ * already fused. MRT_INVALID_ARGUMENT names the model and value otherwise,
+ * and when the models need more tiles together than the IPU has (naming
+ * each model's tiles and the total). The models are only read; any thread.
+ * A failed write removes the file. */
+MRT_API mrt_status mrt_model_fuse(const mrt_model *const *models, size_t num_models,
+                                  const char *path) MRT_NOEXCEPT;
+
 /* ------------------------------------------------------------------------ */
 /* ---- Importing ONNX models ---- */
 
@@ -2219,6 +2333,10 @@ typedef struct mrt_onnx_options {
                                                borrowed during the call; default none */
   size_t num_input_shapes;
   int32_t precision;              /* an mrt_onnx_precision; default MRT_ONNX_PRECISION_F32 */
+  uint32_t batching_dim;          /* recorded in the model as the dimension ModelRunner batches
+                                     requests along when its config's batching_dim is
+                                     MRT_BATCHING_DISABLED (every graph input and output must
+                                     have it, of one size); default MRT_BATCHING_DISABLED */
 } mrt_onnx_options;
 
 /* The first published mrt_onnx_options ended at user_data_free. */
@@ -2241,6 +2359,20 @@ MRT_API mrt_status mrt_onnx_compile_file(const char *path, const mrt_onnx_option
                                          mrt_model **out) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_onnx_compile_memory(const void *data, size_t size, const mrt_onnx_options *options,
                                            mrt_model **out) MRT_NOEXCEPT;
+
+/* Reads the ONNX TensorProto file at path (the test_data_set_N/input_M.pb
+ * files ONNX models ship with) into the size bytes at buffer as a tensor of
+ * data_type (an mrt_data_type): the input of a compiled model fed with the
+ * data it ships with. The file's element type must be the one the compiler
+ * gives the device (INT64 fills MRT_S32, UINT64 MRT_U32, DOUBLE MRT_F32:
+ * the simulated IPU has no 64-bit types) and it must hold size / element
+ * size elements, in any shape. Errors: MRT_NOT_FOUND "no such file",
+ * MRT_INVALID_ARGUMENT for a path that is not a regular file, a file that
+ * is not a TensorProto, another element type or count (naming the file's
+ * and the tensor's), an INT64 value beyond S32 or a size that is not whole
+ * elements; buffer is then unchanged. Any thread. */
+MRT_API mrt_status mrt_onnx_read_tensor_file(const char *path, int32_t data_type, void *buffer,
+                                             uint64_t size) MRT_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -28,6 +28,7 @@ function(mrt_man_page tool what)
 endfunction()
 
 mrt_man_page(mrt-gen "write libmrt's example PopEF models")
+mrt_man_page(mrt-fuse "fuse PopEF models into one executable that serves them all on one IPU")
 mrt_man_page(mrt-info "show the blobs, metadata, anchors and programs of PopEF files")
 mrt_man_page(mrt-run "serve a PopEF model with libmrt's ModelRunner and report its latency")
 mrt_man_page(mrt-compile "compile an ONNX model into a PopEF model for libmrt")

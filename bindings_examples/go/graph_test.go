@@ -9,26 +9,22 @@ import (
 	mrt "github.com/libmrt/mrt-go"
 )
 
-// reluGraph is y = relu(x) for 4 floats through host FIFOs "x" and "y":
-// program 0 of the graph it returns, compiled.
-func reluGraph(t *testing.T) *mrt.Executable {
+// reluSequence starts a graph for gc200 whose sequence "main" reads 4 floats
+// x from the host FIFO "x" and computes y = relu(x); the caller closes the
+// graph (an executable compiled from it does not need it).
+func reluSequence(t *testing.T) (graph *mrt.Graph, main mrt.ProgramID, y mrt.TensorID, must func(error)) {
 	t.Helper()
-	target, err := mrt.NewTarget("gc200", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	graph, err := mrt.NewGraph(target, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer graph.Close() // the executable does not need it
-	must := func(err error) {
+	must = func(err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	main, err := graph.Sequence("main")
+	target, err := mrt.NewTarget("gc200", 1)
+	must(err)
+	graph, err = mrt.NewGraph(target, 1)
+	must(err)
+	main, err = graph.Sequence("main")
 	must(err)
 	x, err := graph.CreateTensor(mrt.F32, []uint64{4}, "x", mrt.Tiles{})
 	must(err)
@@ -37,8 +33,17 @@ func reluGraph(t *testing.T) *mrt.Executable {
 	copyIn, err := graph.CopyFromStream(xs, x, "")
 	must(err)
 	must(graph.SequenceAdd(main, copyIn))
-	y, err := graph.Unary(main, "Relu", x, -1, "relu")
+	y, err = graph.Unary(main, "Relu", x, -1, "relu")
 	must(err)
+	return graph, main, y, must
+}
+
+// reluGraph is y = relu(x) for 4 floats through host FIFOs "x" and "y":
+// program 0 of the graph it returns, compiled.
+func reluGraph(t *testing.T) *mrt.Executable {
+	t.Helper()
+	graph, main, y, must := reluSequence(t)
+	defer graph.Close() // the executable does not need it
 	ys, err := graph.AddDeviceToHostFIFO("y", mrt.F32, 4)
 	must(err)
 	copyOut, err := graph.CopyToStream(y, ys, "")

@@ -25,17 +25,38 @@ type QueueTimeoutFunc func(anchor string, direction TensorType, bytesDone int64)
 type QueueOptions struct {
 	RingSizeMultiplier         int64 // 0: the default (2)
 	LoadSaveRingSizeMultiplier int64 // 0: the default (1)
+	// RingSizeOverrides give single anchors (by name) their own multiplier
+	// in place of their group's.
+	RingSizeOverrides map[string]int64
 	// Timeout before OnTimeout is called; nil: wait forever.
 	Timeout   *time.Duration
 	OnTimeout QueueTimeoutFunc
 }
 
-func (o *QueueOptions) config() C.mrt_queue_manager_config {
+// config is the C config of o and what frees the memory it points to (after
+// the create call).
+func (o *QueueOptions) config() (C.mrt_queue_manager_config, func()) {
 	var config C.mrt_queue_manager_config
 	C.mrt_queue_manager_config_init_sized(&config, C.size_t(unsafe.Sizeof(config)))
 	config.timeout_ns = C.GOMRT_TIMEOUT_FOREVER
 	if o == nil {
-		return config
+		return config, func() {}
+	}
+	// In C memory: a Go struct passed to C may not point to Go memory.
+	count := len(o.RingSizeOverrides)
+	overrides := (*C.mrt_ring_size_override)(C.calloc(C.size_t(count+1), C.sizeof_mrt_ring_size_override))
+	entries := unsafe.Slice(overrides, count)
+	i := 0
+	for name, multiplier := range o.RingSizeOverrides {
+		entries[i].anchor_name, entries[i].multiplier = C.CString(name), C.int64_t(multiplier)
+		i++
+	}
+	config.ring_size_overrides, config.num_ring_size_overrides = overrides, C.size_t(count)
+	free := func() {
+		for _, entry := range entries {
+			C.free(unsafe.Pointer(entry.anchor_name))
+		}
+		C.free(unsafe.Pointer(overrides))
 	}
 	if o.RingSizeMultiplier != 0 {
 		config.ring_size_multiplier = C.int64_t(o.RingSizeMultiplier)
@@ -49,7 +70,7 @@ func (o *QueueOptions) config() C.mrt_queue_manager_config {
 	if o.OnTimeout != nil {
 		C.gomrt_queue_manager_config_set_timeout(&config, C.uintptr_t(cgo.NewHandle(o.OnTimeout)))
 	}
-	return config
+	return config, free
 }
 
 // QueueManager holds one input queue per user input anchor of a model and
@@ -65,7 +86,8 @@ type QueueManager struct {
 func NewQueueManager(model *Model, options *QueueOptions) (*QueueManager, error) {
 	var ptr *C.mrt_queue_manager
 	err := model.use(func(mp *C.mrt_model) error {
-		config := options.config() // its callback's handle is C's from here
+		config, free := options.config() // its callback's handle is C's from here
+		defer free()
 		return call(func() C.mrt_status { return C.mrt_queue_manager_create(mp, &config, &ptr) })
 	})
 	return newQueueManager(ptr, err)
@@ -77,7 +99,8 @@ func NewQueueManager(model *Model, options *QueueOptions) (*QueueManager, error)
 func (s *Session) CreateQueueManager(options *QueueOptions) (*QueueManager, error) {
 	var ptr *C.mrt_queue_manager
 	err := s.do(func(p *C.mrt_session) C.mrt_status {
-		config := options.config() // its callback's handle is C's from here
+		config, free := options.config() // its callback's handle is C's from here
+		defer free()
 		return C.mrt_session_create_queue_manager(p, &config, &ptr)
 	})
 	return newQueueManager(ptr, err)

@@ -47,6 +47,13 @@ type RunnerOptions struct {
 	// OnFlush is called on a replica's goroutine when it flushes dummy data
 	// after FlushTimeout waiting for input tensor.
 	OnFlush func(tensor string)
+	// OnFlushSelect is as OnFlush, also choosing the queues padded (see
+	// FlushSelection); set at most one of the two.
+	OnFlushSelect func(tensor string, selection *FlushSelection)
+	// SaveOutputs are where the Save programs' outputs go, per replica and
+	// output name, written when the runner is closed (with RunSavePrograms);
+	// each tensor of its anchor's type and size (and shape, if it has one).
+	SaveOutputs map[uint32]map[string]Tensor
 	// ReplicaDevices are the devices of replicas [0, len) (nil entries: the
 	// runner picks one); the runner keeps its own references.
 	ReplicaDevices           []*Device
@@ -73,12 +80,55 @@ type ModelRunner struct {
 	inputs  []TensorDesc
 	outputs []TensorDesc
 	batched bool
+	save    *saveOutputs // written into the caller's tensors at Close
 }
 
 // NewModelRunner creates a runner for model and attaches its devices.
 func NewModelRunner(model *Model, options *RunnerOptions) (*ModelRunner, error) {
+	return newModelRunner(model, options, func(arm func(), config *C.mrt_model_runner_config, out **C.mrt_model_runner) error {
+		return model.use(func(mp *C.mrt_model) error {
+			arm()
+			return call(func() C.mrt_status { return C.mrt_model_runner_create(mp, config, out) })
+		})
+	})
+}
+
+// NewModelRunnerFromFiles creates a runner for the model held by PopEF
+// files (mrt_model_runner_create_from_files).
+func NewModelRunnerFromFiles(paths []string, options *RunnerOptions) (*ModelRunner, error) {
+	var model *Model // to check SaveOutputs against
+	if options != nil && len(options.SaveOutputs) > 0 {
+		var err error
+		if model, err = LoadModel(paths...); err != nil {
+			return nil, err
+		}
+		defer model.Close()
+	}
+	return newModelRunner(model, options, func(arm func(), config *C.mrt_model_runner_config, out **C.mrt_model_runner) error {
+		cPaths := newCArray(paths, false)
+		defer cPaths.free()
+		arm()
+		return call(func() C.mrt_status {
+			return C.mrt_model_runner_create_from_files(cPaths.array, C.size_t(len(paths)), config, out)
+		})
+	})
+}
+
+// newModelRunner fills the config from options and creates the runner with
+// create, which calls arm (setting the callbacks, whose handles the library
+// frees from then on, also when creation fails) right before the C create;
+// model is the runner's model (nil: no SaveOutputs to check).
+func newModelRunner(model *Model, options *RunnerOptions,
+	create func(arm func(), config *C.mrt_model_runner_config, out **C.mrt_model_runner) error) (*ModelRunner, error) {
 	if options == nil {
 		options = &RunnerOptions{}
+	}
+	if options.OnFlush != nil && options.OnFlushSelect != nil {
+		return nil, bindingError(InvalidArgument, "RunnerOptions: OnFlush and OnFlushSelect are both set; set at most one")
+	}
+	save, err := newSaveOutputs(model, options.SaveOutputs)
+	if err != nil {
+		return nil, err
 	}
 	var config C.mrt_model_runner_config
 	C.mrt_model_runner_config_init_sized(&config, C.size_t(unsafe.Sizeof(config)))
@@ -141,17 +191,25 @@ func NewModelRunner(model *Model, options *RunnerOptions) (*ModelRunner, error) 
 		}
 	}
 	config.replica_devices, config.num_replica_devices = devices, C.size_t(len(options.ReplicaDevices))
-	var ptr *C.mrt_model_runner
-	err := model.use(func(mp *C.mrt_model) error {
-		if options.OnFlush != nil { // the handle is C's from here
+	if save != nil {
+		config.save_programs_outputs, config.num_save_programs_outputs = save.replicas, C.size_t(len(save.views))
+	}
+	arm := func() {
+		if options.OnFlush != nil {
 			C.gomrt_runner_config_set_flush(&config, C.uintptr_t(cgo.NewHandle(options.OnFlush)))
 		}
-		return call(func() C.mrt_status { return C.mrt_model_runner_create(mp, &config, &ptr) })
-	})
-	if err != nil {
+		if options.OnFlushSelect != nil {
+			C.gomrt_runner_config_set_flush_select(&config, C.uintptr_t(cgo.NewHandle(options.OnFlushSelect)))
+		}
+	}
+	var ptr *C.mrt_model_runner
+	if err := create(arm, &config, &ptr); err != nil {
+		if save != nil {
+			save.free()
+		}
 		return nil, err
 	}
-	r := &ModelRunner{ptr: ptr, batched: options.BatchingDim != nil}
+	r := &ModelRunner{ptr: ptr, batched: options.BatchingDim != nil, save: save}
 	runtime.SetFinalizer(r, (*ModelRunner).Close)
 	if r.inputs, err = r.descs(executeInputs); err == nil {
 		r.outputs, err = r.descs(executeOutputs)
@@ -484,7 +542,8 @@ func (r *ModelRunner) InsertSimulatedError(fault SimulatedError, step string, re
 }
 
 // Close destroys the runner (pending requests complete with Cancelled; their
-// futures stay usable). Idempotent; later calls return an ErrClosed error.
+// futures stay usable), running the Save programs into SaveOutputs if
+// configured. Idempotent; later calls return an ErrClosed error.
 func (r *ModelRunner) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -492,6 +551,10 @@ func (r *ModelRunner) Close() error {
 		C.mrt_model_runner_destroy(r.ptr)
 		r.ptr = nil
 		runtime.SetFinalizer(r, nil)
+		if r.save != nil {
+			r.save.deliver()
+			r.save = nil
+		}
 	}
 	return nil
 }

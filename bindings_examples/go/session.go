@@ -49,6 +49,27 @@ type Session struct {
 
 // NewSession makes a session of model.
 func NewSession(model *Model, options *SessionOptions) (*Session, error) {
+	return newSession(options, func(config *C.mrt_session_config, out **C.mrt_session) error {
+		return model.use(func(mp *C.mrt_model) error {
+			return call(func() C.mrt_status { return C.mrt_session_create(mp, config, out) })
+		})
+	})
+}
+
+// NewSessionFromFiles makes a session of the model held by PopEF files
+// (mrt_session_create_from_files).
+func NewSessionFromFiles(paths []string, options *SessionOptions) (*Session, error) {
+	return newSession(options, func(config *C.mrt_session_config, out **C.mrt_session) error {
+		cPaths := newCArray(paths, false)
+		defer cPaths.free()
+		return call(func() C.mrt_status {
+			return C.mrt_session_create_from_files(cPaths.array, C.size_t(len(paths)), config, out)
+		})
+	})
+}
+
+// newSession fills the config from options and creates the session with create.
+func newSession(options *SessionOptions, create func(*C.mrt_session_config, **C.mrt_session) error) (*Session, error) {
 	if options == nil {
 		options = &SessionOptions{}
 	}
@@ -62,15 +83,15 @@ func NewSession(model *Model, options *SessionOptions) (*Session, error) {
 		config.max_look_ahead_syncs = C.int64_t(*options.MaxLookAheadSyncs)
 	}
 	var ptr *C.mrt_session
-	err := model.use(func(mp *C.mrt_model) error {
-		if options.PredTensorData != nil {
-			return options.PredTensorData.use(func(pp *C.mrt_anchor_predicate) error {
-				config.pred_tensor_data = pp
-				return call(func() C.mrt_status { return C.mrt_session_create(mp, &config, &ptr) })
-			})
-		}
-		return call(func() C.mrt_status { return C.mrt_session_create(mp, &config, &ptr) })
-	})
+	var err error
+	if options.PredTensorData != nil {
+		err = options.PredTensorData.use(func(pp *C.mrt_anchor_predicate) error {
+			config.pred_tensor_data = pp
+			return create(&config, &ptr)
+		})
+	} else {
+		err = create(&config, &ptr)
+	}
 	if err != nil {
 		return nil, err
 	}

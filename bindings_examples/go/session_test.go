@@ -327,3 +327,31 @@ func TestDevicesOfTheSystem(t *testing.T) {
 		t.Fatalf("an IPU Model device of %d IPUs", n)
 	}
 }
+
+// image and probs are both Main anchors: an override gives probs its own ring.
+func TestRingSizeOverridesSizeSingleRings(t *testing.T) {
+	model := loadModel(t)
+	queues, err := mrt.NewQueueManager(model, &mrt.QueueOptions{RingSizeMultiplier: 2,
+		RingSizeOverrides: map[string]int64{"probs": 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer queues.Close()
+	in, err := queues.InputQueue("image")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := queues.OutputQueue("probs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inInfo, err1 := in.Info()
+	outInfo, err2 := out.Info()
+	if err1 != nil || err2 != nil || inInfo.NumBuffers != 2 || outInfo.NumBuffers != 5 {
+		t.Fatalf("image %+v (%v), probs %+v (%v): want 2 and 5 buffers", inInfo, err1, outInfo, err2)
+	}
+	_, err = mrt.NewQueueManager(model, &mrt.QueueOptions{RingSizeOverrides: map[string]int64{"nope": 2}})
+	wantError(t, err, mrt.NotFound, "the model has no anchor named 'nope'")
+	_, err = mrt.NewQueueManager(model, &mrt.QueueOptions{RingSizeOverrides: map[string]int64{"probs": 0}})
+	wantError(t, err, mrt.InvalidArgument, "('probs'): the multiplier must be at least 1, got 0")
+}

@@ -95,6 +95,16 @@ void gomrt_runner_config_set_flush(mrt_model_runner_config *config, uintptr_t ha
   config->flush_user_data_free = delete_handle;
 }
 
+static void flush_select_trampoline(const char *tensor, mrt_flush_selection *selection, void *user_data) {
+  goRunnerFlushSelect((char *)tensor, selection, HANDLE(user_data));
+}
+void gomrt_runner_config_set_flush_select(mrt_model_runner_config *config, uintptr_t handle) {
+  if (handle == 0) return;
+  config->flush_select_callback = flush_select_trampoline;
+  config->flush_user_data = USER_DATA(handle);
+  config->flush_user_data_free = delete_handle;
+}
+
 static void progress_trampoline(int32_t step, int32_t total, void *user_data) {
   goProgress(step, total, HANDLE(user_data));
 }

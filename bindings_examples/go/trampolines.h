@@ -36,6 +36,8 @@ void gomrt_queue_manager_config_set_timeout(mrt_queue_manager_config *config, ui
 mrt_status gomrt_input_queue_enqueue(mrt_input_queue *queue, const void *data, int64_t size, uintptr_t entry);
 mrt_status gomrt_output_queue_enqueue(mrt_output_queue *queue, void *data, int64_t size, uintptr_t entry);
 void gomrt_runner_config_set_flush(mrt_model_runner_config *config, uintptr_t handle);
+/* As gomrt_runner_config_set_flush, for flush_select_callback. */
+void gomrt_runner_config_set_flush_select(mrt_model_runner_config *config, uintptr_t handle);
 mrt_status gomrt_graph_compile(mrt_graph *graph, const mrt_program *programs, size_t num_programs,
                                const char *const *options, uintptr_t progress, mrt_executable **out);
 void gomrt_onnx_options_set_progress(mrt_onnx_options *options, uintptr_t handle);

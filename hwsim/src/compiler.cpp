@@ -14,6 +14,7 @@
 #include "exe_data.hpp"
 #include "fail.hpp"
 #include "graph_data.hpp"
+#include "io_tiles.hpp"
 #include "program_node.hpp"
 #include "validate.hpp"
 
@@ -248,7 +249,9 @@ void computeCosts(ExecutableData &exe) {
 
 void layoutMemory(ExecutableData &exe, bool allowOutOfMemory) {
   const Target &t = exe.target;
-  std::vector<std::uint64_t> vars(t.numTiles(), 0), state(t.numTiles(), 0), code(t.numTiles(), 0);
+  // The IO tiles' stream landing buffers count as variables.
+  std::vector<std::uint64_t> vars = ioTileStreamBytes(exe, numIOTiles(exe.options));
+  std::vector<std::uint64_t> state(t.numTiles(), 0), code(t.numTiles(), 0);
   for (const auto &v : exe.variables) {
     for (const auto &iv : v.mapping) vars[iv.tile] += alignUp((iv.end - iv.begin) * sizeOf(v.type));
   }
@@ -300,6 +303,7 @@ Executable compileGraph(const Graph &graph, const std::vector<program::Program> 
   report(2);
   exe->tileBytes.assign(exe->target.numTiles(), 0);
   detail::checkExecutable(*exe, ErrorKind::GraphError);
+  detail::checkIOTiles(*exe, detail::numIOTiles(resolved), ErrorKind::GraphError);
   report(3);
   detail::computeCosts(*exe);
   const auto oom = resolved.find("debug.allowOutOfMemory");

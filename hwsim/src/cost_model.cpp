@@ -4,6 +4,8 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "worker_schedule.hpp"
+
 namespace hwsim::detail {
 
 namespace {
@@ -68,19 +70,21 @@ CopyCost hostCopyCost(const ExecutableData &exe, const ExeView &view, std::uint6
 }
 
 CopyCost computeSetCost(const ExecutableData &exe, const ExeComputeSet &cs) {
-  // Vertices are sorted by tile: sum per tile, keep the busiest.
-  std::uint64_t busiest = 0, current = 0;
+  // Vertices are sorted by tile: schedule each tile's on its workers, keep
+  // the busiest tile.
+  std::uint64_t busiest = 0;
   std::uint32_t tiles = 0;
   bool multiIpu = false;
+  TileWorkers current(exe.target);
   for (std::size_t v = 0; v < cs.vertices.size(); ++v) {
     const auto &vx = cs.vertices[v];
     if (v == 0 || vx.tile != cs.vertices[v - 1].tile) {
-      current = 0;
+      current = TileWorkers(exe.target);
       ++tiles;
       if (v > 0 && exe.target.ipuOfTile(vx.tile) != exe.target.ipuOfTile(cs.vertices[0].tile)) multiIpu = true;
     }
-    current += vx.cycles;
-    busiest = std::max(busiest, current);
+    current.add(vx.cycles);
+    busiest = std::max(busiest, current.cycles());
   }
   const double sync = multiIpu ? exe.target.externalSyncCycles : exe.target.internalSyncCycles;
   return {busiest + static_cast<std::uint64_t>(sync), tiles};

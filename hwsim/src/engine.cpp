@@ -11,6 +11,7 @@
 #include "cost_model.hpp"
 #include "engine_impl.hpp"
 #include "fail.hpp"
+#include "io_tiles.hpp"
 #include "worker_pool.hpp"
 
 namespace hwsim {
@@ -32,6 +33,7 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(
   options = resolveEngineOptions(merged);
   multiThread = flag(options, "debug.cpuMultiThreadExecution", true);
   prefetch = flag(options, "exchange.enablePrefetch", true);
+  planIOTiles();
   const bool all = flag(options, "autoReport.all", false);
   autoExecutionProfile = flag(options, "autoReport.outputExecutionProfile", all);
   autoGraphProfile = flag(options, "autoReport.outputGraphProfile", all);
@@ -91,6 +93,23 @@ void Engine::Impl::resolveLayout() {
   }
 }
 
+void Engine::Impl::planIOTiles() {
+  ioTiles = detail::numIOTiles(options);
+  if (ioTiles == 0) return;
+  // Given to the engine rather than the compiler, the option still must not
+  // put vertices on the tiles it takes.
+  try {
+    detail::checkIOTiles(*d, ioTiles, ErrorKind::InvalidArgument);
+  } catch (const Error &e) {
+    throw InvalidOption(detail::kNumIOTilesOption, e.what());
+  }
+  ioExchangeCycles.assign(d->nodes.size(), 0);
+  for (std::size_t i = 0; i < d->nodes.size(); ++i) {
+    const auto &n = d->nodes[i];
+    if (n.kind == detail::NodeKind::StreamToTensor) ioExchangeCycles[i] = detail::ioToComputeCycles(*d, d->views[n.view1], ioTiles);
+  }
+}
+
 void Engine::Impl::planComputeSets() {
   // Chunks of whole tiles with roughly equal modelled work, so the host pool
   // gets balanced pieces; small compute sets stay on the calling thread.
@@ -131,6 +150,7 @@ void Engine::Impl::deploy() {
     rep->remote.clear();
     for (const auto &rb : d->remoteBuffers) rep->remote.emplace_back(rb.slotBytes() * rb.repeats, 0);
     rep->cycles.store(0, std::memory_order_relaxed);
+    rep->pipeline.reset();  // runs in flight are lost with the state they had
     for (auto &s : rep->streams) {
       if (s.prefetched && s.callback) s.callback->invalidatePrefetched();
       s.prefetched = false;
@@ -221,6 +241,9 @@ RunStatus Engine::loadAndRun(const Device &device, unsigned program) {
 RunStatus Engine::run(unsigned program, std::string_view) {
   auto &im = *impl_;
   const unsigned n = static_cast<unsigned>(im.replicas.size());
+  for (unsigned r = 0; r < n; ++r) {
+    if (const RunStatus s = im.flushPipeline(r); s != RunStatus::Completed) return s;
+  }
   // Reports are written once every replica has finished (they read all replicas' profiles).
   struct AutoReport {
     Impl &im;
@@ -271,7 +294,8 @@ RunStatus Engine::run(unsigned program, std::string_view) {
 
 RunStatus Engine::runReplica(unsigned program, unsigned replica) {
   if (impl_->replicas.size() == 1) return run(program);
-  return impl_->runOne(program, impl_->checkReplica(replica));
+  if (const RunStatus s = impl_->flushPipeline(impl_->checkReplica(replica)); s != RunStatus::Completed) return s;
+  return impl_->runOne(program, replica);
 }
 
 void Engine::stop() { impl_->stopRequested.store(true, std::memory_order_release); }

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <unordered_map>
@@ -13,6 +15,7 @@
 #include "device_state.hpp"
 #include "exe_data.hpp"
 #include "hwsim/engine.hpp"
+#include "hwsim/pipeline.hpp"
 #include "zeroed_arena.hpp"
 
 namespace hwsim {
@@ -39,8 +42,28 @@ struct Engine::Impl {
     std::uint8_t *begin = nullptr, *end = nullptr, *cursor = nullptr;
     std::unique_ptr<std::uint8_t[]> prefetchBuffer;  // one transfer, host-to-device streams only
     bool prefetched = false;
+    // With IO tiles: the modelled cycle at which the prefetched transfer has
+    // landed on them (it travels while the other tiles compute).
+    std::uint64_t prefetchReadyAt = 0;
     std::vector<std::uint8_t> staging;  // for views that are not contiguous
   };
+
+  // Runs of a pipelined program in flight on one replica (pipeline_run.cpp).
+  struct PipelineRuns {
+    unsigned program = 0;
+    std::vector<bool> holds;  // holds[k]: a run waits to execute stage k
+    std::mutex callbacks;     // stream callbacks of one step of the pipeline never overlap
+    bool inFlight() const;
+  };
+
+  // Set on a thread while it runs a pipeline stage or transfer: the stage's
+  // own cycle count (stages run at once, so they do not add to the
+  // replica's), and the lock its stream callbacks take.
+  struct StageContext {
+    std::uint64_t cycles = 0;
+    std::mutex *callbacks = nullptr;
+  };
+  static inline thread_local StageContext *t_stage = nullptr;
 
   struct Replica {
     detail::ZeroedArena memory;
@@ -50,6 +73,7 @@ struct Engine::Impl {
     std::vector<ProfileEvent> events;
     std::vector<std::uint32_t> profiledRuns;  // per program
     bool profileThisRun = false;
+    std::unique_ptr<PipelineRuns> pipeline;  // made at the first pipelined run, dropped at load
   };
 
   enum class State : std::uint8_t { Constructed, Prepared, Loaded, Faulted };
@@ -59,15 +83,30 @@ struct Engine::Impl {
   // ---- setup ----
   void resolveLayout();
   void planComputeSets();
+  void planIOTiles();
   void deploy();
   std::uint8_t *base(unsigned replica) const { return replicas[replica]->memory.data(); }
 
   // ---- execution (interpreter.cpp) ----
   RunStatus runOne(unsigned program, unsigned replica);
+  void checkRunnable(unsigned program) const;
+  // Runs the steps in order; Stopped if stop() was seen.
+  RunStatus runSteps(const std::vector<unsigned> &steps, unsigned replica);
+  void addCycles(Replica &rep, std::uint64_t cycles);
+  // Held while a pipeline stage's thread calls a stream callback; empty otherwise.
+  static std::unique_lock<std::mutex> callbackLock();
+
+  // ---- pipelined runs (pipeline_run.cpp) ----
+  const PipelinePlan &planFor(unsigned program);
+  RunStatus pipelineStep(unsigned program, unsigned replica, bool startNew);
+  RunStatus flushPipeline(unsigned replica);
   void exec(std::uint32_t node, unsigned replica);
   void executeComputeSet(std::uint32_t cs, unsigned replica);
   void copyView(std::uint32_t src, std::uint32_t dst, unsigned replica);
-  void streamToTensor(const detail::ExeNode &n, unsigned replica);
+  // Returns the step's modelled cycles (less than its static cost when the
+  // transfer was prefetched onto IO tiles).
+  std::uint64_t streamToTensor(const detail::ExeNode &n, unsigned replica);
+  std::uint64_t prefetchedCost(const StreamConn &conn, std::uint32_t node, unsigned replica) const;
   void tensorToStream(const detail::ExeNode &n, unsigned replica);
   void remoteCopy(const detail::ExeNode &n, unsigned replica);
   void printTensor(const detail::ExeNode &n, unsigned replica);
@@ -90,6 +129,10 @@ struct Engine::Impl {
   OptionFlags options;
   bool multiThread = true;
   bool prefetch = true;
+  unsigned ioTiles = 0;  // exchange.numIOTiles
+  // Per node (StreamToTensor only, with IO tiles): cycles of moving a
+  // prefetched transfer from the IO tiles to its destination.
+  std::vector<std::uint64_t> ioExchangeCycles;
   std::atomic<bool> profiling{false};
   bool everProfiled = false;
   std::uint32_t profileRunLimit = 2;
@@ -116,6 +159,9 @@ struct Engine::Impl {
   std::ostream *printTensorStream = nullptr;
 
   std::unordered_map<std::string, std::uint32_t> streamIndex, hostCopyIndex, remoteIndex;
+
+  std::mutex planMutex;  // replicas may plan at once
+  std::vector<std::optional<PipelinePlan>> plans;  // per program, made when first run pipelined
 };
 
 }  // namespace hwsim

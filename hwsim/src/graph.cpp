@@ -34,6 +34,15 @@ Graph::Graph(Graph &&) noexcept = default;
 Graph &Graph::operator=(Graph &&) noexcept = default;
 
 const Target &Graph::getTarget() const { return data_->target; }
+void Graph::setDefaultTiles(unsigned first, unsigned count) {
+  if (count != 0 && (first >= data_->target.numTiles() || count > data_->target.numTiles() - first)) {
+    fail(ErrorKind::InvalidArgument, "default tiles {} to {} are not all among the {} tiles", first, first + count - 1,
+         data_->target.numTiles());
+  }
+  data_->defaultFirstTile = count == 0 ? 0 : first;
+  data_->defaultTileCount = count;
+}
+std::pair<unsigned, unsigned> Graph::defaultTiles() const { return {data_->defaultFirstTile, data_->defaultTileCount}; }
 unsigned Graph::replicationFactor() const { return data_->replicationFactor; }
 std::uint32_t Graph::id() const { return data_->id; }
 std::size_t Graph::numVariables() const { return data_->variables.size(); }

@@ -61,6 +61,7 @@ struct GraphData {
   std::uint32_t id = 0;
   Target target;
   unsigned replicationFactor = 1;
+  unsigned defaultFirstTile = 0, defaultTileCount = 0;  // Graph::setDefaultTiles
   std::vector<VariableDef> variables;
   std::vector<ComputeSetDef> computeSets;
   std::vector<StreamDef> streams;

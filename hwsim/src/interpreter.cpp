@@ -27,12 +27,37 @@ constexpr std::size_t kMaxOperands = 4;
 constexpr std::size_t kMaxProfileEvents = 4'000'000;
 }  // namespace
 
-RunStatus Engine::Impl::runOne(unsigned program, unsigned replica) {
+void Engine::Impl::checkRunnable(unsigned program) const {
   if (program >= d->programs.size()) fail(ErrorKind::InvalidArgument, "program {} out of range ({} programs)", program, d->programs.size());
   if (state == State::Faulted) {
     fail(ErrorKind::FailedPrecondition, "the engine hit a device error: reset the device and load() again");
   }
   if (state != State::Loaded) fail(ErrorKind::FailedPrecondition, "run: the engine is not loaded on a device");
+}
+
+RunStatus Engine::Impl::runSteps(const std::vector<unsigned> &steps, unsigned replica) {
+  try {
+    for (const unsigned step : steps) exec(step, replica);
+  } catch (const StopSignal &) {
+    return RunStatus::Stopped;
+  }
+  return RunStatus::Completed;
+}
+
+void Engine::Impl::addCycles(Replica &rep, std::uint64_t cycles) {
+  if (t_stage) {
+    t_stage->cycles += cycles;
+  } else {
+    rep.cycles.store(rep.cycles.load(std::memory_order_relaxed) + cycles, std::memory_order_relaxed);
+  }
+}
+
+std::unique_lock<std::mutex> Engine::Impl::callbackLock() {
+  return t_stage && t_stage->callbacks ? std::unique_lock<std::mutex>(*t_stage->callbacks) : std::unique_lock<std::mutex>();
+}
+
+RunStatus Engine::Impl::runOne(unsigned program, unsigned replica) {
+  checkRunnable(program);
   if (stopRequested.load(std::memory_order_acquire)) return RunStatus::Stopped;
   auto &rep = *replicas[replica];
   rep.profileThisRun = profiling.load(std::memory_order_relaxed) && rep.profiledRuns[program] < profileRunLimit;
@@ -89,8 +114,9 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
   const ExeNode &n = d->nodes[id];
   auto &rep = *replicas[replica];
   const std::uint64_t start = rep.cycles.load(std::memory_order_relaxed);
-  auto advance = [&](std::uint64_t c) { rep.cycles.store(rep.cycles.load(std::memory_order_relaxed) + c, std::memory_order_relaxed); };
+  auto advance = [&](std::uint64_t c) { addCycles(rep, c); };
   bool leaf = true;
+  std::uint64_t cost = n.cycles;  // of a leaf
   switch (n.kind) {
     case NodeKind::Sequence:
       leaf = false;
@@ -101,7 +127,7 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
       executeComputeSet(n.index, replica);
       break;
     case NodeKind::Copy: copyView(n.view0, n.view1, replica); break;
-    case NodeKind::StreamToTensor: streamToTensor(n, replica); break;
+    case NodeKind::StreamToTensor: cost = streamToTensor(n, replica); break;
     case NodeKind::TensorToStream: tensorToStream(n, replica); break;
     case NodeKind::RemoteToTensor:
     case NodeKind::TensorToRemote: remoteCopy(n, replica); break;
@@ -156,7 +182,7 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
     case NodeKind::WriteUndef: break;
     case NodeKind::PrintTensor: printTensor(n, replica); break;
   }
-  if (leaf) advance(n.cycles);
+  if (leaf) advance(cost);
   if (rep.profileThisRun && leaf && rep.events.size() < kMaxProfileEvents) {
     rep.events.push_back({id, start, rep.cycles.load(std::memory_order_relaxed)});
   }
@@ -216,13 +242,15 @@ void Engine::Impl::copyView(std::uint32_t src, std::uint32_t dst, unsigned repli
   scatter(t, b, staging.data());
 }
 
-void Engine::Impl::streamToTensor(const ExeNode &n, unsigned replica) {
+std::uint64_t Engine::Impl::streamToTensor(const ExeNode &n, unsigned replica) {
   hostSync(replica);
   auto &conn = replicas[replica]->streams[n.index];
+  std::uint64_t cost = n.cycles;
   const auto &rv = views[n.view1];
   const auto &info = d->streams[n.index];
   std::uint8_t *b = base(replica);
   std::uint8_t *dst = rv.contiguous ? b + rv.offset : (conn.staging.resize(rv.bytes), conn.staging.data());
+  const auto lock = conn.kind == StreamConn::Kind::Callback ? callbackLock() : std::unique_lock<std::mutex>();
   switch (conn.kind) {
     case StreamConn::Kind::None:
       fail(ErrorKind::FailedPrecondition, "stream '{}' (replica {}) is not connected", info.handle, replica);
@@ -230,6 +258,7 @@ void Engine::Impl::streamToTensor(const ExeNode &n, unsigned replica) {
       if (conn.prefetched) {
         if (rv.bytes) std::memcpy(dst, conn.prefetchBuffer.get(), rv.bytes);
         conn.prefetched = false;
+        if (ioTiles > 0) cost = prefetchedCost(conn, static_cast<std::uint32_t>(&n - d->nodes.data()), replica);
       } else {
         conn.callback->fetch(dst);
       }
@@ -248,8 +277,20 @@ void Engine::Impl::streamToTensor(const ExeNode &n, unsigned replica) {
     conn.callback->complete();
     if (prefetch && !stopRequested.load(std::memory_order_acquire)) {
       conn.prefetched = conn.callback->prefetch(conn.prefetchBuffer.get()) == StreamCallback::Result::Success;
+      // The next transfer leaves the host when this one is done, and takes
+      // what a stream copy takes (host sync and link) to land on the IO tiles.
+      if (conn.prefetched) conn.prefetchReadyAt = replicas[replica]->cycles.load(std::memory_order_relaxed) + cost + n.cycles;
     }
   }
+  return cost;
+}
+
+std::uint64_t Engine::Impl::prefetchedCost(const StreamConn &conn, std::uint32_t node, unsigned replica) const {
+  // The compute tiles wait only for what of the transfer is still on its
+  // way, then take it from the IO tiles over the exchange.
+  const std::uint64_t now = replicas[replica]->cycles.load(std::memory_order_relaxed);
+  const std::uint64_t wait = conn.prefetchReadyAt > now ? conn.prefetchReadyAt - now : 0;
+  return wait + ioExchangeCycles[node];
 }
 
 void Engine::Impl::tensorToStream(const ExeNode &n, unsigned replica) {
@@ -264,6 +305,7 @@ void Engine::Impl::tensorToStream(const ExeNode &n, unsigned replica) {
     gather(rv, b, conn.staging.data());
     src = conn.staging.data();
   }
+  const auto lock = conn.kind == StreamConn::Kind::Callback ? callbackLock() : std::unique_lock<std::mutex>();
   switch (conn.kind) {
     case StreamConn::Kind::None:
       fail(ErrorKind::FailedPrecondition, "stream '{}' (replica {}) is not connected", info.handle, replica);

@@ -153,7 +153,7 @@ struct MatMulPlan {
 };
 
 MatMulPlan planMatMul(const Graph &g, std::size_t M, std::size_t K, std::size_t N, Type type, TileRange tiles,
-                      std::string_view name) {
+                      bool rhsPreloaded, std::string_view name) {
   // Plain variables, not a structured binding: the lambda below uses them
   // (clang 14, the fuzz preset's compiler, cannot capture bindings).
   const std::pair<unsigned, unsigned> range = detail::resolveTileRange(g, tiles);
@@ -166,8 +166,9 @@ MatMulPlan planMatMul(const Graph &g, std::size_t M, std::size_t K, std::size_t 
   // The grid within `budget` bytes per tile with blocks of at least
   // kMinBlock rows, columns and depths (so each vertex is one efficient host
   // GEMM) and the fewest modelled cycles of the busiest tile: its multiply
-  // at the rate of the input type, the exchange of its operands and, when K
-  // is split, the exchange and sum of the partials.
+  // at the rate of the input type, the exchange of its operands (of a only
+  // when b is preloaded: its copies are made by the load program) and, when
+  // K is split, the exchange and sum of the partials.
   const auto search = [&](double budget, bool splitK) {
     MatMulPlan plan;
     plan.first = first;
@@ -182,7 +183,8 @@ MatMulPlan planMatMul(const Graph &g, std::size_t M, std::size_t K, std::size_t 
           // slices the tile sums.
           const double bytes = (mb * kb + kb * nb) * es + partial + (gk > 1 ? partial : 0);
           if (bytes > budget) continue;
-          double cycles = 2 * mb * nb * kb / rate + (mb + nb) * kb * es / t.exchangeBytesPerCycle;
+          const double exchanged = rhsPreloaded ? mb : mb + nb;
+          double cycles = 2 * mb * nb * kb / rate + exchanged * kb * es / t.exchangeBytesPerCycle;
           if (gk > 1) {
             cycles += partial * double(gk - 1) / double(gk) / t.exchangeBytesPerCycle + t.internalSyncCycles;
             cycles += mb * nb / t.f32VectorWidth + t.vertexOverheadCycles + t.internalSyncCycles;
@@ -214,25 +216,15 @@ MatMulPlan planMatMul(const Graph &g, std::size_t M, std::size_t K, std::size_t 
   return plan;
 }
 
-// True if `block` can be a vertex operand on `tile` as it is: one contiguous
-// run of one variable, all of it on that tile.
-bool residentOn(const Graph &g, const Tensor &block, unsigned tile) {
-  if (!block.isContiguous()) return false;
-  for (const auto &run : g.getTileMapping(block)) {
-    if (run.tile != tile) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 Tensor createMatMulInputLhs(Graph &g, Type type, const Shape &aShape, const Shape &bShape, std::string_view name,
-                            TileRange tiles) {
+                            TileRange tiles, bool rhsPreloaded) {
   if (aShape.size() != 2 || bShape.size() != 2 || aShape[1] != bShape[0]) {
     fail(ErrorKind::InvalidArgument, "createMatMulInputLhs '{}': shapes do not chain", name);
   }
   const std::size_t M = aShape[0], K = aShape[1], N = bShape[1];
-  const MatMulPlan plan = planMatMul(g, M, K, N, type, tiles, name);
+  const MatMulPlan plan = planMatMul(g, M, K, N, type, tiles, rhsPreloaded, name);
   // Block (i, l) of a lives on the tile of block (i, 0, l); the other tiles
   // of row i get copies.
   std::vector<Tensor> rows;
@@ -251,12 +243,12 @@ Tensor createMatMulInputLhs(Graph &g, Type type, const Shape &aShape, const Shap
 }
 
 Tensor createMatMulInputRhs(Graph &g, Type type, const Shape &aShape, const Shape &bShape, std::string_view name,
-                            TileRange tiles) {
+                            TileRange tiles, bool rhsPreloaded) {
   if (aShape.size() != 2 || bShape.size() != 2 || aShape[1] != bShape[0]) {
     fail(ErrorKind::InvalidArgument, "createMatMulInputRhs '{}': shapes do not chain", name);
   }
   const std::size_t M = aShape[0], K = aShape[1], N = bShape[1];
-  const MatMulPlan plan = planMatMul(g, M, K, N, type, tiles, name);
+  const MatMulPlan plan = planMatMul(g, M, K, N, type, tiles, rhsPreloaded, name);
   // Block (l, j) of b lives (contiguous) on the tile of block (0, j, l).
   std::vector<Tensor> depths;
   for (std::size_t l = 0; l < plan.gridK; ++l) {
@@ -325,12 +317,15 @@ void sumPartials(Graph &g, program::Sequence &prog, const MatMulPlan &plan, cons
 }  // namespace
 
 Tensor matMul(Graph &g, program::Sequence &prog, const Tensor &a, const Tensor &b, std::string_view name,
-              TileRange tiles, Type outType) {
+              TileRange tiles, Type outType, program::Sequence *rhsLoad) {
   if (a.rank() != 2 || b.rank() != 2 || a.dim(1) != b.dim(0)) {
     fail(ErrorKind::InvalidArgument, "matMul '{}': shapes do not chain", name);
   }
+  // b's copies in prog itself would be made every run, which the plan
+  // would not have counted.
+  if (rhsLoad == &prog) fail(ErrorKind::InvalidArgument, "matMul '{}': rhsLoad must be another program than prog", name);
   const std::size_t M = a.dim(0), K = a.dim(1), N = b.dim(1);
-  const MatMulPlan plan = planMatMul(g, M, K, N, a.elementType(), tiles, name);
+  const MatMulPlan plan = planMatMul(g, M, K, N, a.elementType(), tiles, rhsLoad != nullptr, name);
   auto out = g.addVariable(outType, {M, N}, name);
   auto cs = g.addComputeSet(std::string(name));
   std::vector<Tensor> aSrc, aDst, bSrc, bDst, partials;
@@ -345,7 +340,7 @@ Tensor matMul(Graph &g, program::Sequence &prog, const Tensor &a, const Tensor &
         // Operands already resident on the tile (created with
         // createMatMulInputLhs/Rhs) are used in place: no exchange.
         Tensor aBlock = a.slice(r0, r1, 0).slice(k0, k1, 1);
-        if (!residentOn(g, aBlock, tile)) {
+        if (!detail::residentOn(g, aBlock, tile)) {
           auto aLocal = g.addVariable(a.elementType(), {r1 - r0, k1 - k0}, std::string(name) + "/a" + at);
           g.setTileMapping(aLocal, tile);
           aSrc.push_back(aBlock.flatten());
@@ -353,7 +348,7 @@ Tensor matMul(Graph &g, program::Sequence &prog, const Tensor &a, const Tensor &
           aBlock = aLocal;
         }
         Tensor bBlock = b.slice(k0, k1, 0).slice(c0, c1, 1);
-        if (!residentOn(g, bBlock, tile)) {
+        if (!detail::residentOn(g, bBlock, tile)) {
           auto bLocal = g.addVariable(b.elementType(), {k1 - k0, c1 - c0}, std::string(name) + "/b" + at);
           g.setTileMapping(bLocal, tile);
           bSrc.push_back(bBlock.flatten());
@@ -373,31 +368,11 @@ Tensor matMul(Graph &g, program::Sequence &prog, const Tensor &a, const Tensor &
     }
   }
   if (!aSrc.empty()) prog.add(program::Copy(concat(aSrc), concat(aDst), std::string(name) + "/exchange_a"));
-  if (!bSrc.empty()) prog.add(program::Copy(concat(bSrc), concat(bDst), std::string(name) + "/exchange_b"));
+  if (!bSrc.empty()) {
+    (rhsLoad ? *rhsLoad : prog).add(program::Copy(concat(bSrc), concat(bDst), std::string(name) + "/exchange_b"));
+  }
   prog.add(program::Execute(cs));
   if (plan.gridK > 1) sumPartials(g, prog, plan, partials, out, name);
-  return out;
-}
-
-Tensor reduce(Graph &g, program::Sequence &prog, std::string_view codelet, const Tensor &in,
-              const std::vector<std::size_t> &axes, std::string_view name, TileRange tiles) {
-  const auto [first, count] = detail::resolveTileRange(g, tiles);
-  (void)count;
-  Shape kept;
-  for (std::size_t d = 0; d < in.rank(); ++d) {
-    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept.push_back(in.dim(static_cast<unsigned>(d)));
-  }
-  if (axes.empty()) kept.clear();
-  auto out = g.addVariable(in.elementType(), kept.empty() ? Shape{1} : kept, name);
-  g.setTileMapping(out, first);
-  auto local = g.addVariable(in.elementType(), in.shape(), std::string(name) + "/in");
-  g.setTileMapping(local, first);
-  prog.add(program::Copy(in, local));
-  auto cs = g.addComputeSet(std::string(name));
-  auto v = g.addVertex(cs, codelet, {{"in", local}, {"out", out}}, first);
-  std::vector<double> ax(axes.begin(), axes.end());
-  g.setInitialValue(v, "axes", ax);
-  prog.add(program::Execute(cs));
   return out;
 }
 
@@ -494,10 +469,22 @@ Tensor argMax(Graph &g, program::Sequence &prog, const Tensor &in, std::string_v
 namespace hwsim::detail {
 
 std::pair<unsigned, unsigned> resolveTileRange(const Graph &g, ops::TileRange r) {
+  if (r.first == 0 && r.count == 0) {
+    const auto [first, count] = g.defaultTiles();
+    r = {first, count};
+  }
   const unsigned total = g.getTarget().numTiles();
   if (r.first >= total) fail(ErrorKind::InvalidArgument, "tile range starts at {} of {}", r.first, total);
   const unsigned count = r.count == 0 || r.first + r.count > total ? total - r.first : r.count;
   return {r.first, count};
+}
+
+bool residentOn(const Graph &g, const Tensor &block, unsigned tile) {
+  if (!block.isContiguous()) return false;
+  for (const auto &run : g.getTileMapping(block)) {
+    if (run.tile != tile) return false;
+  }
+  return true;
 }
 
 }  // namespace hwsim::detail

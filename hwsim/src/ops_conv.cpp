@@ -15,14 +15,6 @@ using detail::fail;
 
 namespace {
 
-bool residentOnTile(const Graph &g, const Tensor &block, unsigned tile) {
-  if (!block.isContiguous()) return false;
-  for (const auto &run : g.getTileMapping(block)) {
-    if (run.tile != tile) return false;
-  }
-  return true;
-}
-
 std::vector<double> toDoubles(const std::vector<std::size_t> &v) { return {v.begin(), v.end()}; }
 
 // One spatial list: empty = S copies of dflt; otherwise exactly S values.
@@ -277,7 +269,7 @@ Tensor conv(Graph &g, program::Sequence &prog, const Tensor &in, const Tensor &w
         const std::string at = "@" + std::to_string(tile);
         const RowSpan rows = inputRows(w, H, h0, h1);
         Tensor inBlock = in.slice(n0, n1, 0).slice(c0, c1, 1).slice(rows.r0, rows.r1, 2);
-        if (!residentOnTile(g, inBlock, tile)) {
+        if (!detail::residentOn(g, inBlock, tile)) {
           auto local = g.addVariable(in.elementType(), inBlock.shape(), std::string(name) + "/in" + at);
           g.setTileMapping(local, tile);
           src.push_back(inBlock.flatten());
@@ -285,7 +277,7 @@ Tensor conv(Graph &g, program::Sequence &prog, const Tensor &in, const Tensor &w
           inBlock = local;
         }
         Tensor wLocal = wBlock;
-        if (!residentOnTile(g, wBlock, tile)) {
+        if (!detail::residentOn(g, wBlock, tile)) {
           wLocal = g.addVariable(weights.elementType(), wBlock.shape(), std::string(name) + "/weights" + at);
           g.setTileMapping(wLocal, tile);
           src.push_back(wBlock.flatten());
@@ -344,7 +336,7 @@ Tensor pool(Graph &g, program::Sequence &prog, std::string_view codelet, const T
     if (u0 == u1) continue;
     const unsigned tile = first + static_cast<unsigned>(t);
     Tensor inBlock = in2.slice(u0, u1, 0);
-    if (!residentOnTile(g, inBlock, tile)) {
+    if (!detail::residentOn(g, inBlock, tile)) {
       auto local = g.addVariable(in.elementType(), inBlock.shape(), std::string(name) + "/in@" + std::to_string(tile));
       g.setTileMapping(local, tile);
       src.push_back(inBlock.flatten());

@@ -26,7 +26,8 @@ struct OptionSpec {
 };
 
 // Every option name of seed 003's Engine option list, plus hwsim's own
-// exchange.enablePrefetch (docs/hwsim.md says what each does here).
+// exchange.enablePrefetch and exchange.numIOTiles (docs/hwsim.md says what
+// each does here).
 constexpr std::array kOptions = {
     // Debug
     OptionSpec{"debug.allowOutOfMemory", Kind::Bool, true},
@@ -78,6 +79,7 @@ constexpr std::array kOptions = {
     OptionSpec{"experimental.minLoweringTiles", Kind::UInt, false},
     // hwsim's own
     OptionSpec{"exchange.enablePrefetch", Kind::Bool, true},
+    OptionSpec{"exchange.numIOTiles", Kind::UInt, true},
 };
 
 const OptionSpec *findSpec(std::string_view key) {

@@ -23,18 +23,35 @@ void requireProfile(const Engine::Impl &im) {
   if (!im.everProfiled) fail(ErrorKind::ProfilingDisabled, "execution profiling is disabled (set debug.instrument or call enableExecutionProfiling)");
 }
 
-const char *phaseOf(detail::NodeKind k) {
+// What a step spends its cycles on. The values are the trace's thread ids
+// (Perfetto wants integers; thread_name metadata names them), and the
+// summary's per-phase totals come in this order.
+enum class Phase : unsigned { Compute = 1, Exchange, Sync, Host, Control };
+constexpr Phase kPhases[] = {Phase::Compute, Phase::Exchange, Phase::Sync, Phase::Host, Phase::Control};
+
+Phase phaseOf(detail::NodeKind k) {
   switch (k) {
-    case detail::NodeKind::Execute: return "compute";
-    case detail::NodeKind::Copy: return "exchange";
+    case detail::NodeKind::Execute: return Phase::Compute;
+    case detail::NodeKind::Copy: return Phase::Exchange;
     case detail::NodeKind::StreamToTensor:
     case detail::NodeKind::TensorToStream:
     case detail::NodeKind::RemoteToTensor:
     case detail::NodeKind::TensorToRemote:
-    case detail::NodeKind::PrintTensor: return "host";
-    case detail::NodeKind::Sync: return "sync";
-    default: return "control";
+    case detail::NodeKind::PrintTensor: return Phase::Host;
+    case detail::NodeKind::Sync: return Phase::Sync;
+    default: return Phase::Control;
   }
+}
+
+const char *nameOf(Phase phase) {
+  switch (phase) {
+    case Phase::Compute: return "compute";
+    case Phase::Exchange: return "exchange";
+    case Phase::Sync: return "sync";
+    case Phase::Host: return "host";
+    case Phase::Control: break;
+  }
+  return "control";
 }
 
 }  // namespace
@@ -77,10 +94,20 @@ void summary(const Engine::Impl &im, std::ostream &out) {
   std::vector<std::pair<std::uint32_t, Agg>> sorted(steps.begin(), steps.end());
   std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) { return a.second.cycles > b.second.cycles; });
   out << fmt::format("  profiled steps of replica 0: {} cycles\n", profiled);
-  out << fmt::format("  {:>6} {:<15} {:<30} {:>8} {:>14} {:>7}\n", "step", "kind", "name", "count", "cycles", "%");
+  std::map<Phase, std::uint64_t> byPhase;
+  for (const auto &[id, a] : steps) byPhase[phaseOf(d.nodes[id].kind)] += a.cycles;
+  out << "  by phase:";
+  for (const Phase phase : kPhases) {
+    out << fmt::format(" {} {} ({:.1f}%){}", nameOf(phase), byPhase[phase],
+                       profiled ? 100.0 * static_cast<double>(byPhase[phase]) / static_cast<double>(profiled) : 0.0,
+                       phase == Phase::Control ? "\n" : ",");
+  }
+  out << fmt::format("  {:>6} {:<15} {:<9} {:<30} {:>8} {:>14} {:>7}\n", "step", "kind", "phase", "name", "count",
+                     "cycles", "%");
   for (const auto &[id, a] : sorted) {
     const auto &n = d.nodes[id];
-    out << fmt::format("  {:>6} {:<15} {:<30} {:>8} {:>14} {:>6.1f}%\n", id, detail::toString(n.kind), n.name.substr(0, 30),
+    out << fmt::format("  {:>6} {:<15} {:<9} {:<30} {:>8} {:>14} {:>6.1f}%\n", id, detail::toString(n.kind),
+                       nameOf(phaseOf(n.kind)), n.name.substr(0, 30),
                        a.count, a.cycles, profiled ? 100.0 * static_cast<double>(a.cycles) / static_cast<double>(profiled) : 0.0);
   }
 }
@@ -100,14 +127,18 @@ void trace(const Engine::Impl &im, std::ostream &out) {
   nlohmann::json events = nlohmann::json::array();
   for (unsigned r = 0; r < im.replicas.size(); ++r) {
     events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", r}, {"args", {{"name", fmt::format("replica {}", r)}}}});
+    for (const Phase phase : kPhases) {
+      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", r}, {"tid", static_cast<unsigned>(phase)},
+                        {"args", {{"name", nameOf(phase)}}}});
+    }
     for (const auto &e : im.replicas[r]->events) {
       const auto &n = im.d->nodes[e.node];
-      const std::string phase = phaseOf(n.kind);
+      const Phase phase = phaseOf(n.kind);
       events.push_back({{"name", n.name.empty() ? detail::toString(n.kind) : n.name},
-                        {"cat", phase},
+                        {"cat", nameOf(phase)},
                         {"ph", "X"},
                         {"pid", r},
-                        {"tid", phase},
+                        {"tid", static_cast<unsigned>(phase)},
                         {"ts", static_cast<double>(e.begin) * usPerCycle},
                         {"dur", static_cast<double>(e.end - e.begin) * usPerCycle},
                         {"args", {{"step", e.node}, {"kind", detail::toString(n.kind)}, {"cycles", e.end - e.begin},

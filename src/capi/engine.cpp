@@ -76,7 +76,7 @@ mrt::Device::DisplacedCallback displacedCallback(mrt_engine &engine) {
 }
 
 void unbindDevice(mrt_engine &engine) {
-  if (engine.device && engine.device->isActiveSession(&engine)) engine.device->unbindSession();
+  if (engine.device) engine.device->unbindSession(&engine);
   engine.device.reset();
   engine.loaded = false;
 }

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include <hwsim/error.hpp>
+#include <hwsim/pipeline.hpp>
 
 #include "capi/element_type.hpp"
 #include "capi/guard.hpp"
@@ -204,6 +205,18 @@ MRT_API mrt_status mrt_executable_program_name(const mrt_executable *executable,
     requireNotNull(executable, "executable");
     requireNotNull(out_name, "out_name");
     *out_name = entryOf(executable->programNames, program, "program").c_str();
+  });
+}
+
+MRT_API mrt_status mrt_executable_pipeline(const mrt_executable *executable, uint32_t program,
+                                           mrt_pipeline_info *out_info) MRT_NOEXCEPT {
+  return guard("mrt_executable_pipeline", [&] {
+    requireNotNull(executable, "executable");
+    entryOf(executable->programNames, program, "program");
+    const hwsim::PipelinePlan plan = hwsim::pipelinePlan(executable->executable, program);
+    const mrt_pipeline_info info{sizeof(mrt_pipeline_info), static_cast<std::uint32_t>(plan.stages.size()),
+                                 plan.latencyCycles(), plan.intervalCycles()};
+    fillSized(out_info, info, MRT_PIPELINE_INFO_V1_SIZE, "out_info");
   });
 }
 

@@ -19,11 +19,11 @@ struct KnownSize;  // not defined: a struct the library fills must be listed bel
     static constexpr std::size_t value = MRT_STRUCT_SIZE(type, last_field);       \
   }
 
-MRT_CAPI_KNOWN_SIZE(mrt_model_info, num_feed_data);
+MRT_CAPI_KNOWN_SIZE(mrt_model_info, shared_executable);
 MRT_CAPI_KNOWN_SIZE(mrt_anchor_info, remote_buffer_repeats);
 MRT_CAPI_KNOWN_SIZE(mrt_device_info, target_name);
 MRT_CAPI_KNOWN_SIZE(mrt_queue_info, connected);
-MRT_CAPI_KNOWN_SIZE(mrt_model_runner_config, flush_select_callback);
+MRT_CAPI_KNOWN_SIZE(mrt_model_runner_config, model_name);
 MRT_CAPI_KNOWN_SIZE(mrt_request_times, computation_us);
 MRT_CAPI_KNOWN_SIZE(mrt_target, host_sync_cycles);
 MRT_CAPI_KNOWN_SIZE(mrt_tensor_info, is_constant);
@@ -31,6 +31,7 @@ MRT_CAPI_KNOWN_SIZE(mrt_codelet_info, num_attributes);
 MRT_CAPI_KNOWN_SIZE(mrt_executable_info, bytes_per_tile);
 MRT_CAPI_KNOWN_SIZE(mrt_step_info, modelled_cycles);
 MRT_CAPI_KNOWN_SIZE(mrt_handle_info, repeats);
+MRT_CAPI_KNOWN_SIZE(mrt_pipeline_info, interval_cycles);
 
 #undef MRT_CAPI_KNOWN_SIZE
 

@@ -171,6 +171,7 @@ MRT_API mrt_status mrt_model_get_info(const mrt_model *model, mrt_model_info *ou
     info.num_device_options = meta.deviceOptions().size();
     info.num_tensor_data = m.tensorDataList().size();
     info.num_feed_data = m.feedDataList().size();
+    info.shared_executable = meta.sharedExecutable().c_str();
     fillSized(out_info, info, MRT_MODEL_INFO_V1_SIZE, "out_info");
   });
 }

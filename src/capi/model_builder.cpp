@@ -12,12 +12,11 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <hwsim/error.hpp>
-#include <hwsim/options.hpp>
 
 #include "capi/executable.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
+#include "capi/option_pairs.hpp"
 #include "capi/sized_struct.hpp"
 #include "device/device_options.hpp"
 #include "popef/executable_check.hpp"
@@ -176,11 +175,7 @@ MRT_API mrt_status mrt_model_builder_set_option(mrt_model_builder *builder, int3
     requireNotNull(value, "value");
     const popef::OptionsMap option{{k, value}};
     if (set == MRT_MODEL_ENGINE_OPTIONS) {
-      try {
-        hwsim::validateEngineOptions(option);
-      } catch (const hwsim::Error &error) {
-        throw Error(ErrorCode::InvalidArgument, "engine option '{}' = '{}': {}", k, value, error.what());
-      }
+      mrt::capi::requireValidEngineOption(k, value);
       description.engineOptions.insert_or_assign(k, value);
     } else if (set == MRT_MODEL_DEVICE_OPTIONS) {
       mrt::validateDeviceOptions(option, "device option: ");

@@ -1,12 +1,16 @@
 // Writing models as PopEF files (include/mrt_c.h, "Writing models"): whole,
-// or split into a program file and a data file.
+// split into a program file and a data file, or several fused into one.
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
+#include "popef/fuse.hpp"
 #include "popef/writer.hpp"
 
 namespace {
@@ -74,6 +78,19 @@ MRT_API mrt_status mrt_model_write_split(const mrt_model *model, const char *mod
       std::remove(model_path);  // no program file without its data
       throw;
     }
+  });
+}
+
+MRT_API mrt_status mrt_model_fuse(const mrt_model *const *models, size_t num_models, const char *path) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    if (num_models > 0) requireNotNull(models, "models");
+    requireNotNull(path, "path");
+    std::vector<std::shared_ptr<const popef::Model>> inputs;
+    for (size_t i = 0; i < num_models; ++i) {
+      inputs.push_back(mrt::capi::modelOf(models[i], fmt::format("models[{}]", i).c_str()));
+    }
+    const auto fused = popef::fuseModels(inputs);
+    writeFile(path, [&](popef::Writer &writer) { popef::writeFusedModels(writer, fused); });
   });
 }
 

@@ -29,6 +29,7 @@ mrt_onnx_options defaults() {
   o.num_ipus = 1;
   o.replication_factor = 1;
   o.batch_size = 1;
+  o.batching_dim = MRT_BATCHING_DISABLED;
   return o;
 }
 
@@ -81,6 +82,7 @@ mrt::onnx::OnnxOptions resolve(const mrt_onnx_options &o, const std::shared_ptr<
                                             "MRT_ONNX_PRECISION_F16 (1)", o.precision);
   }
   out.halfPrecision = o.precision == MRT_ONNX_PRECISION_F16;
+  if (o.batching_dim != MRT_BATCHING_DISABLED) out.batchingDim = o.batching_dim;
   if (o.model_name != nullptr) out.modelName = o.model_name;
   if (o.progress != nullptr) {
     const mrt_progress_fn progress = o.progress;
@@ -113,7 +115,7 @@ void compile(const mrt_onnx_options *options, mrt_model **out, Compile &&compile
 MRT_API mrt_status mrt_onnx_options_init_sized(mrt_onnx_options *options, size_t size) noexcept {
   return mrt::capi::guard(__func__, [&] {
     mrt::capi::initSized(options, defaults(), size, MRT_ONNX_OPTIONS_V1_SIZE,
-                         MRT_STRUCT_SIZE(mrt_onnx_options, precision), "options");
+                         MRT_STRUCT_SIZE(mrt_onnx_options, batching_dim), "options");
   });
 }
 

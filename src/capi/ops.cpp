@@ -47,11 +47,11 @@ std::string_view familyCodelet(const char *codelet, const std::array<std::string
   return name;
 }
 
-// The sequence an op appends to.
-hwsim::program::Sequence &sequenceOf(mrt_graph &g, mrt_program id) {
-  ProgramEntry &p = programOf(g, id, "sequence");
+// The sequence an op appends to (`argument` names it in errors).
+hwsim::program::Sequence &sequenceOf(mrt_graph &g, mrt_program id, const char *argument = "sequence") {
+  ProgramEntry &p = programOf(g, id, argument);
   if (p.kind != ProgramKind::Sequence) {
-    throw Error(ErrorCode::InvalidArgument, "sequence 0x{:x} is not a Sequence program", id);
+    throw Error(ErrorCode::InvalidArgument, "{} 0x{:x} is not a Sequence program", argument, id);
   }
   return *p.sequence;
 }
@@ -184,31 +184,56 @@ MRT_API mrt_status mrt_ops_fill(mrt_graph *graph, mrt_program sequence, mrt_tens
   });
 }
 
+namespace {
+
+// mrt_ops_matmul and mrt_ops_matmul_preloaded_rhs: load, when not null, is
+// the program that writes b and makes b's copies (ops::matMul's rhsLoad).
+void matMul(mrt_graph &g, mrt_program sequence, hwsim::program::Sequence *load, mrt_tensor a, mrt_tensor b,
+            int32_t out_type, const char *name, uint32_t first_tile, uint32_t num_tiles, mrt_tensor *out) {
+  requireNotNull(out, "out");
+  auto &seq = sequenceOf(g, sequence);
+  const hwsim::Tensor &ta = tensorOf(g, a, "a").tensor;
+  const hwsim::Tensor &tb = tensorOf(g, b, "b").tensor;
+  if (ta.rank() != 2 || tb.rank() != 2 || ta.dim(0 + 1) != tb.dim(0)) {
+    throw Error(ErrorCode::InvalidArgument, "a {} of shape [{}] and b {} of shape [{}] do not chain as [M,K] x [K,N]",
+                describeTensor(g, a), fmt::join(ta.shape(), ", "), describeTensor(g, b),
+                fmt::join(tb.shape(), ", "));
+  }
+  const Type in = ta.elementType();
+  if (tb.elementType() != in || !isFloat(in)) {
+    throw Error(ErrorCode::InvalidArgument, "matmul takes F32 x F32 or F16 x F16, not {} x {}",
+                hwsim::toString(in), hwsim::toString(tb.elementType()));
+  }
+  const Type outType = out_type == -1 ? Type::F32 : hwsimTypeOf(out_type, "out_type");
+  if (outType != Type::F32 && !(outType == Type::F16 && in == Type::F16)) {
+    throw Error(ErrorCode::InvalidArgument, "out_type {} is not possible for {} inputs (F32, or F16 for F16)",
+                hwsim::toString(outType), hwsim::toString(in));
+  }
+  const ops::TileRange tiles = tilesOf(g, first_tile, num_tiles);
+  returnTensor(g, out, name, [&] { return ops::matMul(g.graph, seq, ta, tb, nameOf(name), tiles, outType, load); });
+}
+
+}  // namespace
+
 MRT_API mrt_status mrt_ops_matmul(mrt_graph *graph, mrt_program sequence, mrt_tensor a, mrt_tensor b,
                                   int32_t out_type, const char *name, uint32_t first_tile, uint32_t num_tiles,
                                   mrt_tensor *out) noexcept {
   return changeGraph("mrt_ops_matmul", graph, [&](mrt_graph &g) {
-    requireNotNull(out, "out");
-    auto &seq = sequenceOf(g, sequence);
-    const hwsim::Tensor &ta = tensorOf(g, a, "a").tensor;
-    const hwsim::Tensor &tb = tensorOf(g, b, "b").tensor;
-    if (ta.rank() != 2 || tb.rank() != 2 || ta.dim(0 + 1) != tb.dim(0)) {
-      throw Error(ErrorCode::InvalidArgument, "a {} of shape [{}] and b {} of shape [{}] do not chain as [M,K] x [K,N]",
-                  describeTensor(g, a), fmt::join(ta.shape(), ", "), describeTensor(g, b),
-                  fmt::join(tb.shape(), ", "));
+    matMul(g, sequence, nullptr, a, b, out_type, name, first_tile, num_tiles, out);
+  });
+}
+
+MRT_API mrt_status mrt_ops_matmul_preloaded_rhs(mrt_graph *graph, mrt_program sequence, mrt_program load_sequence,
+                                                mrt_tensor a, mrt_tensor b, int32_t out_type, const char *name,
+                                                uint32_t first_tile, uint32_t num_tiles, mrt_tensor *out) noexcept {
+  return changeGraph("mrt_ops_matmul_preloaded_rhs", graph, [&](mrt_graph &g) {
+    hwsim::program::Sequence &load = sequenceOf(g, load_sequence, "load_sequence");
+    if (load_sequence == sequence) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "load_sequence 0x{:x} is the matmul's own sequence; b's copies belong in the program that loads it",
+                  load_sequence);
     }
-    const Type in = ta.elementType();
-    if (tb.elementType() != in || !isFloat(in)) {
-      throw Error(ErrorCode::InvalidArgument, "matmul takes F32 x F32 or F16 x F16, not {} x {}",
-                  hwsim::toString(in), hwsim::toString(tb.elementType()));
-    }
-    const Type outType = out_type == -1 ? Type::F32 : hwsimTypeOf(out_type, "out_type");
-    if (outType != Type::F32 && !(outType == Type::F16 && in == Type::F16)) {
-      throw Error(ErrorCode::InvalidArgument, "out_type {} is not possible for {} inputs (F32, or F16 for F16)",
-                  hwsim::toString(outType), hwsim::toString(in));
-    }
-    const ops::TileRange tiles = tilesOf(g, first_tile, num_tiles);
-    returnTensor(g, out, name, [&] { return ops::matMul(g.graph, seq, ta, tb, nameOf(name), tiles, outType); });
+    matMul(g, sequence, &load, a, b, out_type, name, first_tile, num_tiles, out);
   });
 }
 
@@ -217,8 +242,10 @@ MRT_API mrt_status mrt_ops_create_matmul_input(mrt_graph *graph, int32_t operand
                                                const char *name, uint32_t first_tile, uint32_t num_tiles,
                                                mrt_tensor *out) noexcept {
   return changeGraph("mrt_ops_create_matmul_input", graph, [&](mrt_graph &g) {
-    if (operand != MRT_MATMUL_LHS && operand != MRT_MATMUL_RHS) {
-      throw Error(ErrorCode::InvalidArgument, "operand {} is not an mrt_matmul_operand (0 LHS, 1 RHS)", operand);
+    if (operand < MRT_MATMUL_LHS || operand > MRT_MATMUL_RHS_PRELOADED) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "operand {} is not an mrt_matmul_operand (0 LHS, 1 RHS, 2 LHS_OF_PRELOADED, 3 RHS_PRELOADED)",
+                  operand);
     }
     const Type type = hwsimTypeOf(data_type, "data_type");
     const hwsim::Shape as = shapeOf(a_shape, 2, "a_shape");
@@ -228,9 +255,11 @@ MRT_API mrt_status mrt_ops_create_matmul_input(mrt_graph *graph, int32_t operand
                   fmt::join(as, ", "), fmt::join(bs, ", "));
     }
     const ops::TileRange tiles = tilesOf(g, first_tile, num_tiles);
+    const bool preloaded = operand == MRT_MATMUL_LHS_OF_PRELOADED || operand == MRT_MATMUL_RHS_PRELOADED;
+    const bool lhs = operand == MRT_MATMUL_LHS || operand == MRT_MATMUL_LHS_OF_PRELOADED;
     returnTensor(g, out, name, [&] {
-      return operand == MRT_MATMUL_LHS ? ops::createMatMulInputLhs(g.graph, type, as, bs, nameOf(name), tiles)
-                                       : ops::createMatMulInputRhs(g.graph, type, as, bs, nameOf(name), tiles);
+      return lhs ? ops::createMatMulInputLhs(g.graph, type, as, bs, nameOf(name), tiles, preloaded)
+                 : ops::createMatMulInputRhs(g.graph, type, as, bs, nameOf(name), tiles, preloaded);
     });
   });
 }

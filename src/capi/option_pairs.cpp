@@ -2,6 +2,9 @@
 
 #include <cstddef>
 
+#include <hwsim/error.hpp>
+#include <hwsim/options.hpp>
+
 #include "common/error.hpp"
 
 namespace mrt::capi {
@@ -19,6 +22,14 @@ std::map<std::string, std::string> optionPairsOf(const char *const *pairs, const
     }
   }
   return options;
+}
+
+void requireValidEngineOption(const std::string &key, const std::string &value) {
+  try {
+    hwsim::validateEngineOptions(hwsim::OptionFlags{{key, value}});
+  } catch (const hwsim::Error &error) {
+    throw Error(ErrorCode::InvalidArgument, "engine option '{}' = '{}': {}", key, value, error.what());
+  }
 }
 
 }  // namespace mrt::capi

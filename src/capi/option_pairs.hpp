@@ -12,4 +12,8 @@ namespace mrt::capi {
 // given twice; `what` names the kind of option in messages ("device option").
 std::map<std::string, std::string> optionPairsOf(const char *const *pairs, const char *argument, const char *what);
 
+// InvalidArgument "engine option 'KEY' = 'VALUE': why" unless hwsim's
+// engines accept the option.
+void requireValidEngineOption(const std::string &key, const std::string &value);
+
 }  // namespace mrt::capi

@@ -7,6 +7,7 @@
 #include "capi/durations.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
+#include "capi/ring_size_overrides.hpp"
 #include "capi/sized_struct.hpp"
 #include "capi/user_data.hpp"
 
@@ -113,8 +114,10 @@ QueueManagerArgs queueManagerArgs(const popef::Model &model, const mrt_queue_man
                 "config->load_save_ring_size_multiplier must be at least 1, got {}",
                 c.load_save_ring_size_multiplier);
   }
-  args.ring_size_multiplier = ring_size_multiplier_factory::ringSizeMultForMainProgs(
-      model, c.ring_size_multiplier, c.load_save_ring_size_multiplier);
+  args.ring_size_multiplier = withRingSizeOverrides(
+      ring_size_multiplier_factory::ringSizeMultForMainProgs(model, c.ring_size_multiplier,
+                                                             c.load_save_ring_size_multiplier),
+      model, c.ring_size_overrides, c.num_ring_size_overrides);
   args.timeout = callbackPeriodOf(c.timeout_ns, "config->timeout_ns");
   if (c.timeout_fn != nullptr) {
     args.timeout_callback = [fn = c.timeout_fn, owner](const std::string &name,
@@ -137,7 +140,7 @@ MRT_API mrt_status mrt_queue_manager_config_init_sized(mrt_queue_manager_config 
     c.load_save_ring_size_multiplier = 1;
     c.timeout_ns = MRT_FOREVER;
     mrt::capi::initSized(config, c, size, MRT_QUEUE_MANAGER_CONFIG_V1_SIZE,
-              MRT_STRUCT_SIZE(mrt_queue_manager_config, timeout_user_data_free), "config");
+              MRT_STRUCT_SIZE(mrt_queue_manager_config, num_ring_size_overrides), "config");
   });
 }
 

@@ -171,6 +171,7 @@ mrt::ModelRunnerConfig configOf(const mrt_model_runner_config *config,
   } else if (mrt_flush_select_fn select = c.flush_select_callback) {
     result.flush_callback = mrt::capi::flushSelectionAdapter(select, std::move(flushUserData));
   }
+  if (c.model_name != nullptr) result.model_name = c.model_name;
   return result;
 }
 
@@ -180,10 +181,10 @@ std::shared_ptr<mrt::capi::UserData> ownFlushUserData(const mrt_model_runner_con
   return mrt::capi::ownUserData(config->flush_user_data, config->flush_user_data_free);
 }
 
-void createRunner(std::shared_ptr<mrt::popef::Model> model, const mrt_model_runner_config *config,
-                  std::shared_ptr<mrt::capi::UserData> flushUserData, mrt_model_runner **out) {
+void createRunner(std::shared_ptr<mrt::popef::Model> model, const mrt::ModelRunnerConfig &config,
+                  mrt_model_runner **out) {
   requireNotNull(out, "out");
-  auto runner = std::make_unique<mrt::ModelRunner>(std::move(model), configOf(config, std::move(flushUserData)));
+  auto runner = std::make_unique<mrt::ModelRunner>(std::move(model), config);
   *out = new mrt_model_runner(std::move(runner));
 }
 
@@ -221,7 +222,7 @@ extern "C" {
 MRT_API mrt_status mrt_model_runner_config_init_sized(mrt_model_runner_config *config, size_t size) noexcept {
   return mrt::capi::guard(__func__, [&] {
     mrt::capi::initSized(config, defaultConfig(), size, MRT_MODEL_RUNNER_CONFIG_V1_SIZE,
-                         MRT_STRUCT_SIZE(mrt_model_runner_config, flush_select_callback), "config");
+                         MRT_STRUCT_SIZE(mrt_model_runner_config, model_name), "config");
   });
 }
 
@@ -235,7 +236,7 @@ MRT_API mrt_status mrt_model_runner_create(const mrt_model *model, const mrt_mod
                                            mrt_model_runner **out) noexcept {
   return mrt::capi::guard(__func__, [&] {
     auto flushUserData = ownFlushUserData(config);
-    createRunner(modelOf(model, "model"), config, std::move(flushUserData), out);
+    createRunner(modelOf(model, "model"), configOf(config, std::move(flushUserData)), out);
   });
 }
 
@@ -244,8 +245,9 @@ MRT_API mrt_status mrt_model_runner_create_from_files(const char *const *paths, 
                                                       mrt_model_runner **out) noexcept {
   return mrt::capi::guard(__func__, [&] {
     auto flushUserData = ownFlushUserData(config);
-    createRunner(mrt::popef::loadModel(mrt::capi::pathsOf(paths, num_paths), ""), config,
-                 std::move(flushUserData), out);
+    const mrt::ModelRunnerConfig runnerConfig = configOf(config, std::move(flushUserData));
+    createRunner(mrt::popef::loadModel(mrt::capi::pathsOf(paths, num_paths), runnerConfig.model_name), runnerConfig,
+                 out);
   });
 }
 
@@ -416,6 +418,25 @@ MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, u
     std::map<std::string, double> stats;
     runnerOf(runner).getMonitoringStatisticsTotalCount(stats, replica_id);
     fillTimes(stats, "_monitoring_statistics_count", out);
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_device_cycles(const mrt_model_runner *runner, uint32_t replica_id,
+                                                  uint64_t *out_cycles, double *out_clock_hz) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const mrt::ModelRunner &r = runnerOf(runner);
+    requireNotNull(out_cycles, "out_cycles");
+    const hwsim::TimerTimePoint time = r.deviceTime(replica_id);
+    *out_cycles = time.deviceCycles;
+    if (out_clock_hz != nullptr) *out_clock_hz = time.clockHz;
+  });
+}
+
+MRT_API mrt_status mrt_model_runner_num_replicas(const mrt_model_runner *runner, uint32_t *out_count) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const mrt::ModelRunner &r = runnerOf(runner);
+    requireNotNull(out_count, "out_count");
+    *out_count = r.numReplicas();
   });
 }
 

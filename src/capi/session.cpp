@@ -225,12 +225,13 @@ mrt::SessionConfig sessionConfigOf(const mrt_session_config *config) {
   } else if (c.max_look_ahead_syncs >= 0) {
     result.max_look_ahead = std::to_string(c.max_look_ahead_syncs);
   }
+  if (c.model_name != nullptr) result.model_name = c.model_name;
   return result;
 }
 
-void createSession(std::shared_ptr<popef::Model> model, const mrt_session_config *config, mrt_session **out) {
+void createSession(std::shared_ptr<popef::Model> model, const mrt::SessionConfig &config, mrt_session **out) {
   requireNotNull(out, "out");
-  auto session = std::make_unique<mrt::Session>(model, sessionConfigOf(config));
+  auto session = std::make_unique<mrt::Session>(model, config);
   *out = new mrt_session{std::move(model), std::move(session), nullptr};
 }
 
@@ -431,7 +432,7 @@ MRT_API void mrt_anchor_predicate_destroy(mrt_anchor_predicate *predicate) noexc
 MRT_API mrt_status mrt_session_config_init_sized(mrt_session_config *config, size_t size) noexcept {
   return mrt::capi::guard(__func__, [&] {
     mrt::capi::initSized(config, defaultSessionConfig(), size, MRT_SESSION_CONFIG_V1_SIZE,
-                         MRT_STRUCT_SIZE(mrt_session_config, max_look_ahead_syncs), "config");
+                         MRT_STRUCT_SIZE(mrt_session_config, model_name), "config");
   });
 }
 
@@ -442,7 +443,7 @@ MRT_API void(mrt_session_config_init)(mrt_session_config *config) noexcept {
 
 MRT_API mrt_status mrt_session_create(const mrt_model *model, const mrt_session_config *config,
                                       mrt_session **out) noexcept {
-  return mrt::capi::guard(__func__, [&] { createSession(modelOf(model, "model"), config, out); });
+  return mrt::capi::guard(__func__, [&] { createSession(modelOf(model, "model"), sessionConfigOf(config), out); });
 }
 
 MRT_API mrt_status mrt_session_create_from_files(const char *const *paths, size_t num_paths,
@@ -456,7 +457,8 @@ MRT_API mrt_status mrt_session_create_from_files(const char *const *paths, size_
       if (paths[i] == nullptr) throw Error(ErrorCode::InvalidArgument, "paths[{}] must not be NULL", i);
       list.emplace_back(paths[i]);
     }
-    createSession(popef::loadModel(list), config, out);
+    const mrt::SessionConfig sessionConfig = sessionConfigOf(config);
+    createSession(popef::loadModel(list, sessionConfig.model_name), sessionConfig, out);
   });
 }
 

@@ -1,5 +1,6 @@
 #include "device/device.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "common/logging.hpp"
@@ -36,34 +37,44 @@ bool Device::isIpuModel() const {
 
 bool Device::isActiveSession(SessionToken session) const {
   std::lock_guard lock(slotMutex_);
-  return session != nullptr && activeSession_ == session;
+  return std::any_of(active_.begin(), active_.end(), [&](const Active &a) { return a.session == session; });
 }
 
-void Device::bindToSession(SessionToken session, DisplacedCallback onDisplaced) {
+void Device::bindToSession(SessionToken session, DisplacedCallback onDisplaced, Residency residency) {
   if (session == nullptr) throw Error(ErrorCode::InvalidArgument, "bindToSession: session must not be null");
   std::lock_guard bindLock(bindMutex_);
   DisplacedCallback previous;  // destroyed after the locks below: it may own anything
-  DisplacedCallback displaced;
+  std::vector<Active> displaced;
   {
     std::lock_guard lock(slotMutex_);
-    if (activeSession_ == session) {
-      previous = std::exchange(onDisplaced_, std::move(onDisplaced));
-      return;
+    for (Active &active : active_) {
+      if (active.session == session) {
+        previous = std::exchange(active.onDisplaced, std::move(onDisplaced));
+        return;
+      }
     }
-    if (activeSession_ != nullptr) displaced = onDisplaced_;
+    const auto coexists = [&](const Active &active) {
+      return !residency.executable.empty() && active.residency.executable == residency.executable &&
+             active.residency.model != residency.model;
+    };
+    if (!std::all_of(active_.begin(), active_.end(), coexists)) displaced = active_;
   }
-  // Outside slotMutex_, so the displaced session can query and unbind.
-  if (displaced) displaced();
+  // Outside slotMutex_, so the displaced sessions can query and unbind.
+  for (const Active &active : displaced) {
+    if (active.onDisplaced) active.onDisplaced();
+    unbindSession(active.session);
+  }
   std::lock_guard lock(slotMutex_);
-  activeSession_ = session;
-  previous = std::exchange(onDisplaced_, std::move(onDisplaced));
+  active_.push_back(Active{session, std::move(onDisplaced), std::move(residency)});
 }
 
-void Device::unbindSession() {
+void Device::unbindSession(SessionToken session) {
   DisplacedCallback released;  // destroyed outside the lock: it may own anything
   std::lock_guard lock(slotMutex_);
-  activeSession_ = nullptr;
-  released = std::exchange(onDisplaced_, {});
+  const auto it = std::find_if(active_.begin(), active_.end(), [&](const Active &a) { return a.session == session; });
+  if (it == active_.end()) return;
+  released = std::move(it->onDisplaced);
+  active_.erase(it);
 }
 
 }  // namespace mrt

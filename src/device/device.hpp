@@ -1,7 +1,7 @@
 // mrt::Device (seed 001, 10.1.1): one attached simulated IPU device - a
 // device of the pool, held exclusively across processes until this object
 // is destroyed, or an IPU Model device that nobody else can see - plus the
-// slot that tells which Session currently has its executable loaded on it.
+// slot that tells which Sessions currently have their executable loaded on it.
 //
 // Always handled as std::shared_ptr<Device> (as DeviceManager returns it):
 // unlike the seed's class it is not movable, because the session slot is
@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include <hwsim/device.hpp>
 
@@ -44,35 +46,50 @@ class Device {
   // Every simulated device supports remote buffers (DeviceConstraints).
   bool supportsRemoteBuffers() const noexcept { return true; }
 
-  // ---- the active session (used by Session; seed: protected, friend Session) ----
+  // ---- the active sessions (used by Session; seed: protected, friend Session) ----
   //
-  // A session is named by an opaque token, its address. A device has at most
-  // one active session: the one whose executable is loaded on it. When a
-  // second session binds, the first one is told through the `onDisplaced`
-  // callback it gave when binding (so it can run its Save programs and
-  // unload) before the second becomes active.
+  // A session is named by an opaque token, its address. A device has one
+  // active session, the one whose executable is loaded on it, or several
+  // when they are sessions of different models fused into one executable
+  // (popef/fuse.hpp): each runs its own programs on its own tiles, so they
+  // coexist. When a session binds that cannot coexist with the active ones,
+  // each of them is told through the `onDisplaced` callback it gave when
+  // binding (so it can run its Save programs and unload) before the new one
+  // becomes active.
   using SessionToken = const void *;
   using DisplacedCallback = std::function<void()>;
+  // What a session has loaded: sessions with the same non-empty `executable`
+  // and different `model`s coexist. Empty `executable`: a model of its own.
+  struct Residency {
+    std::string executable;
+    std::string model;
+  };
 
   bool isActiveSession(SessionToken session) const;
-  // Makes `session` the active session. If another session is active, its
-  // onDisplaced callback runs first, on this thread; if it throws, the
-  // exception propagates and the other session stays active. Binding the
-  // active session again only replaces its callback. Calls are serialized;
-  // the callback may call isActiveSession() and unbindSession() but not
-  // bindToSession().
-  void bindToSession(SessionToken session, DisplacedCallback onDisplaced = {});
-  // Leaves the device without an active session (its callback is not called).
-  void unbindSession();
+  // Makes `session` an active session. Active sessions it cannot coexist
+  // with are displaced first: their onDisplaced callbacks run on this
+  // thread, in binding order; if one throws, the exception propagates and
+  // that session and those after it stay active. Binding an active session
+  // again only replaces its callback. Calls are serialized; the callback may
+  // call isActiveSession() and unbindSession() but not bindToSession().
+  void bindToSession(SessionToken session, DisplacedCallback onDisplaced = {}, Residency residency = {});
+  // `session` leaves the device (its callback is not called); nothing if it
+  // is not active.
+  void unbindSession(SessionToken session);
 
  private:
+  struct Active {
+    SessionToken session;
+    DisplacedCallback onDisplaced;
+    Residency residency;
+  };
+
   hwsim::Device device_;
   std::int64_t ipuVersion_;
 
-  std::mutex bindMutex_;          // serializes bindToSession, held while a displaced session is told
-  mutable std::mutex slotMutex_;  // guards the two fields below
-  SessionToken activeSession_ = nullptr;
-  DisplacedCallback onDisplaced_;
+  std::mutex bindMutex_;          // serializes bindToSession, held while displaced sessions are told
+  mutable std::mutex slotMutex_;  // guards active_
+  std::vector<Active> active_;
 };
 
 }  // namespace mrt

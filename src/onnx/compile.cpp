@@ -9,8 +9,10 @@
 #include <hwsim/error.hpp>
 
 #include "common/error.hpp"
+#include "onnx/batching_dim.hpp"
 #include "onnx/context.hpp"
 #include "onnx/fold.hpp"
+#include "onnx/layer_split.hpp"
 #include "onnx/half_precision.hpp"
 #include "onnx/frontend.hpp"
 #include "onnx/reader.hpp"
@@ -65,6 +67,13 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
   checkTensorSizes(g, options.target.totalMemoryBytes(), target);
   hwsim::Graph graph(options.target, options.replicationFactor);
   LoweringContext ctx(graph, defaultOpset(model));
+  // With several IPUs per replica, layers go to one IPU after another
+  // (layer_split.hpp); the inputs arrive on the first.
+  const unsigned tilesPerIpu = options.target.tilesPerIpu;
+  const std::vector<unsigned> nodeIpus =
+      options.target.numIpus > 1 ? layerIpus(g, options.target.numIpus) : std::vector<unsigned>{};
+  unsigned ipu = 0;
+  if (!nodeIpus.empty()) graph.setDefaultTiles(0, tilesPerIpu);
 
   for (const auto *infos : {&g.value_info(), &g.output()}) {
     for (const auto &info : *infos) {
@@ -100,6 +109,10 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
   for (int i = 0; i < total; ++i) {
     const auto &node = g.node(i);
     if (options.progress) options.progress(i, total + 1);
+    if (!nodeIpus.empty() && nodeIpus[i] != ipu) {
+      ipu = nodeIpus[i];
+      ctx.moveToTiles(ipu * tilesPerIpu, tilesPerIpu, usedFrom(g, i));
+    }
     bool skip = false;
     for (const auto &in : node.input()) skip = skip || poisoned.count(in) != 0;
     if (!skip) {
@@ -156,6 +169,8 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
   d.load = {0};
   d.main = {1};
   d.anchors = std::move(ctx.anchors());
+  d.batchingDim = options.batchingDim;
+  if (d.batchingDim) checkBatchingDim(d.anchors, *d.batchingDim);
   d.tensorData = std::move(ctx.tensorData());
   const hwsim::Executable exe = compileGraph(graph, d, options);
   if (options.progress) options.progress(total + 1, total + 1);

@@ -58,6 +58,17 @@ void LoweringContext::setDevice(const std::string &name, hwsim::Tensor t, std::i
   values_[name] = std::move(v);
 }
 
+void LoweringContext::moveToTiles(unsigned first, unsigned count, const std::set<std::string> &live) {
+  graph_.setDefaultTiles(first, count);
+  for (auto &[name, v] : values_) {
+    if (!v.device.valid() || live.count(name) == 0) continue;
+    const std::string moved = uniqueName(name + "@tile" + std::to_string(first));
+    hwsim::Tensor t = newTensor(v.device.elementType(), v.device.shape(), moved);
+    main_.add(p::Copy(v.device, t, "to_tile" + std::to_string(first) + "/" + name));
+    v.device = t;
+  }
+}
+
 hwsim::Tensor LoweringContext::newTensor(hwsim::Type type, const hwsim::Shape &shape, const std::string &name) {
   if (shape.empty()) return hwsim::ops::createTensor(graph_, type, {1}, name).reshape({});
   return hwsim::ops::createTensor(graph_, type, shape, name);
@@ -79,7 +90,7 @@ hwsim::Tensor LoweringContext::deviceConstant(const HostTensor &t, const std::st
   if (!initializer && t.numElements() <= kMaxInlineConstant && !layout) {
     hwsim::Tensor c = graph_.addConstant(*type, shape.empty() ? hwsim::Shape{1} : shape, bytes.data(), bytes.size(),
                                          name);
-    graph_.setTileMapping(c, 0);
+    graph_.setTileMapping(c, firstTile());
     return shape.empty() ? c.reshape({}) : c;
   }
   const std::string handle = initializer ? name : uniqueName(name);

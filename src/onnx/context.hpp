@@ -68,8 +68,15 @@ class LoweringContext {
   void declareDims(const std::string &name, Dims dims) { declared_[name] = std::move(dims); }
   std::optional<Dims> declaredDims(const std::string &name) const;
 
-  // A new variable over all tiles (rank 0 handled as one element).
+  // A new variable over the current tiles (rank 0 handled as one element).
   hwsim::Tensor newTensor(hwsim::Type type, const hwsim::Shape &shape, const std::string &name);
+  // The first of the tiles ops use now (where small constants go).
+  unsigned firstTile() const { return graph_.defaultTiles().first; }
+  // Layers over IPUs: later ops use tiles [first, first + count), and each
+  // device value in `live` (run-time, or a constant already on the device)
+  // is copied there in one Main step per value, so the ops of one IPU read
+  // only that IPU's data (a pipeline stage, docs/hwsim.md "Pipelining").
+  void moveToTiles(unsigned first, unsigned count, const std::set<std::string> &live);
   // A device tensor holding `t`: TensorData loaded by Load if it is an
   // initializer or big, a graph constant otherwise.
   hwsim::Tensor deviceConstant(const HostTensor &t, const std::string &name, const LayoutFn &layout = {});

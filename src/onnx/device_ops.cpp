@@ -86,7 +86,7 @@ hwsim::Tensor constantBand(LoweringContext &ctx, const hwsim::Tensor &t, unsigne
   hwsim::Shape shape = t.shape();
   shape[axis] = size;
   hwsim::Tensor band = ctx.graph().addConstant(t.elementType(), shape, value, ctx.uniqueName(name));
-  ctx.graph().setTileMapping(band, 0);
+  ctx.graph().setTileMapping(band, ctx.firstTile());
   return band;
 }
 
@@ -144,7 +144,7 @@ hwsim::Tensor broadcastBinary(LoweringContext &ctx, const std::string &codelet, 
 hwsim::Tensor scalarBinary(LoweringContext &ctx, const std::string &codelet, const hwsim::Tensor &t, double scalar,
                            const std::string &name) {
   hwsim::Tensor c = ctx.graph().addConstant(t.elementType(), {1}, scalar, name + "/scalar");
-  ctx.graph().setTileMapping(c, 0);
+  ctx.graph().setTileMapping(c, ctx.firstTile());
   // A rank-0 t stays rank 0: the scalar must not broadcast it to [1].
   return broadcastBinary(ctx, codelet, t, t.rank() == 0 ? c.reshape({}) : c, name);
 }

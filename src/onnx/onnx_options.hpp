@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct OnnxOptions {
   std::map<std::string, std::vector<std::int64_t>> inputShapes;
   // FLOAT computed as FLOAT16 inside the model, its inputs and outputs kept.
   bool halfPrecision = false;
+  // Recorded in the model for ModelRunner (popef Metadata::batchingDim);
+  // every graph input and output must have it, of one size.
+  std::optional<unsigned> batchingDim;
   std::string modelName;  // empty: the ONNX graph's name, or "onnx_model"
   // (step, total) as the compilation advances; may be empty.
   std::function<void(int, int)> progress;

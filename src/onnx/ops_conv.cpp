@@ -94,7 +94,7 @@ void lowerConv(LoweringContext &ctx, const NodeProto &node) {
 
 LowerFn poolOp(std::string codelet) {
   return [codelet](LoweringContext &ctx, const NodeProto &node) {
-    if (node.output_size() > 1 && !node.output(1).empty()) throw UnsupportedNode("MaxPool's Indices output");
+    const bool indices = node.output_size() > 1 && !node.output(1).empty();
     const hwsim::Tensor x = ctx.device(node.input(0));
     const hwsim::Shape spatial = spatialOf(x, node);
     const auto kernel = nonNegative(attrInts(node, "kernel_shape").value_or(std::vector<std::int64_t>{}), node, "kernel_shape");
@@ -108,7 +108,14 @@ LowerFn poolOp(std::string codelet) {
                                                         type == hwsim::Type::U16 || type == hwsim::Type::S16);
     const std::string &out = node.output(0);
     const hwsim::Tensor in = narrowInteger ? hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", x, out + "/f32", hwsim::Type::F32) : x;
-    hwsim::Tensor y = hwsim::ops::pool(ctx.graph(), ctx.main(), codelet, in, params, narrowInteger ? out + "/pooled" : out);
+    const std::string pooledName = narrowInteger ? out + "/pooled" : out;
+    hwsim::Tensor y = in.rank() == 5 ? pool3d(ctx, codelet, in, params, pooledName)
+                                     : hwsim::ops::pool(ctx.graph(), ctx.main(), codelet, in, params, pooledName);
+    if (indices) {
+      const bool columnMajor = attrInt(node, "storage_order", 0) != 0;
+      ctx.setDevice(node.output(1), maxPoolIndices(ctx, in, y, params, columnMajor, node.output(1)),
+                    ::onnx::TensorProto::INT64);
+    }
     if (narrowInteger) y = hwsim::ops::unary(ctx.graph(), ctx.main(), "Cast", y, out, type);
     ctx.setDevice(out, y, ctx.value(node.input(0)).type);
   };
@@ -224,20 +231,26 @@ std::vector<std::size_t> nonNegative(const std::vector<std::int64_t> &values, co
 }
 
 hwsim::Shape spatialOf(const hwsim::Tensor &x, const NodeProto &node) {
-  if (x.rank() != 3 && x.rank() != 4) {
-    throw UnsupportedNode(node.op_type() + " of rank " + std::to_string(x.rank()) + " (1-D and 2-D only)");
+  if (x.rank() < 3 || x.rank() > 5) {
+    throw UnsupportedNode(node.op_type() + " of rank " + std::to_string(x.rank()) + " (1-D, 2-D and 3-D only)");
   }
   return hwsim::Shape(x.shape().begin() + 2, x.shape().end());
 }
 
 hwsim::Tensor convolve(LoweringContext &ctx, const hwsim::Tensor &x, std::int32_t type, const std::string &weights,
                        const hwsim::ops::ConvParams &params, const std::string &bias, const std::string &name) {
-  const hwsim::Tensor w = ctx.device(weights, [&](hwsim::Type t, const hwsim::Shape &shape, const std::string &n) {
-    return hwsim::ops::createConvWeights(ctx.graph(), t, x.shape(), shape, params, n);
-  });
-  if (w.elementType() != x.elementType()) throw UnsupportedNode("a convolution of two element types");
   if (!hwsim::isFloatingPoint(x.elementType())) throw UnsupportedNode("a convolution of " + typeName(type));
-  const hwsim::Tensor y = hwsim::ops::conv(ctx.graph(), ctx.main(), x, w, params, name, {}, x.elementType());
+  hwsim::Tensor y;
+  if (x.rank() == 5) {
+    // Weights are sliced per kernel depth there, each slice convolved here.
+    y = convolve3d(ctx, x, type, weights, params, name);
+  } else {
+    const hwsim::Tensor w = ctx.device(weights, [&](hwsim::Type t, const hwsim::Shape &shape, const std::string &n) {
+      return hwsim::ops::createConvWeights(ctx.graph(), t, x.shape(), shape, params, n);
+    });
+    if (w.elementType() != x.elementType()) throw UnsupportedNode("a convolution of two element types");
+    y = hwsim::ops::conv(ctx.graph(), ctx.main(), x, w, params, name, {}, x.elementType());
+  }
   return bias.empty() ? y : perChannel(ctx, "Add", y, type, bias, name + "/bias");
 }
 

@@ -12,6 +12,9 @@ namespace mrt::popef {
 
 namespace {
 
+// Metadata.batching_dim's default in popef.fbs: the model records none.
+constexpr std::uint32_t kNoBatchingDim = 0xFFFFFFFFu;
+
 // One 4-character FlatBuffers file identifier per root table, so that a
 // descriptor of one blob type can never be read as another.
 const char *fileIdentifier(BlobType type) {
@@ -212,10 +215,15 @@ std::vector<std::byte> encodeMetadata(const Metadata &metadata) {
   const auto seedHandle = builder.CreateString(metadata.seedHandle());
   const auto packageHash = builder.CreateString(metadata.packageHash());
   const auto flow = encodeProgramFlow(builder, metadata.programFlow());
+  // Absent rather than empty when not fused: unfused metadata keeps its bytes.
+  const auto sharedExecutable = metadata.sharedExecutable().empty()
+                                    ? flatbuffers::Offset<flatbuffers::String>()
+                                    : builder.CreateString(metadata.sharedExecutable());
   const auto root = fb::CreateMetadata(builder, executable, metadata.replicationFactor(),
                                        metadata.numIpus(), metadata.ipuVersion(),
                                        metadata.isInference(), engineOptions, deviceOptions,
-                                       seedHandle, packageHash, flow, anchors);
+                                       seedHandle, packageHash, flow, anchors, sharedExecutable,
+                                       metadata.batchingDim().value_or(kNoBatchingDim));
   builder.Finish(root, fileIdentifier(BlobType::Metadata));
   return finish(builder);
 }
@@ -262,6 +270,7 @@ Metadata decodeMetadata(std::span<const std::byte> bytes, std::string_view where
   const fb::Metadata *root = decoder.verify<fb::Metadata>(bytes, BlobType::Metadata);
   Metadata metadata;
   metadata.setExecutable(Decoder::string(root->executable()));
+  metadata.setSharedExecutable(Decoder::string(root->shared_executable()));
   metadata.setReplicationFactor(root->replication_factor());
   metadata.setNumIpus(root->num_ipus());
   metadata.setIpuVersion(root->ipu_version());
@@ -271,6 +280,7 @@ Metadata decodeMetadata(std::span<const std::byte> bytes, std::string_view where
   metadata.setSeedHandle(Decoder::string(root->seed_handle()));
   metadata.setPackageHash(Decoder::string(root->package_hash()));
   metadata.setProgramFlow(decoder.programFlow(root->program_flow()));
+  if (root->batching_dim() != kNoBatchingDim) metadata.setBatchingDim(root->batching_dim());
   if (root->anchors() != nullptr) {
     std::vector<Anchor> anchors;
     anchors.reserve(root->anchors()->size());

@@ -106,6 +106,7 @@ std::shared_ptr<Model> buildModel(const hwsim::Executable &exe, SharedBytes seri
   metadata.setEngineOptions(std::move(description.engineOptions));
   metadata.setDeviceOptions(std::move(description.deviceOptions));
   metadata.setSeedHandle(std::move(description.seedHandle));
+  metadata.setBatchingDim(description.batchingDim);
   metadata.setPackageHash(runtimePackageHash());
   std::map<ProgramFlow::ProgramIndexType, std::string> names;
   for (std::size_t i = 0; i < description.programNames.size(); ++i) {

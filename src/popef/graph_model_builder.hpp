@@ -6,7 +6,9 @@
 // mrt_model_builder): buildModel(executable, bytes, description).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,7 @@ struct GraphModelDescription {
   OptionsMap engineOptions;  // also the options the graph is compiled with
   OptionsMap deviceOptions;
   std::string seedHandle;
+  std::optional<std::uint32_t> batchingDim;  // Metadata::batchingDim()
   std::vector<GraphAnchor> anchors;
   std::vector<TensorData> tensorData;
   std::vector<FeedData> feedData;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ class Metadata {
   // Name of the Executable blob this metadata describes; it also picks the
   // model when one file holds several.
   const std::string &executable() const noexcept { return executable_; }
+  // A model fused with others (docs/popef.md, "Fused models") shares their
+  // Executable blob, named here; empty for a model with its own executable.
+  const std::string &sharedExecutable() const noexcept { return sharedExecutable_; }
+  // The name of the model's Executable blob: sharedExecutable(), else executable().
+  const std::string &executableBlob() const noexcept {
+    return sharedExecutable_.empty() ? executable_ : sharedExecutable_;
+  }
   std::uint64_t replicationFactor() const noexcept { return replicationFactor_; }
   // IPUs the executable runs on, all replicas together (an hwsim
   // Executable's numIpus(): per-replica IPUs x replicationFactor).
@@ -40,12 +48,17 @@ class Metadata {
   const std::string &packageHash() const noexcept { return packageHash_; }
   const ProgramFlow &programFlow() const noexcept { return programFlow_; }
   const std::vector<Anchor> &anchors() const noexcept { return anchors_; }
+  // The dimension ModelRunner batches requests along when its config names
+  // none (the model compiler's choice, e.g. mrt_onnx_options.batching_dim);
+  // empty if the model records none.
+  const std::optional<std::uint32_t> &batchingDim() const noexcept { return batchingDim_; }
 
   // nullptr if there is no such anchor.
   const Anchor *findAnchor(std::string_view name) const noexcept;
   const Anchor *findAnchorByHandle(std::string_view handle) const noexcept;
 
   void setExecutable(std::string name) { executable_ = std::move(name); }
+  void setSharedExecutable(std::string name) { sharedExecutable_ = std::move(name); }
   void setReplicationFactor(std::uint64_t factor) { replicationFactor_ = factor; }
   void setNumIpus(std::uint64_t numIpus) { numIpus_ = numIpus; }
   void setIpuVersion(std::uint32_t version) { ipuVersion_ = version; }
@@ -57,6 +70,7 @@ class Metadata {
   void setProgramFlow(ProgramFlow flow) { programFlow_ = std::move(flow); }
   void setAnchors(std::vector<Anchor> anchors) { anchors_ = std::move(anchors); }
   void addAnchor(Anchor anchor) { anchors_.push_back(std::move(anchor)); }
+  void setBatchingDim(std::optional<std::uint32_t> dim) { batchingDim_ = dim; }
 
   // Checks the rules a model's metadata obeys on its own (docs/popef.md,
   // "Validation"): counts >= 1, a known IPU version, unique non-empty anchor
@@ -69,6 +83,7 @@ class Metadata {
 
  private:
   std::string executable_;
+  std::string sharedExecutable_;
   std::uint64_t replicationFactor_ = 1;
   std::uint64_t numIpus_ = 1;
   std::uint32_t ipuVersion_ = kIpu2;
@@ -79,6 +94,7 @@ class Metadata {
   std::string packageHash_;
   ProgramFlow programFlow_;
   std::vector<Anchor> anchors_;
+  std::optional<std::uint32_t> batchingDim_;
 };
 
 }  // namespace mrt::popef

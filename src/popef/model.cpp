@@ -80,9 +80,9 @@ void Model::verify() const {
   metadata.validate(metadataWhere);
 
   const std::string executableWhere = describe(executable_.origin(), BlobType::Executable);
-  if (executable_.name() != metadata.executable()) {
+  if (executable_.name() != metadata.executableBlob()) {
     throw Error(ErrorCode::CorruptModel, "{}: executable '{}' is not the '{}' named by {}",
-                executableWhere, executable_.name(), metadata.executable(), metadataWhere);
+                executableWhere, executable_.name(), metadata.executableBlob(), metadataWhere);
   }
   if (executable_.bytes().empty()) {
     throw Error(ErrorCode::CorruptModel, "{}: executable '{}' is empty", executableWhere,
@@ -137,6 +137,13 @@ void Model::verify() const {
                   anchor.name(), anchor.tensorInfo().toString(), toString(anchor.dataSource()),
                   info->toString());
     }
+  }
+}
+
+void requireModelName(const Model &model, std::string_view name) {
+  if (!name.empty() && name != model.metadata.executable()) {
+    throw Error(ErrorCode::InvalidArgument, "the config asks for model '{}', the model given is '{}'", name,
+                model.metadata.executable());
   }
 }
 

@@ -74,4 +74,9 @@ class Model {
 // per-run overrides such as profiling (mrt-run --profile, runner replicas).
 std::shared_ptr<Model> withEngineOptions(const Model &model, const OptionsMap &options);
 
+// For a config that names the model to serve (SessionConfig::model_name,
+// ModelRunnerConfig::model_name): nothing if `name` is empty or the model's
+// name, else mrt::Error(InvalidArgument) naming both.
+void requireModelName(const Model &model, std::string_view name);
+
 }  // namespace mrt::popef

@@ -103,23 +103,36 @@ std::shared_ptr<Model> ModelBuilder::createModel(std::string_view executable) co
     chosen = names.front();
   }
 
-  ModelParts parts;
   const ParsedBlob *metadataBlob = nullptr;
+  for (const ParsedBlob &blob : reader_->blobs()) {
+    if (blob.location.type != BlobType::Metadata || blob.executable != chosen) continue;
+    if (metadataBlob != nullptr) {
+      throw Error(ErrorCode::CorruptModel, "{}: second Metadata for executable '{}' (first in {})",
+                  blob.location.describe(), chosen, metadataBlob->location.describe());
+    }
+    metadataBlob = &blob;
+  }
+  if (metadataBlob == nullptr) {
+    throw Error(ErrorCode::NotFound, "no Metadata for executable '{}' in {}{}", chosen,
+                describeNames(reader_->files()),
+                names.empty() ? std::string() : " (models: " + describeNames(names) + ")");
+  }
+  // A fused model's executable is shared with the models fused with it and
+  // has a name of its own; its data blobs still carry the model's name.
+  const std::string &executableName = metadataBlob->metadata->executableBlob();
+
+  ModelParts parts;
   const ParsedBlob *executableBlob = nullptr;
   for (const ParsedBlob &blob : reader_->blobs()) {
-    if (blob.executable != chosen) continue;
-    switch (blob.location.type) {
+    const BlobType type = blob.location.type;
+    if (blob.executable != (type == BlobType::Executable ? executableName : chosen)) continue;
+    switch (type) {
       case BlobType::Metadata:
-        if (metadataBlob != nullptr) {
-          throw Error(ErrorCode::CorruptModel, "{}: second Metadata for executable '{}' (first in {})",
-                      blob.location.describe(), chosen, metadataBlob->location.describe());
-        }
-        metadataBlob = &blob;
         break;
       case BlobType::Executable:
         if (executableBlob != nullptr) {
           throw Error(ErrorCode::CorruptModel, "{}: second Executable named '{}' (first in {})",
-                      blob.location.describe(), chosen, executableBlob->location.describe());
+                      blob.location.describe(), executableName, executableBlob->location.describe());
         }
         executableBlob = &blob;
         break;
@@ -135,14 +148,9 @@ std::shared_ptr<Model> ModelBuilder::createModel(std::string_view executable) co
         break;
     }
   }
-  if (metadataBlob == nullptr) {
-    throw Error(ErrorCode::NotFound, "no Metadata for executable '{}' in {}{}", chosen,
-                describeNames(reader_->files()),
-                names.empty() ? std::string() : " (models: " + describeNames(names) + ")");
-  }
   if (executableBlob == nullptr) {
     throw Error(ErrorCode::CorruptModel, "{}: the metadata names executable '{}', which no parsed file holds",
-                metadataBlob->location.describe(), chosen);
+                metadataBlob->location.describe(), executableName);
   }
   parts.metadata = *metadataBlob->metadata;
   parts.metadataOrigin = metadataBlob->location;

@@ -141,7 +141,7 @@ void Writer::writeModel(const Model &model) {
 
 void Writer::writeModelHead(const Model &model) {
   writeMetadata(model.metadata);
-  writeExecutable(model.metadata.executable(), model.executable().bytes());
+  writeExecutable(model.executable().name(), model.executable().bytes());
 }
 
 void Writer::writeModelData(const Model &model) {

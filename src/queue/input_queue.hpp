@@ -34,6 +34,9 @@ class InputQueue : public TransferQueue<InputData> {
   // enqueued. Runs the entries' callbacks. On a disconnected queue it writes
   // zeros instead and reads no user memory.
   void fillDeviceBuffer(void *device_buffer) { transfer(device_buffer); }
+  // fillDeviceBuffer if the whole transfer is enqueued already, else false:
+  // the prefetch of the stream callback, which must never wait.
+  bool tryFillDeviceBuffer(void *device_buffer) { return tryTransfer(device_buffer); }
   // Bytes of the current transfer already filled while fillDeviceBuffer
   // waits for more. Consumer thread only.
   std::int64_t deviceBytesFilled() const noexcept { return deviceBytesDone(); }

@@ -97,7 +97,8 @@ QueueManager::QueueManager(const std::vector<const popef::Anchor *> &anchors,
         auto ring = std::make_shared<InputRingBuffer>(size, name, std::move(on_timeout), timeout_ns);
         InputQueue &queue = inputs.try_emplace(name, std::move(ring), anchor->tensorInfo(), batching_dim).first->second;
         streams_.push_back({anchor->handle(), name, popef::TensorType::INPUT,
-                            [&queue](void *buffer) { queue.fillDeviceBuffer(buffer); }});
+                            [&queue](void *buffer) { queue.fillDeviceBuffer(buffer); },
+                            [&queue](void *buffer) { return queue.tryFillDeviceBuffer(buffer); }});
         break;
       }
       case popef::TensorType::OUTPUT: {
@@ -111,7 +112,7 @@ QueueManager::QueueManager(const std::vector<const popef::Anchor *> &anchors,
         auto ring = std::make_shared<OutputRingBuffer>(size, name, std::move(on_timeout), timeout_ns);
         OutputQueue &queue = outputs.try_emplace(name, std::move(ring), anchor->tensorInfo(), batching_dim).first->second;
         streams_.push_back({anchor->handle(), name, popef::TensorType::OUTPUT,
-                            [&queue](void *buffer) { queue.drainDeviceBuffer(buffer); }});
+                            [&queue](void *buffer) { queue.drainDeviceBuffer(buffer); }, nullptr});
         break;
       }
       default:

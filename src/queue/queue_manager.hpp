@@ -82,6 +82,9 @@ namespace mrt {
 
 // The device-side transfer function of one anchor (see above).
 using StreamCallbackFn = std::function<void(void *device_buffer)>;
+// An input's transfer ahead of time: fills device_buffer and returns true
+// only if the whole transfer is enqueued already (it never blocks).
+using StreamPrefetchFn = std::function<bool(void *device_buffer)>;
 
 // Called on the device thread when a stream callback has waited timeout_ns
 // for the user: the anchor's name, whether it is an INPUT or an OUTPUT, and
@@ -96,6 +99,7 @@ class QueueManager {
     std::string name;    // the anchor (and queue) name
     popef::TensorType direction;
     StreamCallbackFn callback;
+    StreamPrefetchFn prefetch;  // inputs only (InputQueue::tryFillDeviceBuffer); empty for outputs
   };
 
   explicit QueueManager(const std::vector<const popef::Anchor *> &anchors,

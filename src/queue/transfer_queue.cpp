@@ -95,6 +95,8 @@ void TransferQueue<Entry>::enqueueComplete() {
   enqueued_in_transfer_ = (enqueued_in_transfer_ + entry->data_size) % transfer_bytes_;
   locked_ = false;
   ring_->writeComplete();
+  // Only this thread writes it: a plain add, published after the entry.
+  enqueued_bytes_.store(enqueued_bytes_.load(std::memory_order_relaxed) + entry->data_size, std::memory_order_release);
 }
 
 template <typename Entry>
@@ -125,6 +127,16 @@ void TransferQueue<Entry>::reset() {
   current_ = nullptr;
   current_offset_ = 0;
   device_bytes_done_ = 0;
+  enqueued_bytes_.store(0, std::memory_order_relaxed);
+  consumed_bytes_ = 0;
+}
+
+template <typename Entry>
+bool TransferQueue<Entry>::tryTransfer(void *device_buffer) {
+  if (!isConnected()) return false;
+  if (enqueued_bytes_.load(std::memory_order_acquire) - consumed_bytes_ < transfer_bytes_) return false;
+  transfer(device_buffer);
+  return true;
 }
 
 template <typename Entry>
@@ -167,6 +179,7 @@ void TransferQueue<Entry>::transfer(void *device_buffer) {
     }
     done += n;
     current_offset_ += n;
+    consumed_bytes_ += n;
     if (current_offset_ == current_->data_size) releaseCurrent();
   }
   if (done < transfer_bytes_) {

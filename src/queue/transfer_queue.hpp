@@ -11,6 +11,7 @@
 // side is inside a call.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -68,6 +69,11 @@ class TransferQueue : public IQueue {
   // True if the next transfer can start without waiting for the producer:
   // an entry is partly transferred or one is enqueued.
   bool hasPendingData() const { return current_ != nullptr || ring_->readAvailable(); }
+  // transfer() if the producer has already enqueued all of the next
+  // transfer's bytes, so that it cannot block; false (nothing moved) if not,
+  // or if the queue is disconnected. For preparing a transfer ahead
+  // (prefetch) without ever making the device wait for the caller.
+  bool tryTransfer(void *device_buffer);
 
   // ---- either side ---------------------------------------------------------
 
@@ -116,6 +122,10 @@ class TransferQueue : public IQueue {
   // Producer state.
   bool locked_ = false;
   std::int64_t enqueued_in_transfer_ = 0;  // bytes enqueued modulo transfer_bytes_
+  // Bytes published to the ring since the last reset, written by the
+  // producer after the entry is visible (release), read by tryTransfer.
+  std::atomic<std::int64_t> enqueued_bytes_{0};
+  std::int64_t consumed_bytes_ = 0;  // consumer: bytes of entries copied since the last reset
 
   // Consumer state: the read-locked entry being copied and how far.
   const Entry *current_ = nullptr;

@@ -16,8 +16,8 @@ namespace mrt {
 struct ModelRunner::Impl {
   Impl(std::shared_ptr<popef::Model> m, const ModelRunnerConfig &c)
       : model(std::move(m)),
-        executable(checkedExecutable(*model)),
-        config((validate(c, executable.replicationFactor()), c)),
+        executable((popef::requireModelName(*model, c.model_name), checkedExecutable(*model))),
+        config(withModelBatchingDim((validate(c, executable.replicationFactor()), c), model->metadata)),
         layout(model, config) {
     // Copy k of the model serves replica ids k x R .. k x R + R - 1, R being
     // the model's own replication factor (ModelRunnerConfig::replication_factor).
@@ -95,6 +95,13 @@ struct ModelRunner::Impl {
     return *replicas[id];
   }
 
+  // The config the runner serves with: a batching_dim recorded in the model
+  // (popef Metadata::batchingDim) applies unless the config names one.
+  static ModelRunnerConfig withModelBatchingDim(ModelRunnerConfig config, const popef::Metadata &metadata) {
+    if (!batchingEnabled(config) && metadata.batchingDim()) config.batching_dim = *metadata.batchingDim();
+    return config;
+  }
+
   // The runner sizes its queues and picks devices from the metadata, so the
   // metadata must agree with the executable before anything else is done
   // with it. Read once, for every replica's Session.
@@ -144,7 +151,7 @@ ModelRunner::ModelRunner(const std::string &popef_path, const ModelRunnerConfig 
     : ModelRunner(std::vector<std::string>{popef_path}, config) {}
 
 ModelRunner::ModelRunner(const std::vector<std::string> &popef_paths, const ModelRunnerConfig &config)
-    : ModelRunner(std::shared_ptr<popef::Model>(popef::loadModel(popef_paths)), config) {}
+    : ModelRunner(std::shared_ptr<popef::Model>(popef::loadModel(popef_paths, config.model_name)), config) {}
 
 ModelRunner::ModelRunner(std::shared_ptr<popef::Model> model, const ModelRunnerConfig &config)
     : impl_(std::make_unique<Impl>(requireModel(std::move(model)), config)) {}
@@ -249,6 +256,10 @@ void ModelRunner::getMonitoringStatisticsMean(std::map<std::string, double> &mon
 void ModelRunner::getMonitoringStatisticsTotalCount(std::map<std::string, double> &monitoring_info,
                                                     unsigned replica_id) {
   impl_->replica(replica_id).stats().totalCount(monitoring_info);
+}
+
+hwsim::TimerTimePoint ModelRunner::deviceTime(unsigned replica_id) const {
+  return impl_->replica(replica_id).deviceTime();
 }
 
 void ModelRunner::insertSimulatedError(hwsim::DeviceErrorCode code, const std::string &step_name,

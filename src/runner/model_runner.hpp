@@ -41,6 +41,7 @@
 #include <vector>
 
 #include <hwsim/device_error.hpp>
+#include <hwsim/engine.hpp>
 
 #include "common/error.hpp"
 #include "popef/model.hpp"
@@ -150,6 +151,11 @@ class ModelRunner {
                                          unsigned replica_id = 0);
   void getMonitoringStatisticsMean(std::map<std::string, double> &monitoring_info, unsigned replica_id = 0);
   void getMonitoringStatisticsTotalCount(std::map<std::string, double> &monitoring_info, unsigned replica_id = 0);
+  // The modelled device cycles of the replica since its device was last
+  // loaded (creation, or a reset after a device error) and the clock they
+  // run at: the difference of two samples over clockHz is the modelled
+  // device time of the work between them. Any thread.
+  hwsim::TimerTimePoint deviceTime(unsigned replica_id = 0) const;
 
   // For tests and diagnostics: the next Main run of the replica fails with a
   // simulated device error of `code` at the first program step named

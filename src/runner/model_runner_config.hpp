@@ -70,9 +70,11 @@ struct ModelRunnerConfig {
   // model batches or split across them. Along dimension 0 a sample is one
   // contiguous block; along d > 0 a request is a tensor of the model's shape
   // with its sample count in dimension d, and each sample is gathered from
-  // (scattered to) every row of the dimensions before d. max(): disabled,
-  // and every input must hold a whole number of model batches (along
-  // dimension 0, one after the other).
+  // (scattered to) every row of the dimensions before d. max(): the
+  // dimension the model records (popef Metadata::batchingDim, e.g. from
+  // mrt_onnx_options.batching_dim) if any, else disabled, and every input
+  // must hold a whole number of model batches (along dimension 0, one after
+  // the other). ModelRunner::config() reports the dimension in effect.
   unsigned batching_dim = std::numeric_limits<unsigned>::max();
   // After a device error: reset the device, reload and go on serving.
   bool auto_reset = false;
@@ -91,6 +93,10 @@ struct ModelRunnerConfig {
   // Request time traces kept per replica for the statistics; 0: unbounded.
   std::size_t request_tracepoints_buffer_size = 1000;
   FlushCallback flush_callback = nullptr;
+  // Which model of the PopEF files the path constructors load (as
+  // SessionConfig::model_name: one model of a fused PopEF; empty: the only
+  // one). Given a model, the name must be its own or empty.
+  std::string model_name;
 };
 
 // Throws mrt::Error(InvalidArgument) naming the bad option and value.

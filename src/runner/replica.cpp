@@ -137,6 +137,9 @@ Replica::Replica(unsigned id, std::shared_ptr<Session> session, unsigned lane, c
       timeout_period_, std::move(on_timeout), layout.queueBatchingDim());
   for (const QueuedTensor &t : layout.executeInputs()) input_queues_.push_back(&queues_->inputQueue(t.anchor->name()));
   for (const QueuedTensor &t : layout.executeOutputs()) output_queues_.push_back(&queues_->outputQueue(t.anchor->name()));
+  // A replicated model's Main runs whole on this replica's lane
+  // (Session::mainIsPipelined is false for it).
+  pipelined_ = session_->mainIsPipelined();
 }
 
 void Replica::bindStream(const popef::Anchor &anchor, CallbackHandle callback) {
@@ -303,7 +306,8 @@ void Replica::deviceLoop() {
   while (!stopping_.load() && serving_.load()) {
     {
       std::lock_guard device(device_mutex_);
-      while (!stopping_.load() && serving_.load() && hasWork()) {
+      // A pipelined Main ends the runs in flight before the device is let go.
+      while (!stopping_.load() && serving_.load() && (hasWork() || session_->mainPipelineBusy())) {
         if (!runProgram(false)) break;
       }
     }
@@ -317,7 +321,7 @@ namespace {
 thread_local const Replica *t_running_replica = nullptr;
 }  // namespace
 
-bool Replica::runProgram(bool load) {
+bool Replica::runProgram(bool load, bool may_start) {
   struct Running {
     const Replica *previous;
     explicit Running(const Replica *replica) : previous(t_running_replica) { t_running_replica = replica; }
@@ -328,7 +332,14 @@ bool Replica::runProgram(bool load) {
       session_->runLoadPrograms(lane_);
     } else {
       const bool armed = applyInjectedErrors();
-      session_->runMainPrograms(lane_);  // runs Load first after a (re)load
+      // Runs Load first after a (re)load. A pipelined Main starts a run
+      // only when a request is there to feed it, else it moves the runs in
+      // flight on (a new run would wait for data while they hold results).
+      if (pipelined_) {
+        session_->runMainProgramsPipelined(may_start && hasWork());
+      } else {
+        session_->runMainPrograms(lane_);
+      }
       ++main_runs_;
       // An inserted error is for this run only: one whose step did not run
       // must neither fire later nor collide with the next insertion there.
@@ -367,12 +378,16 @@ bool Replica::runProgram(bool load) {
 }
 
 bool Replica::hasWork() const {
+  // A request's inputs prepared ahead (max_look_ahead) have left the queues
+  // already but still wait for the run that consumes them.
+  if (session_->preparedAhead() > 0) return true;
   if (!input_queues_.empty()) return input_queues_.front()->hasPendingData();
   if (!output_queues_.empty()) return output_queues_.front()->hasPendingData();
   return true;  // nothing to wait for: run on
 }
 
 bool Replica::workVisible() const {
+  if (session_->preparedAhead() > 0) return true;
   if (!input_queues_.empty()) return input_queues_.front()->ringBuffer().readAvailable();
   if (!output_queues_.empty()) return output_queues_.front()->ringBuffer().readAvailable();
   return true;
@@ -433,6 +448,11 @@ void Replica::serveInline(const Completion &completion) {
   }
   while (!completion.isReady() && !stopping_.load() && serving_.load()) {
     if (!runProgram(false)) break;
+  }
+  // The runs of a pipelined Main still in flight end before the device is
+  // let go; the requests queued behind them are the device thread's.
+  while (session_->mainPipelineBusy() && !stopping_.load() && serving_.load()) {
+    if (!runProgram(false, false)) break;
   }
   const bool more = !stopping_.load() && serving_.load() && hasWork();
   device.unlock();

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include <hwsim/device_error.hpp>
+#include <hwsim/engine.hpp>
 
 #include "common/adaptive_spin.hpp"
 #include "device/device.hpp"
@@ -113,6 +114,14 @@ class Replica {
   void insertSimulatedError(hwsim::DeviceErrorCode code, const std::string &step_name);
 
   RequestStats &stats() noexcept { return stats_; }
+  // The modelled cycles of this replica (its lane of the device, with
+  // in-model replication) since its device's last load, and its clock. Any
+  // thread (the engine's counters are atomic).
+  hwsim::TimerTimePoint deviceTime() const {
+    hwsim::TimerTimePoint time = session_->engine().getTimeStamp();
+    time.deviceCycles = session_->engine().deviceCycles(lane_);
+    return time;
+  }
 
  private:
   struct Request;
@@ -128,8 +137,8 @@ class Replica {
   void deviceLoop();
   // Holding device_mutex_: runs the Load programs or one Main run, handling
   // device errors; false once this replica stops serving (shutdown, or out
-  // of service).
-  bool runProgram(bool load);
+  // of service). A pipelined Main run starts a new run only if may_start.
+  bool runProgram(bool load, bool may_start = true);
   // Holding device_mutex_: the next Main run has data to start on.
   bool hasWork() const;
   // Any thread: a request is enqueued that no run has started on.
@@ -218,6 +227,7 @@ class Replica {
   const std::shared_ptr<detail::RunningFlag> device_running_ = std::make_shared<detail::RunningFlag>();
   std::atomic<bool> serving_{true};  // false once runProgram gave up
   bool loaded_ = false;              // a Load or Main run has succeeded (device_mutex_)
+  bool pipelined_ = false;           // Main streams through pipeline stages (Session::mainIsPipelined)
 
   std::atomic<bool> stopping_{false};
   bool shut_down_ = false;

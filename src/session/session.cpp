@@ -17,6 +17,7 @@
 #include "popef/executable_check.hpp"
 #include "popef/package_hash.hpp"
 #include "popef/reader.hpp"
+#include "session/look_ahead.hpp"
 
 namespace mrt {
 
@@ -65,6 +66,9 @@ struct Session::Impl {
   // queues[r].get() for stop(), which reads them from any thread.
   std::unique_ptr<std::atomic<QueueManager *>[]> queuesForStop;
   std::unique_ptr<hwsim::Engine> engine;
+  // Input transfers prepared ahead (max_look_ahead); shared with the stream
+  // callbacks, which may outlive a replaced binding inside the engine.
+  std::shared_ptr<LookAhead> lookAhead;
 
   std::shared_ptr<Device> device;  // bound last; kept after unloadFromDevice() for reload()
   bool bound = false;              // bindToDevice/reload called and no unloadFromDevice since
@@ -95,6 +99,7 @@ struct Session::Impl {
   Impl(std::shared_ptr<const popef::Model> m, const SessionConfig &c)
       : model(requireModel(std::move(m))), config(c), name(model->metadata.executable()) {
     validate(config);
+    popef::requireModelName(*model, config.model_name);
     verifyModel();
     if (config.executable.valid()) {
       executable = config.executable;
@@ -112,11 +117,23 @@ struct Session::Impl {
       return std::make_unique<hwsim::Engine>(executable, hwsim::OptionFlags(model->metadata.engineOptions().begin(),
                                                                             model->metadata.engineOptions().end()));
     });
+    lookAhead = std::make_shared<LookAhead>(resolveLookAhead());
     bindPopefData();
   }
 
+  // "unlimited" prepares ahead only where it overlaps compute: on an
+  // executable with IO tiles (session_config.hpp).
+  std::optional<std::uint64_t> resolveLookAhead() const {
+    const std::optional<std::uint64_t> limit = lookAheadLimit(config);
+    if (limit) return limit;
+    const hwsim::OptionFlags options = engine->getEngineOptions();
+    const auto ioTiles = options.find("exchange.numIOTiles");
+    const bool overlaps = ioTiles != options.end() && ioTiles->second != "0";
+    return overlaps ? std::nullopt : std::optional<std::uint64_t>(0);
+  }
+
   ~Impl() {
-    if (device && device->isActiveSession(this)) device->unbindSession();
+    if (device) device->unbindSession(this);
   }
 
   // ---- creation ----
@@ -216,12 +233,18 @@ struct Session::Impl {
   }
 
   // A callback bound to every replica of a replicated model is called from
-  // each replica's run (concurrently when they run together).
-  void connect(const popef::Anchor &anchor, CallbackHandle callback, unsigned replica = kAllReplicas) {
+  // each replica's run (concurrently when they run together). With
+  // `prefetch` (an input queue's, bound to one replica or to the only one),
+  // the stream's next transfer may be prepared ahead as max_look_ahead allows.
+  void connect(const popef::Anchor &anchor, CallbackHandle callback, unsigned replica = kAllReplicas,
+               StreamPrefetchFn prefetch = nullptr) {
     const Binding binding = callback ? Binding::User : Binding::Empty;
     if (!callback) callback = [](void *) {};
     callHwsim([&] {
-      if (replica == kAllReplicas) {
+      if (prefetch) {
+        engine->connectStreamToCallback(anchor.handle(), replica == kAllReplicas ? 0 : replica,
+                                        prefetchingCallback(std::move(callback), std::move(prefetch), lookAhead));
+      } else if (replica == kAllReplicas) {
         engine->connectStreamToCallback(anchor.handle(), std::move(callback));
       } else {
         engine->connectStreamToCallback(anchor.handle(), replica, std::move(callback));
@@ -324,11 +347,11 @@ struct Session::Impl {
     // onDevice is cleared by onDisplaced() when another session takes the
     // device, so the slot's mutex stays off the hot path.
     if (onDevice) return;
-    device->bindToSession(this, [this] { onDisplaced(); });
+    device->bindToSession(this, [this] { onDisplaced(); }, residency());
     try {
       loadExecutable();
     } catch (...) {
-      device->unbindSession();
+      device->unbindSession(this);
       throw;
     }
   }
@@ -344,6 +367,14 @@ struct Session::Impl {
                 "has {} IPU{}",
                 name, need, need == 1 ? "" : "s", need / replicas, need / replicas == 1 ? "" : "s", replicas,
                 replicas == 1 ? "" : "s", candidate.id(), have, have == 1 ? "" : "s");
+  }
+
+  // A fused model shares its device with the sessions of the models fused
+  // with it (same executable, so the hash, and another model's tiles).
+  Device::Residency residency() const {
+    const std::string &shared = model->metadata.sharedExecutable();
+    if (shared.empty()) return {};
+    return {fmt::format("{}#{:016x}", shared, executable.hash()), name};
   }
 
   void loadExecutable() {
@@ -421,7 +452,7 @@ struct Session::Impl {
   void unbind() {
     if (onDevice && device->isActiveSession(this)) {
       if (stateToSave()) runPhase(model->metadata.programFlow().save(), "Save");
-      device->unbindSession();
+      device->unbindSession(this);
     }
     leaveDevice();
     bound = false;
@@ -431,7 +462,12 @@ struct Session::Impl {
 
   // On every replica together, or on one (kAllReplicas or its index).
   void runPhase(const std::vector<ProgIdxType> &progs, const char *phase, unsigned replica = kAllReplicas) {
-    // Checked once per program until a binding changes, so Main stays cheap.
+    verifyConnected(progs, replica);
+    for (const ProgIdxType index : progs) runOne(index, phase, replica);
+  }
+
+  // Checked once per program until a binding changes, so Main stays cheap.
+  void verifyConnected(const std::vector<ProgIdxType> &progs, unsigned replica) {
     const unsigned first = replica == kAllReplicas ? 0 : replica;
     const unsigned last = replica == kAllReplicas ? replicas : replica + 1;
     for (const ProgIdxType index : progs) {
@@ -443,18 +479,26 @@ struct Session::Impl {
         verified[index] = 1;
       }
     }
-    for (const ProgIdxType index : progs) runOne(index, phase, replica);
   }
 
   void runOne(ProgIdxType index, const char *phase, unsigned replica) {
+    runGuarded(index, phase, replica, [&] {
+      return replica == kAllReplicas ? engine->run(static_cast<unsigned>(index))
+                                     : engine->runReplica(static_cast<unsigned>(index), replica);
+    });
+  }
+
+  // Runs `run` (an engine run of program `index` on `replica`), turning
+  // what it reports into the session's errors.
+  template <typename Run>
+  void runGuarded(ProgIdxType index, const char *phase, unsigned replica, Run &&run) {
     // For messages only: no allocation on the hot path.
     const auto where = [&] {
       return replica == kAllReplicas || replicas == 1 ? std::string() : fmt::format(" on replica {}", replica);
     };
     hwsim::RunStatus status;
     try {
-      status = replica == kAllReplicas ? engine->run(static_cast<unsigned>(index))
-                                       : engine->runReplica(static_cast<unsigned>(index), replica);
+      status = run();
     } catch (const hwsim::RuntimeError &error) {
       setFailure(fmt::format("{} (recovery action {})", error.what(), hwsim::toString(error.recoveryAction())));
       throw Error(ErrorCode::DeviceError, "session '{}': {} program {}{}: device error: {}; call reload()", name,
@@ -478,7 +522,7 @@ struct Session::Impl {
 };
 
 Session::Session(const std::vector<std::string> &popef_paths, const SessionConfig &config)
-    : Session(std::shared_ptr<const popef::Model>(popef::loadModel(popef_paths)), config) {}
+    : Session(std::shared_ptr<const popef::Model>(popef::loadModel(popef_paths, config.model_name)), config) {}
 
 Session::Session(std::shared_ptr<const popef::Model> model, const SessionConfig &config)
     : impl_(std::make_unique<Impl>(std::move(model), config)) {
@@ -557,6 +601,36 @@ void Session::runMainPrograms(unsigned replica) {
 }
 
 unsigned Session::replicationFactor() const { return impl_->replicas; }
+
+// hwsim pipelines one replica's runs; a replicated model's Main runs whole
+// on every replica instead (runMainProgramsPipelined falls back to it).
+bool Session::mainIsPipelined() const {
+  const Impl &im = *impl_;
+  const auto &main = im.model->metadata.programFlow().main();
+  return im.replicas == 1 && main.size() == 1 &&
+         im.engine->pipelinePlanOf(static_cast<unsigned>(main[0])).pipelined();
+}
+
+void Session::runMainProgramsPipelined(bool start_new) {
+  Impl &im = *impl_;
+  const auto &main = im.model->metadata.programFlow().main();
+  if (!mainIsPipelined()) {
+    if (start_new) runMainPrograms();
+    return;
+  }
+  if (!start_new && !mainPipelineBusy()) return;
+  im.prepareRun("run Main programs");
+  if (!im.stateLoaded()) runLoadPrograms();
+  im.verifyConnected(main, kAllReplicas);
+  const ProgIdxType index = main[0];
+  im.runGuarded(index, "Main", kAllReplicas,
+                [&] { return im.engine->runPipelined(static_cast<unsigned>(index), 0, start_new); });
+}
+
+bool Session::mainPipelineBusy() const {
+  const Impl &im = *impl_;
+  return im.loaded.load() && im.engine->pipelineRunsInFlight() > 0;
+}
 
 void Session::runSavePrograms() { runSavePrograms(kAllReplicas); }
 
@@ -671,7 +745,8 @@ QueueManager *Session::adoptQueueManager(std::unique_ptr<QueueManager> manager, 
   im.checkReplica(replica);
   releaseQueueManager(replica);  // the old manager, if any, goes
   for (const QueueManager::AnchorStream &stream : manager->streams()) {
-    im.connect(im.streamAnchor(stream.handle), stream.callback, im.replicas == 1 ? kAllReplicas : replica);
+    im.connect(im.streamAnchor(stream.handle), stream.callback, im.replicas == 1 ? kAllReplicas : replica,
+               stream.prefetch);
   }
   im.queuesForStop[replica].store(manager.get());
   im.queues[replica] = std::move(manager);
@@ -683,6 +758,9 @@ hwsim::Engine &Session::engine() { return *impl_->engine; }
 std::string Session::deviceFailure() const { return impl_->failureMessage(); }
 
 bool Session::isStopped() const { return impl_->stopped.load(); }
+
+std::uint64_t Session::preparedAhead() const { return impl_->lookAhead->preparedAhead(); }
+std::uint64_t Session::totalPreparedAhead() const { return impl_->lookAhead->totalPrepared(); }
 
 std::vector<const popef::Anchor *> Session::getInputAnchors() const { return impl_->inputs; }
 std::vector<const popef::Anchor *> Session::getUserInputAnchors() const { return impl_->userInputs; }

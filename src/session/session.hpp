@@ -9,7 +9,10 @@
 // runs: the active one is displaced first, which runs its Save programs if
 // its Load programs have run. The displaced session runs its Load programs
 // again before its next Main. Binding to a new device, unloadFromDevice() and
-// the displacement above run Save; destroying a session does not.
+// the displacement above run Save; destroying a session does not. Sessions
+// of different models fused into one executable (popef/fuse.hpp) do not
+// displace each other: each model has its own tiles, so they are all active
+// on the device at once.
 //
 // Replicated models (an executable compiled with replication factor R, seed
 // 002 5.1 and seed 003's replicated streams): the model runs on a device of
@@ -38,7 +41,8 @@
 // Thread safety: stop() and isStopped() may be called from any thread at
 // any time. Everything else must be called from one thread at a time, and
 // sessions sharing a device must also be used one at a time (a run on one
-// may displace another); the exception is runLoadPrograms(r) /
+// may displace another), except sessions of models fused together, which
+// may run on different threads at once, and runLoadPrograms(r) /
 // runMainPrograms(r) for distinct replicas r, which may run concurrently
 // once the session is loaded (nothing else may be called meanwhile).
 // Callbacks run on the thread running the programs (of their replica).
@@ -97,6 +101,21 @@ class Session {
   // The executable's replication factor (1 for a model that is not replicated).
   unsigned replicationFactor() const;
   void runSavePrograms();
+  // Streams the Main programs through their pipeline stages when Main is
+  // one program split over the IPUs (hwsim::Engine::runPipelined,
+  // docs/hwsim.md "Pipelining"): each call moves every run in flight on by
+  // one stage and, with start_new, starts a run (Load first, as
+  // runMainPrograms). Stream callbacks of different stages are called on
+  // different threads, one at a time. Another Main is run whole with
+  // start_new, and not at all without. Any other run finishes the runs in
+  // flight first; reload() and stop() lose them.
+  void runMainProgramsPipelined(bool start_new);
+  // Main is one program split into pipeline stages, on a model that is not
+  // replicated (a replicated model's Main always runs whole, on every
+  // replica together).
+  bool mainIsPipelined() const;
+  // Runs of runMainProgramsPipelined() have not ended.
+  bool mainPipelineBusy() const;
   // Each program once, in order; no implicit Load.
   void runPrograms(const std::vector<ProgIdxType> &progs);
 
@@ -148,6 +167,13 @@ class Session {
   // executable is not loaded.
   void stop();
   bool isStopped() const;
+
+  // Input transfers of the session's QueueManager prepared ahead through
+  // the engine's stream prefetch (max_look_ahead, session_config.hpp):
+  // held now, waiting for the host sync they were prepared for (never more
+  // than max_look_ahead), and since creation. Any thread.
+  std::uint64_t preparedAhead() const;
+  std::uint64_t totalPreparedAhead() const;
 
   // Every input anchor, those bound to PopEF data and remote buffers too.
   std::vector<const popef::Anchor *> getInputAnchors() const;

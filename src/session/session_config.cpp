@@ -23,4 +23,9 @@ void validate(const SessionConfig &config) {
   validate(config.wait_config);
 }
 
+std::optional<std::uint64_t> lookAheadLimit(const SessionConfig &config) {
+  if (config.max_look_ahead == "unlimited") return std::nullopt;
+  return std::stoull(config.max_look_ahead);
+}
+
 }  // namespace mrt

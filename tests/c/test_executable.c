@@ -117,6 +117,50 @@ static void test_steps_have_modelled_cycles(void **state) {
   mrt_executable_destroy(exe);
 }
 
+static mrt_pipeline_info pipeline_of(const mrt_executable *exe, uint32_t program) {
+  mrt_pipeline_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  assert_int_equal(mrt_executable_pipeline(exe, program, &info), MRT_OK);
+  return info;
+}
+
+/* pipeline2's Main (program 1) is two stages, one per IPU: streamed, a run
+ * ends every slowest-stage-plus-transfer, less than one run alone takes
+ * (docs/hwsim.md "Pipelining"); the mlp's is one stage. */
+static void test_pipeline_stages_and_cycles(void **state) {
+  (void)state;
+  mrt_executable *piped = executable_of("pipeline2");
+  const mrt_pipeline_info p = pipeline_of(piped, 1);
+  assert_int_equal(p.num_stages, 2);
+  assert_true(p.interval_cycles > 0);
+  assert_true(p.interval_cycles < p.latency_cycles);
+  /* Load streams the weights to IPU 0, then to IPU 1: two stages that
+   * exchange nothing, which repeated loads could overlap too. */
+  const mrt_pipeline_info load = pipeline_of(piped, 0);
+  assert_int_equal(load.num_stages, 2);
+  assert_true(load.interval_cycles < load.latency_cycles);
+
+  mrt_executable *whole = executable_of("mlp");
+  const mrt_pipeline_info w = pipeline_of(whole, 1);
+  assert_int_equal(w.num_stages, 1);
+  assert_int_equal(w.interval_cycles, w.latency_cycles);
+
+  mrt_pipeline_info info;
+  info.struct_size = sizeof info;
+  assert_int_equal(mrt_executable_pipeline(whole, 2, &info), MRT_INVALID_ARGUMENT);
+  test_expect_contains(mrt_last_error_message(), "program index 2 out of range");
+  assert_int_equal(mrt_executable_pipeline(NULL, 0, &info), MRT_INVALID_ARGUMENT);
+  test_expect_contains(mrt_last_error_message(), "executable");
+  assert_int_equal(mrt_executable_pipeline(whole, 0, NULL), MRT_INVALID_ARGUMENT);
+  test_expect_contains(mrt_last_error_message(), "out_info");
+  info.struct_size = 4;
+  assert_int_equal(mrt_executable_pipeline(whole, 0, &info), MRT_INVALID_ARGUMENT);
+  test_expect_contains(mrt_last_error_message(), "out_info->struct_size is 4");
+  mrt_executable_destroy(whole);
+  mrt_executable_destroy(piped);
+}
+
 static mrt_handle_info handle_of(const mrt_executable *exe, int32_t kind, size_t index) {
   mrt_handle_info handle;
   memset(&handle, 0, sizeof handle);
@@ -250,6 +294,7 @@ int main(void) {
       cmocka_unit_test(test_info_target_and_memory), cmocka_unit_test(test_steps_have_modelled_cycles),
       cmocka_unit_test(test_handles),                cmocka_unit_test(test_serialize_round_trip),
       cmocka_unit_test(test_corrupt_bytes),          cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_pipeline_stages_and_cycles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -554,6 +554,12 @@ static void test_ops_bad_input(void **state) {
   expect_error(mrt_ops_unary(g, seq, "Cast", a, -1, "e", &out), MRT_INVALID_ARGUMENT, "out_type");
   expect_error(mrt_ops_unary(g, seq, "Neg", a, MRT_S32, "e", &out), MRT_INVALID_ARGUMENT, "only Cast");
   expect_error(mrt_ops_matmul(g, seq, a, b, -1, "m", 0, 0, &out), MRT_INVALID_ARGUMENT, "do not chain");
+  expect_error(mrt_ops_matmul_preloaded_rhs(g, seq, seq, a, b, -1, "m", 0, 0, &out), MRT_INVALID_ARGUMENT,
+               "load_sequence 0x");
+  test_expect_contains(mrt_last_error_message(), "the matmul's own sequence");
+  expect_error(mrt_ops_matmul_preloaded_rhs(g, seq, notseq, a, b, -1, "m", 0, 0, &out), MRT_INVALID_ARGUMENT,
+               "load_sequence 0x");
+  test_expect_contains(mrt_last_error_message(), "not a Sequence");
   expect_error(mrt_ops_softmax(g, seq, n, "s", 0, 0, &out), MRT_INVALID_ARGUMENT, "F16 or F32");
   const uint64_t axes[] = {2};
   expect_error(mrt_ops_reduce(g, seq, "ReduceSum", a, axes, 1, "r", 0, 0, &out), MRT_INVALID_ARGUMENT, "axes[0] = 2");
@@ -563,6 +569,7 @@ static void test_ops_bad_input(void **state) {
   expect_error(mrt_ops_create_matmul_input(g, MRT_MATMUL_LHS, F32, as, bs, "w", 0, 0, &out), MRT_INVALID_ARGUMENT,
                "do not chain");
   expect_error(mrt_ops_create_matmul_input(g, 5, F32, as, as, "w", 0, 0, &out), MRT_INVALID_ARGUMENT, "operand 5");
+  expect_error(mrt_ops_create_matmul_input(g, -1, F32, as, as, "w", 0, 0, &out), MRT_INVALID_ARGUMENT, "operand -1");
   assert_int_equal(out, 0);
   mrt_graph_destroy(g);
 }

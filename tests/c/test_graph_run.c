@@ -181,10 +181,53 @@ static void test_ops(void **state) {
   graph_stop(&r);
 }
 
+/* A matmul whose weights the load program writes and copies to the tiles
+ * that multiply them (mrt_ops_matmul_preloaded_rhs): two main runs with
+ * different activations both multiply by the loaded weights. */
+static void test_matmul_preloaded_rhs(void **state) {
+  (void)state;
+  graph_run r = {graph_small(1), NULL, NULL, NULL, NULL};
+  mrt_graph *g = r.graph;
+  enum { M = 96, K = 40, N = 8 };
+  const uint64_t as[] = {M, K}, bs[] = {K, N};
+  mrt_tensor a = 0, b = 0, mm = 0;
+  assert_int_equal(mrt_ops_create_matmul_input(g, MRT_MATMUL_LHS_OF_PRELOADED, F32, as, bs, "a", 0, 0, &a), MRT_OK);
+  assert_int_equal(mrt_ops_create_matmul_input(g, MRT_MATMUL_RHS_PRELOADED, F32, as, bs, "b", 0, 0, &b), MRT_OK);
+  assert_int_equal(mrt_graph_create_host_write(g, "a", a), MRT_OK);
+  assert_int_equal(mrt_graph_create_host_write(g, "b", b), MRT_OK);
+  mrt_program programs[2] = {0, 0};
+  assert_int_equal(mrt_program_sequence(g, NULL, 0, "load", &programs[0]), MRT_OK);
+  assert_int_equal(mrt_program_sequence(g, NULL, 0, "main", &programs[1]), MRT_OK);
+  assert_int_equal(mrt_ops_matmul_preloaded_rhs(g, programs[1], programs[0], a, b, -1, "mm", 0, 0, &mm), MRT_OK);
+  assert_int_equal(mrt_graph_create_host_read(g, "mm", mm), MRT_OK);
+  graph_start(&r, programs, 2);
+  float ha[M * K], hb[K * N], got[M * N], want[M * N];
+  unsigned seed = 11;
+  test_fill_random(hb, K * N, &seed, -1, 1);
+  assert_int_equal(mrt_engine_write_tensor(r.engine, "b", hb, sizeof hb, MRT_ALL_REPLICAS), MRT_OK);
+  graph_run_ok(&r, 0);
+  for (int run = 0; run < 2; ++run) {
+    test_fill_random(ha, M * K, &seed, -1, 1);
+    assert_int_equal(mrt_engine_write_tensor(r.engine, "a", ha, sizeof ha, MRT_ALL_REPLICAS), MRT_OK);
+    graph_run_ok(&r, 1);
+    for (int i = 0; i < M; ++i) {
+      for (int j = 0; j < N; ++j) {
+        float acc = 0;
+        for (int k = 0; k < K; ++k) acc += ha[i * K + k] * hb[k * N + j];
+        want[i * N + j] = acc;
+      }
+    }
+    assert_int_equal(mrt_engine_read_tensor(r.engine, "mm", got, sizeof got, 0), MRT_OK);
+    expect_floats(got, want, M * N, 1e-4f);
+  }
+  graph_stop(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_programs),
       cmocka_unit_test(test_ops),
+      cmocka_unit_test(test_matmul_preloaded_rhs),
   };
   return cmocka_run_group_tests(tests, test_private_system_setup, test_private_system_teardown);
 }

@@ -107,6 +107,64 @@ static void test_ring_size_multiplier(void **state) {
   assert_null(bad);
 }
 
+static int64_t num_buffers_of_x_and_y(mrt_queue_manager *manager, int64_t *y_buffers) {
+  mrt_input_queue *x = NULL;
+  mrt_output_queue *y = NULL;
+  mrt_queue_info info;
+  mrt_queue_info_init(&info);
+  assert_int_equal(mrt_queue_manager_output_queue(manager, "y", &y), MRT_OK);
+  assert_int_equal(mrt_output_queue_info(y, &info), MRT_OK);
+  *y_buffers = info.num_buffers;
+  assert_int_equal(mrt_queue_manager_input_queue(manager, "x", &x), MRT_OK);
+  assert_int_equal(mrt_input_queue_info(x, &info), MRT_OK);
+  return info.num_buffers;
+}
+
+static void expect_refused(const mrt_ring_size_override *overrides, size_t count, mrt_status status,
+                           const char *message) {
+  mrt_queue_manager_config config;
+  mrt_queue_manager_config_init(&config);
+  config.ring_size_overrides = overrides;
+  config.num_ring_size_overrides = count;
+  mrt_queue_manager *bad = NULL;
+  assert_int_equal(mrt_queue_manager_create(g_model, &config, &bad), status);
+  assert_string_equal(mrt_last_error_message(), message);
+  assert_null(bad);
+}
+
+/* x and y are both Main anchors: an override gives x its own multiplier. */
+static void test_ring_size_overrides(void **state) {
+  (void)state;
+  mrt_queue_manager_config config;
+  mrt_queue_manager_config_init(&config);
+  assert_null(config.ring_size_overrides);
+  assert_int_equal(config.num_ring_size_overrides, 0);
+  const mrt_ring_size_override five_for_x[] = {{"x", 5}};
+  config.ring_size_overrides = five_for_x;
+  config.num_ring_size_overrides = 1;
+  mrt_queue_manager *manager = make_manager(&config);
+  int64_t y_buffers = 0;
+  assert_int_equal(num_buffers_of_x_and_y(manager, &y_buffers), 20); /* 5 x batch 4 */
+  assert_int_equal(y_buffers, 8);                                     /* the group's 2 x 4 */
+  mrt_queue_manager_destroy(manager);
+
+  expect_refused(NULL, 1, MRT_INVALID_ARGUMENT,
+                 "mrt_queue_manager_create: config->ring_size_overrides is NULL with num_ring_size_overrides 1");
+  const mrt_ring_size_override no_name[] = {{NULL, 2}};
+  expect_refused(no_name, 1, MRT_INVALID_ARGUMENT,
+                 "mrt_queue_manager_create: config->ring_size_overrides[0].anchor_name is NULL");
+  const mrt_ring_size_override zero[] = {{"y", 3}, {"x", 0}};
+  expect_refused(zero, 2, MRT_INVALID_ARGUMENT,
+                 "mrt_queue_manager_create: config->ring_size_overrides[1] ('x'): the multiplier must be at "
+                 "least 1, got 0");
+  const mrt_ring_size_override unknown[] = {{"z", 3}};
+  expect_refused(unknown, 1, MRT_NOT_FOUND,
+                 "mrt_queue_manager_create: config->ring_size_overrides[0]: the model has no anchor named 'z'");
+  const mrt_ring_size_override twice[] = {{"x", 3}, {"x", 4}};
+  expect_refused(twice, 2, MRT_INVALID_ARGUMENT,
+                 "mrt_queue_manager_create: config->ring_size_overrides[1]: anchor 'x' is named twice");
+}
+
 typedef struct counters {
   int started, completed, freed;
 } counters;
@@ -349,6 +407,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lists_queues_and_describes_them),
       cmocka_unit_test(test_ring_size_multiplier),
+      cmocka_unit_test(test_ring_size_overrides),
       cmocka_unit_test(test_packs_and_splits_user_batches),
       cmocka_unit_test(test_flush_disconnect_reset),
       cmocka_unit_test(test_timeout_callback_pads_a_partial_batch),

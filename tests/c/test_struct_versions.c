@@ -171,12 +171,12 @@ typedef struct {
   {#type, type##_sized, type##_v1, V1, MRT_STRUCT_SIZE(type, last_field), sizeof(type)}
 static const init_case kInitCases[] = {
     INIT_CASE(mrt_device_wait_config, MRT_DEVICE_WAIT_CONFIG_V1_SIZE, sleep_time_ns),
-    INIT_CASE(mrt_session_config, MRT_SESSION_CONFIG_V1_SIZE, max_look_ahead_syncs),
-    INIT_CASE(mrt_queue_manager_config, MRT_QUEUE_MANAGER_CONFIG_V1_SIZE, timeout_user_data_free),
+    INIT_CASE(mrt_session_config, MRT_SESSION_CONFIG_V1_SIZE, model_name),
+    INIT_CASE(mrt_queue_manager_config, MRT_QUEUE_MANAGER_CONFIG_V1_SIZE, num_ring_size_overrides),
     INIT_CASE(mrt_queue_info, MRT_QUEUE_INFO_V1_SIZE, connected),
-    INIT_CASE(mrt_model_runner_config, MRT_MODEL_RUNNER_CONFIG_V1_SIZE, flush_select_callback),
+    INIT_CASE(mrt_model_runner_config, MRT_MODEL_RUNNER_CONFIG_V1_SIZE, model_name),
     INIT_CASE(mrt_anchor_config, MRT_ANCHOR_CONFIG_V1_SIZE, data_source),
-    INIT_CASE(mrt_onnx_options, MRT_ONNX_OPTIONS_V1_SIZE, precision),
+    INIT_CASE(mrt_onnx_options, MRT_ONNX_OPTIONS_V1_SIZE, batching_dim),
     INIT_CASE(mrt_target, MRT_TARGET_V1_SIZE, host_sync_cycles),
 };
 

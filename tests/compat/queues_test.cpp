@@ -148,19 +148,21 @@ TEST(CompatQueues, RingSizeMultipliersSizeTheRings) {
       session.createQueueManager(ring_size_multiplier_factory::ringSizeMultForMainProgs(*addOne, defaultBuffers + 3));
   EXPECT_EQ(manager->inputQueue("x").numBuffers(), defaultBuffers + 3);  // batch 1
   EXPECT_EQ(manager->outputQueue("y").numBuffers(), defaultBuffers + 3);
-  // One multiplier per group is all libmrt has: a function that tells x and
-  // y apart is refused, naming both.
-  try {
-    session.createQueueManager([](const popef::Anchor &anchor) -> int64_t { return anchor.name() == "x" ? 2 : 3; });
-    ADD_FAILURE() << "different multipliers for two Main anchors were accepted";
-  } catch (const std::invalid_argument &e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find("'x' gets 2"), std::string::npos) << message;
-    EXPECT_NE(message.find("'y' gets 3"), std::string::npos) << message;
-  }
   EXPECT_THROW(session.createQueueManager(RingSizeMultiplierProdType()), std::invalid_argument);
+  try {
+    session.createQueueManager([](const popef::Anchor &anchor) -> int64_t { return anchor.name() == "y" ? 0 : 2; });
+    ADD_FAILURE() << "a multiplier of 0 was accepted";
+  } catch (const mrt::Error &e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("('y'): the multiplier must be at least 1, got 0"), std::string::npos) << message;
+  }
   // The manager of before stays usable.
   EXPECT_EQ(manager->inputQueue("x").numBuffers(), defaultBuffers + 3);
+  // Every anchor its own multiplier: x and y, both of the Main program, differ.
+  QueueManager *perAnchor =
+      session.createQueueManager([](const popef::Anchor &anchor) -> int64_t { return anchor.name() == "x" ? 2 : 3; });
+  EXPECT_EQ(perAnchor->inputQueue("x").numBuffers(), 2);
+  EXPECT_EQ(perAnchor->outputQueue("y").numBuffers(), 3);
 }
 
 TEST(CompatSpscRingBuffer, LocksResetsTimeoutsAndMisuse) {

@@ -210,6 +210,30 @@ TEST(CompatRunner, EveryExecuteVariantMatchesTheReference) {
   EXPECT_EQ(asFloats(static_cast<const float *>(kept.data.get()), kept.data_size_bytes).size(), kClasses);
 }
 
+// The seed's Device(poplar::Device, ipu_version): the poplar::Device of one
+// Device (device()) moved into another keeps the same attached device, which
+// then serves a runner; a poplar::Device holding none is refused.
+TEST(CompatDevice, ConstructedFromAPoplarDevice) {
+  const auto model = loadModel("add_one");
+  model_runtime::DeviceManager manager;
+  auto attached = manager.getDevice(model);
+  const int64_t id = attached->id();
+  const model_runtime::Device &constAttached = *attached;
+  EXPECT_EQ(constAttached.device().mrtDevice().id(), id);
+  auto device = std::make_shared<model_runtime::Device>(std::move(attached->device()), 21);
+  attached.reset();
+  EXPECT_EQ(device->ipuVersion(), 21);  // as given
+  EXPECT_EQ(device->id(), id);
+  EXPECT_EQ(manager.tryGetSpecificDevice(id, model), nullptr);  // still attached
+  model_runtime::ModelRunnerConfig config;
+  config.replica_to_device = {{0u, device}};
+  model_runtime::ModelRunner runner(model, config);
+  std::vector<float> x(kAddOneN, 1.5f), y(kAddOneN);
+  runner.execute({{"x", {x.data(), x.size() * sizeof(float)}}}, {{"y", {y.data(), y.size() * sizeof(float)}}});
+  EXPECT_EQ(y, std::vector<float>(kAddOneN, 2.5f));
+  EXPECT_THROW_WITH(model_runtime::Device(poplar::Device(), 2), std::invalid_argument, "holds no device");
+}
+
 TEST(CompatRunner, ConstructorsFrozenInputsAndDevices) {
   const auto model = loadModel("mlp");
   // frozen_inputs override PopEF data: zero b2, so the logits lose the bias.

@@ -80,9 +80,9 @@ static char *model_path(const char *name) {
 
 static dyn_struct tensor_view = {"mrt_tensor_view", "ppL", {0}, {0}, {0}, 0};
 static dyn_struct data_desc = {"mrt_data_desc", "plpzib", {0}, {0}, {0}, 0};
-static dyn_struct model_info = {"mrt_model_info", "zpLLubppzzzzzz", {0}, {0}, {0}, 0};
+static dyn_struct model_info = {"mrt_model_info", "zpLLubppzzzzzzp", {0}, {0}, {0}, 0};
 static dyn_struct anchor_info = {"mrt_anchor_info", "zppipzlpzbiipl", {0}, {0}, {0}, 0};
-static dyn_struct runner_config = {"mrt_model_runner_config", "zubbpzpzpzpblbublubllbzpppp",
+static dyn_struct runner_config = {"mrt_model_runner_config", "zubbpzpzpzpblbublubllbzppppp",
                                    {0}, {0}, {0}, 0};
 static dyn_struct request_times = {"mrt_request_times", "zdddd", {0}, {0}, {0}, 0};
 
@@ -127,7 +127,8 @@ static void compute_layouts(void) {
          OFF(mrt_model_info, seed_handle), OFF(mrt_model_info, package_hash),
          OFF(mrt_model_info, num_anchors), OFF(mrt_model_info, num_programs),
          OFF(mrt_model_info, num_engine_options), OFF(mrt_model_info, num_device_options),
-         OFF(mrt_model_info, num_tensor_data), OFF(mrt_model_info, num_feed_data));
+         OFF(mrt_model_info, num_tensor_data), OFF(mrt_model_info, num_feed_data),
+         OFF(mrt_model_info, shared_executable));
   LAYOUT(anchor_info, mrt_anchor_info, OFF(mrt_anchor_info, struct_size), OFF(mrt_anchor_info, name),
          OFF(mrt_anchor_info, handle), OFF(mrt_anchor_info, data_type), OFF(mrt_anchor_info, shape),
          OFF(mrt_anchor_info, rank), OFF(mrt_anchor_info, size_in_bytes),
@@ -152,7 +153,7 @@ static void compute_layouts(void) {
          OFF(mrt_model_runner_config, request_tracepoints_buffer_size),
          OFF(mrt_model_runner_config, flush_callback), OFF(mrt_model_runner_config, flush_user_data),
          OFF(mrt_model_runner_config, flush_user_data_free),
-         OFF(mrt_model_runner_config, flush_select_callback));
+         OFF(mrt_model_runner_config, flush_select_callback), OFF(mrt_model_runner_config, model_name));
   LAYOUT(request_times, mrt_request_times, OFF(mrt_request_times, struct_size),
          OFF(mrt_request_times, request_us), OFF(mrt_request_times, read_preparation_us),
          OFF(mrt_request_times, read_queue_us), OFF(mrt_request_times, computation_us));

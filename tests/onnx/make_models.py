@@ -325,6 +325,102 @@ def conv_transpose_grouped(out):
     ], [("x", x), ("w_run_time", w)], [("y", y), ("y_run_time", y)], [("w", w), ("b", b)])
 
 
+def conv3d(x, w, b, strides, pads, group, dilations):
+    """ONNX Conv over [N, C, D, H, W]: each kernel offset's strided input
+    window times that offset's weights, summed."""
+    n, c, *size = x.shape
+    m, cg, *kernel = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0)) + tuple((pads[i], pads[i + 3]) for i in range(3)))
+    out = [(xp.shape[2 + i] - (kernel[i] - 1) * dilations[i] - 1) // strides[i] + 1 for i in range(3)]
+    y = np.zeros((n, m, *out), np.float64)
+    mg = m // group
+    for g in range(group):
+        xs = xp[:, g * cg:(g + 1) * cg]
+        for k in np.ndindex(*kernel):
+            window = xs[:, :, k[0] * dilations[0]:, k[1] * dilations[1]:, k[2] * dilations[2]:][
+                :, :, :out[0] * strides[0]:strides[0], :out[1] * strides[1]:strides[1], :out[2] * strides[2]:strides[2]]
+            y[:, g * mg:(g + 1) * mg] += np.einsum("ncdhw,mc->nmdhw", window, w[g * mg:(g + 1) * mg, :, k[0], k[1], k[2]])
+    return (y + b.reshape(1, -1, 1, 1, 1)).astype(np.float32)
+
+
+def pool3d(x, kernel, strides, pads, average, count_include_pad=0):
+    """ONNX MaxPool / AveragePool over [N, C, D, H, W] (floor mode); pads
+    are -inf for the max, left out of the average unless count_include_pad."""
+    fill = 0.0 if average else -np.inf
+    xp = np.pad(x, ((0, 0), (0, 0)) + tuple((pads[i], pads[i + 3]) for i in range(3)), constant_values=fill)
+    valid = np.pad(np.ones_like(x), ((0, 0), (0, 0)) + tuple((pads[i], pads[i + 3]) for i in range(3)))
+    out = [(xp.shape[2 + i] - kernel[i]) // strides[i] + 1 for i in range(3)]
+    y = np.zeros(x.shape[:2] + tuple(out), np.float32)
+    for o in np.ndindex(*out):
+        box = tuple(slice(o[i] * strides[i], o[i] * strides[i] + kernel[i]) for i in range(3))
+        window = xp[(slice(None), slice(None)) + box]
+        if not average:
+            y[(slice(None), slice(None)) + o] = window.max(axis=(2, 3, 4))
+        else:
+            count = np.prod(kernel) if count_include_pad else valid[(slice(None), slice(None)) + box].sum(axis=(2, 3, 4))
+            y[(slice(None), slice(None)) + o] = window.sum(axis=(2, 3, 4)) / count
+    return y
+
+
+def conv_pool_3d(out):
+    """3-D Conv (two groups, strides, asymmetric pads, dilations, bias;
+    constant and run-time weights), MaxPool and AveragePool (with and
+    without the pads counted) over [N, C, D, H, W]."""
+    x, w, b = rand(2, 4, 5, 6, 7), rand(6, 2, 2, 3, 2), rand(6)
+    attrs = dict(strides=[2, 1, 2], pads=[1, 0, 1, 0, 2, 1], group=2, dilations=[1, 2, 1])
+    y = conv3d(x, w, b, **attrs)
+    pool = dict(kernel_shape=[2, 3, 2], strides=[1, 2, 2], pads=[1, 1, 0, 0, 1, 1])
+    args = (pool["kernel_shape"], pool["strides"], pool["pads"])
+    write(out, "conv_pool_3d", [
+        helper.make_node("Conv", ["x", "w", "b"], ["y"], **attrs),
+        helper.make_node("Conv", ["x", "w_run_time", "b"], ["y_run_time"], **attrs),
+        helper.make_node("MaxPool", ["x"], ["max"], **pool),
+        helper.make_node("AveragePool", ["x"], ["average"], **pool),
+        helper.make_node("AveragePool", ["x"], ["average_with_pads"], count_include_pad=1, **pool),
+    ], [("x", x), ("w_run_time", w)],
+        [("y", y), ("y_run_time", y), ("max", pool3d(x, *args, average=False)),
+         ("average", pool3d(x, *args, average=True)),
+         ("average_with_pads", pool3d(x, *args, average=True, count_include_pad=1))],
+        [("w", w), ("b", b)])
+
+
+def max_pool_indices(x, kernel, strides, pads, dilations, column_major):
+    """ONNX MaxPool (2-D) and its Indices: the flat index into x of each
+    window's first maximum in scan order (H and W swapped if column_major)."""
+    n, c, h, w = x.shape
+    out = [(size + pads[i] + pads[i + 2] - (kernel[i] - 1) * dilations[i] - 1) // strides[i] + 1
+           for i, size in enumerate((h, w))]
+    y = np.zeros((n, c, *out), np.float32)
+    indices = np.zeros((n, c, *out), np.int64)
+    for b, ch, i, j in np.ndindex(n, c, *out):
+        best = None
+        for a, e in np.ndindex(*kernel):
+            r, q = i * strides[0] + a * dilations[0] - pads[0], j * strides[1] + e * dilations[1] - pads[1]
+            if 0 <= r < h and 0 <= q < w and (best is None or x[b, ch, r, q] > best[0]):
+                best = (x[b, ch, r, q], r + q * h if column_major else r * w + q)
+        y[b, ch, i, j] = best[0]
+        indices[b, ch, i, j] = (b * c + ch) * h * w + best[1]
+    return y, indices
+
+
+def pool_indices(out):
+    """MaxPool's Indices output with pads, strides and dilations, row-major
+    and column-major (storage_order 1); x has ties, the first one wins."""
+    x = np.round(rand(2, 3, 7, 6) * 4) / 4
+    attrs = dict(kernel_shape=[2, 3], strides=[2, 1], pads=[1, 1, 0, 1], dilations=[2, 1])
+    args = (attrs["kernel_shape"], attrs["strides"], attrs["pads"], attrs["dilations"])
+    y, rows = max_pool_indices(x, *args, column_major=False)
+    _, cols = max_pool_indices(x, *args, column_major=True)
+    # The INT64 indices are compared as FLOAT (exact: below 2^24).
+    write(out, "pool_indices", [
+        helper.make_node("MaxPool", ["x"], ["y", "rows"], **attrs),
+        helper.make_node("MaxPool", ["x"], ["y_cols", "cols"], storage_order=1, **attrs),
+        helper.make_node("Cast", ["rows"], ["rows_f"], to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["cols"], ["cols_f"], to=TensorProto.FLOAT),
+    ], [("x", x)], [("y", y), ("rows_f", rows.astype(np.float32)), ("y_cols", y),
+                    ("cols_f", cols.astype(np.float32))])
+
+
 def runtime_indices(out):
     """Gather with indices computed at run time (Floor, Cast; negative ones
     count from the end) and ReduceLogSumExp of values whose exp overflows F32."""
@@ -460,8 +556,8 @@ def main():
         write_own(out, case, make)
     with open(os.path.join(out, "own_models.txt"), "w") as f:
         f.write("".join(case + "\n" for case, _ in OWN_MODELS))
-    for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, runtime_indices, runtime_shapes,
-                 where_select, unsupported):
+    for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, conv_pool_3d, pool_indices, runtime_indices,
+                 runtime_shapes, where_select, unsupported):
         make(out)
 
 

@@ -131,6 +131,8 @@ TEST(OnnxModels, RunTimeShapeOperandsTakeTheDeclaredShapes) { checkModel(generat
 TEST(OnnxModels, WhereSelectsWithoutBlending) { checkModel(generated("where_select"), 0.0, 1e-6); }
 TEST(OnnxModels, PadModesAndTile) { checkModel(generated("pad_tile"), 0.0, 0.0); }
 TEST(OnnxModels, ConvTransposeGrouped) { checkModel(generated("conv_transpose_grouped"), 1e-4, 1e-5); }
+TEST(OnnxModels, ConvAndPools3d) { checkModel(generated("conv_pool_3d"), 1e-4, 1e-5); }
+TEST(OnnxModels, MaxPoolIndices) { checkModel(generated("pool_indices"), 0.0, 0.0); }
 TEST(OnnxModels, Mnist8) { checkModel(envDir("MRT_TEST_ONNX_DATA", MRT_TEST_ONNX_DATA) / "mnist-8", 0.0, 1e-4); }
 
 // mnist-8 compiled with replication factor 2 (PopRT's replication_factor):

@@ -17,12 +17,26 @@ mkdir "$work/out"
 "$run" "$work/add_one.popef" -n 50 --input "x=$work/x.bin" --output-dir "$work/out" --json > "$work/report.json"
 grep -q '"requests": 50' "$work/report.json" || fail "report lacks 50 requests: $(cat "$work/report.json")"
 grep -q '"failed": 0' "$work/report.json" || fail "report has failures"
+# The target's modelled figures: every add_one request is one Main run of the
+# same modelled cost, and the throughput is the requests over that time.
+/usr/bin/python3 - "$work/report.json" <<'PY' || fail "modelled figures wrong: $(cat "$work/report.json")"
+import json, sys
+m = json.load(open(sys.argv[1]))["modelled"]
+assert m["seconds"] > 0 and m["replica_device_seconds"] == [m["seconds"]], m
+assert abs(m["device_us_per_request"] * 50 - m["seconds"] * 1e6) < 1e-6 * m["seconds"] * 1e6, m
+assert abs(m["requests_per_second"] - 50 / m["seconds"]) < 1e-6 * m["requests_per_second"], m
+assert m["samples_per_second"] == m["requests_per_second"], m
+PY
 expected=$(printf '\x00\x00\x20\x40\x00\x00\x80\xbf\x00\x00\x80\x3f\x00\x00\x28\x42' | od -An -tx1)
 actual=$(od -An -tx1 "$work/out/y.bin")
 [ "$expected" = "$actual" ] || fail "y.bin is$actual, expected$expected (x + 1)"
 
-"$run" "$work/add_one.popef" -n 40 --threads 2 --async --replicas 2 | grep -q "requests *40" ||
-  fail "async run on 2 replicas did not report 40 requests"
+"$run" "$work/add_one.popef" -n 40 --threads 2 --async --replicas 2 > "$work/table.txt"
+grep -q "requests *40" "$work/table.txt" || fail "async run on 2 replicas did not report 40 requests"
+grep -Eq "throughput \(req/s\) +[0-9.]+ +[0-9.]+$" "$work/table.txt" ||
+  fail "the table lacks host and modelled throughput: $(cat "$work/table.txt")"
+grep -Eq "device time per request \(us\) +[0-9.]+$" "$work/table.txt" ||
+  fail "the table lacks the modelled device time per request: $(cat "$work/table.txt")"
 "$run" "$work/add_one.popef" -n 10 --batch 3 --json | grep -q '"batch": 3' || fail "--batch 3 run failed"
 
 # --profile DIR: the engine's autoReport files, well-formed.

@@ -1,10 +1,12 @@
 // mrt-compile MODEL.onnx -o MODEL.popef [--target gc200] [--batch N]
 //             [--input-shape NAME=D0,D1,...]... [--precision f32|f16]
-//             [--replicas R] [--ipus N] [--quiet]
+//             [--replicas R] [--ipus N] [--batching-dim D] [--quiet]
 // Compiles an ONNX model into a PopEF file with mrt_onnx_compile_file (the
 // public C API over libmrt.so), then prints what it made: operators by type,
 // parameters, the fullest tile's memory against a tile's bytes, modelled
-// cycles of one inference (the Main program's steps) and the anchors.
+// cycles of one inference (the Main program's steps), the modelled
+// throughput on the target beside the host's compile time, and the anchors.
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -20,6 +22,7 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
+#include "data_type_name.hpp"
 #include "tool_cli.hpp"
 #include "mrt_c.h"
 
@@ -59,18 +62,13 @@ Counts countOnnx(const std::string &path) {
   return c;
 }
 
-const char *typeName(int32_t type) {
-  static const char *const names[] = {"BOOL", "U8", "S8", "U16", "S16", "S32", "U32", "S64", "U64", "F16", "F32", "F64"};
-  return type >= 0 && type <= MRT_F64 ? names[type] : "?";
-}
-
 std::string shapeOf(const int64_t *shape, size_t rank) {
   std::string s = "[";
   for (size_t i = 0; i < rank; ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
 
-int report(const mrt_model *model, const std::string &onnxPath) {
+int report(const mrt_model *model, const std::string &onnxPath, double compileSeconds) {
   mrt_executable *exe = nullptr;
   if (mrt_model_get_executable(model, &exe) != MRT_OK) return fail(lastError("mrt_model_get_executable"));
   mrt_executable_info info{};
@@ -96,8 +94,13 @@ int report(const mrt_model *model, const std::string &onnxPath) {
   fmt::print("Largest tile's memory      {:>10} of {} bytes per tile (tile {}, {:.1f}%)\n", info.max_tile_memory_bytes,
              info.bytes_per_tile, info.max_memory_tile,
              100.0 * static_cast<double>(info.max_tile_memory_bytes) / static_cast<double>(info.bytes_per_tile));
-  fmt::print("Cycles per inference       {:>10} ({:.1f} us at {:.2f} GHz)\n", cycles,
-             static_cast<double>(cycles) / target.clock_hz * 1e6, target.clock_hz / 1e9);
+  const double modelledSeconds = static_cast<double>(cycles) / target.clock_hz;
+  fmt::print("Cycles per inference       {:>10} ({:.1f} us at {:.2f} GHz)\n", cycles, modelledSeconds * 1e6,
+             target.clock_hz / 1e9);
+  if (cycles > 0) {
+    fmt::print("Modelled throughput        {:>10.1f} inferences/s per replica on the target\n", 1.0 / modelledSeconds);
+  }
+  fmt::print("Compile time (host)        {:>10.3f} s\n", compileSeconds);
   mrt_model_info minfo{};
   minfo.struct_size = sizeof minfo;
   if (mrt_model_get_info(model, &minfo) != MRT_OK) return fail(lastError("mrt_model_get_info"));
@@ -108,7 +111,7 @@ int report(const mrt_model *model, const std::string &onnxPath) {
     if (mrt_model_anchor(model, i, &a) != MRT_OK) continue;
     if (a.data_source != MRT_DATA_SOURCE_NONE) continue;  // weights (TensorData)
     fmt::print("  {:<6} {:<24} {} {}\n", a.tensor_type == MRT_TENSOR_INPUT ? "input" : "output", a.name,
-               typeName(a.data_type), shapeOf(a.shape, a.rank));
+               mrt::tools::dataTypeName(a.data_type), shapeOf(a.shape, a.rank));
   }
   return 0;
 }
@@ -151,6 +154,10 @@ int main(int argc, char **argv) {
   std::string precision = "f32";
   app.add_option("--precision", precision, "f32, or f16: compute FLOAT as FLOAT16, inputs and outputs kept (default f32)")
       ->check(CLI::IsMember({"f32", "f16"}));
+  std::optional<uint32_t> batchingDim;
+  app.add_option("--batching-dim", batchingDim,
+                 "Record this dimension of every input and output as the one ModelRunner batches requests along")
+      ->check(CLI::Range(0u, 63u));
   app.add_flag("-q,--quiet", quiet, "No progress and no report");
   if (const auto exitCode = mrt::tools::parseCommandLine(app, argc, argv)) return *exitCode;
 
@@ -175,12 +182,15 @@ int main(int argc, char **argv) {
   options.input_shapes = inputShapes.data();
   options.num_input_shapes = inputShapes.size();
   options.precision = precision == "f16" ? MRT_ONNX_PRECISION_F16 : MRT_ONNX_PRECISION_F32;
+  if (batchingDim) options.batching_dim = *batchingDim;
   if (!quiet && isatty(fileno(stderr))) options.progress = progress;
   mrt_model *model = nullptr;
+  const auto compileStart = std::chrono::steady_clock::now();
   if (mrt_onnx_compile_file(input.c_str(), &options, &model) != MRT_OK) return fail(lastError("compiling " + input));
+  const std::chrono::duration<double> compileTime = std::chrono::steady_clock::now() - compileStart;
   int status = 0;
   if (mrt_model_write(model, output.c_str()) != MRT_OK) status = fail(lastError("writing " + output));
-  if (status == 0 && !quiet) status = report(model, input);
+  if (status == 0 && !quiet) status = report(model, input, compileTime.count());
   mrt_model_destroy(model);
   return status;
 }

@@ -142,15 +142,16 @@ Model mlp(const ExampleOptions &options, const std::string &name, unsigned ipus)
   const TileRange first{0, target.tiles_per_ipu};
   const TileRange last{(ipus - 1) * target.tiles_per_ipu, target.tiles_per_ipu};
   // The image and the weights are laid out where the matmuls use them (as
-  // poplin::createMatMulInputLhs/Rhs would), so a Main run exchanges only
-  // activations, never the weights the Load program streamed in.
-  const Tensor image = g.createMatMulInput(MatMulOperand::Lhs, DataType::F32, {B, kImage}, {kImage, kHidden},
-                                           "image", first);
-  const Tensor w1 =
-      g.createMatMulInput(MatMulOperand::Rhs, DataType::F32, {B, kImage}, {kImage, kHidden}, "w1", first);
+  // poplin::createMatMulInputLhs/Rhs would), and the Load program copies the
+  // weights to every tile that multiplies them (matMulPreloadedRhs), so a
+  // Main run exchanges only activations, never the weights.
+  const Tensor image = g.createMatMulInput(MatMulOperand::LhsOfPreloaded, DataType::F32, {B, kImage},
+                                           {kImage, kHidden}, "image", first);
+  const Tensor w1 = g.createMatMulInput(MatMulOperand::RhsPreloaded, DataType::F32, {B, kImage}, {kImage, kHidden},
+                                        "w1", first);
   const Tensor b1 = g.createTensor(DataType::F32, {kHidden}, "b1", first);
-  const Tensor w2 =
-      g.createMatMulInput(MatMulOperand::Rhs, DataType::F32, {B, kHidden}, {kHidden, kClasses}, "w2", last);
+  const Tensor w2 = g.createMatMulInput(MatMulOperand::RhsPreloaded, DataType::F32, {B, kHidden},
+                                        {kHidden, kClasses}, "w2", last);
   const Tensor b2 = g.createTensor(DataType::F32, {kClasses}, "b2", last);
   const Program load = m.addProgram("load", ProgramPhase::Load);
   const Program main = m.addProgram("main", ProgramPhase::Main);
@@ -170,10 +171,10 @@ Model mlp(const ExampleOptions &options, const std::string &name, unsigned ipus)
     m.addTensorData(w.name, w.shape, exampleWeights(g.info(w.tensor).num_elements, -w.bound, w.bound, seed * 4 + i));
   }
   m.streamIn(main, "image", image, {dim(B), dim(kImage)});
-  const Tensor h = g.matMul(main, image, w1, "layer1", first);
+  const Tensor h = g.matMulPreloadedRhs(main, load, image, w1, "layer1", first);
   const Tensor hb = g.binary(main, "Add", h, b1, "bias1");
   const Tensor hr = g.unary(main, "Relu", hb, "relu");
-  const Tensor o = g.matMul(main, hr, w2, "layer2", last);
+  const Tensor o = g.matMulPreloadedRhs(main, load, hr, w2, "layer2", last);
   g.binaryInPlace(main, "Add", o, b2);
   const Tensor probs = g.softmax(main, o, "probs", last);
   m.streamOut(main, "probs", probs, {dim(B), dim(kClasses)});

@@ -102,10 +102,14 @@ void renderModel(const popef::Model &model, std::string &out) {
   meta.add({"IPU version", fmt::format("{}", m.ipuVersion())});
   meta.add({"inference", m.isInference() ? "yes" : "no"});
   meta.add({"seed handle", orDash(m.seedHandle())});
+  if (m.batchingDim()) meta.add({"batching dim", fmt::format("{}", *m.batchingDim())});
   meta.add({"package hash", orDash(m.packageHash())});
   meta.add({"engine options", options(m.engineOptions())});
   meta.add({"device options", options(m.deviceOptions())});
-  meta.add({"executable", fmt::format("{} bytes", model.executable().bytes().size())});
+  meta.add({"executable", m.sharedExecutable().empty()
+                              ? fmt::format("{} bytes", model.executable().bytes().size())
+                              : fmt::format("'{}', {} bytes, fused: shared with the models fused with this one",
+                                            m.sharedExecutable(), model.executable().bytes().size())});
   out += meta.render("  ");
 
   const ProgramFlow &flow = m.programFlow();

@@ -39,6 +39,19 @@ LatencyFigures summarize(RunSummary summary) {
   return f;
 }
 
+ModelledFigures modelledFigures(const RunSummary &s, std::uint64_t requests) {
+  ModelledFigures m;
+  if (s.deviceSeconds.empty() || requests == 0) return m;
+  m.seconds = *std::max_element(s.deviceSeconds.begin(), s.deviceSeconds.end());
+  m.usPerRequest = std::accumulate(s.deviceSeconds.begin(), s.deviceSeconds.end(), 0.0) * 1e6 /
+                   static_cast<double>(requests);
+  if (m.seconds > 0) {
+    m.requestsPerSecond = static_cast<double>(requests) / m.seconds;
+    m.samplesPerSecond = m.requestsPerSecond * static_cast<double>(s.batch);
+  }
+  return m;
+}
+
 std::string latencyRows(const LatencyFigures &f) {
   std::string out = fmt::format("  {:<14}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}\n", "latency (us)", "min", "mean",
                                 "p50", "p90", "p95", "p99", "max");
@@ -57,9 +70,15 @@ std::string renderTable(const RunSummary &s, const LatencyFigures &f) {
                                 s.threads, s.async ? "async" : "sync", s.batch);
   out += fmt::format("  {:<30}{:>14}\n", "requests", f.requests);
   if (f.failed) out += fmt::format("  {:<30}{:>14}\n", "failed", f.failed);
-  out += fmt::format("  {:<30}{:>14.1f}\n", "wall time (ms)", f.seconds * 1e3);
-  out += fmt::format("  {:<30}{:>14.1f}\n", "throughput (req/s)", f.requestsPerSecond);
-  out += fmt::format("  {:<30}{:>14.1f}\n", "samples/s", f.samplesPerSecond);
+  const ModelledFigures m = modelledFigures(s, f.requests);
+  auto hostAndTarget = [&out](const char *name, double host, double target) {
+    out += fmt::format("  {:<30}{:>14.1f}{:>16.1f}\n", name, host, target);
+  };
+  out += fmt::format("  {:<30}{:>14}{:>16}\n", "", "host", "target (model)");
+  hostAndTarget("wall time (ms)", f.seconds * 1e3, m.seconds * 1e3);
+  hostAndTarget("throughput (req/s)", f.requestsPerSecond, m.requestsPerSecond);
+  hostAndTarget("samples/s", f.samplesPerSecond, m.samplesPerSecond);
+  out += fmt::format("  {:<30}{:>14}{:>16.2f}\n", "device time per request (us)", "", m.usPerRequest);
   if (s.coldUs) out += fmt::format("  {:<30}{:>14.1f}\n", "first request (us, cold)", *s.coldUs);
   out += latencyRows(f);
   if (!s.phaseMeansUs.empty()) {
@@ -68,6 +87,17 @@ std::string renderTable(const RunSummary &s, const LatencyFigures &f) {
   }
   return out;
 }
+
+namespace {
+nlohmann::json modelledJson(const RunSummary &s, const LatencyFigures &f) {
+  const ModelledFigures m = modelledFigures(s, f.requests);
+  return {{"seconds", m.seconds},
+          {"device_us_per_request", m.usPerRequest},
+          {"requests_per_second", m.requestsPerSecond},
+          {"samples_per_second", m.samplesPerSecond},
+          {"replica_device_seconds", s.deviceSeconds}};
+}
+}  // namespace
 
 nlohmann::json renderJson(const RunSummary &s, const LatencyFigures &f) {
   nlohmann::json phases = nlohmann::json::object();
@@ -84,7 +114,8 @@ nlohmann::json renderJson(const RunSummary &s, const LatencyFigures &f) {
           {"samples_per_second", f.samplesPerSecond},
           {"first_request_us", s.coldUs ? nlohmann::json(*s.coldUs) : nlohmann::json(nullptr)},
           {"latency_us", latencyJson(f)},
-          {"phase_mean_us", phases}};
+          {"phase_mean_us", phases},
+          {"modelled", modelledJson(s, f)}};
 }
 
 }  // namespace mrt::run

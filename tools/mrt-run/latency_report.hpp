@@ -1,7 +1,9 @@
 // The end-of-run report of mrt-run: requests, throughput, latency
 // percentiles, as a table for people or JSON for machines. The first request
 // (cold: first device transfers, first allocations) is shown apart and left
-// out of the percentiles; the runner's own per-phase means follow.
+// out of the percentiles; the runner's own per-phase means follow. Next to
+// the host's wall time and throughput stand the modelled ones of the target
+// (the simulated device's cycles at its clock).
 #pragma once
 
 #include <chrono>
@@ -27,7 +29,16 @@ struct RunSummary {
   // The runner's mean of each phase of a request (request, read_preparation,
   // read_queue, computation) over its kept traces, microseconds, in order.
   std::vector<std::pair<std::string, double>> phaseMeansUs;
+  // Modelled device seconds of each replica over the run (empty: not known).
+  std::vector<double> deviceSeconds;
 };
+
+// The target's figures: replicas run side by side, so the busiest one's
+// modelled time bounds the run; per request is their sum over the requests.
+struct ModelledFigures {
+  double seconds = 0, usPerRequest = 0, requestsPerSecond = 0, samplesPerSecond = 0;
+};
+ModelledFigures modelledFigures(const RunSummary &summary, std::uint64_t requests);
 
 struct LatencyFigures {
   std::uint64_t requests = 0, failed = 0;

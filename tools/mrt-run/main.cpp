@@ -1,6 +1,8 @@
 // mrt-run FILE... : runs a model through ModelRunner with seeded random (or
 // given) inputs from one or more client threads, sync or async, and prints
-// requests, throughput and latency percentiles (DESIGN.md 9).
+// requests, throughput and latency percentiles, with the modelled device
+// time and throughput of the target beside the host's (DESIGN.md 9). Only
+// the public API: the C++ wrapper over libmrt.so.
 #include <unistd.h>
 
 #include <atomic>
@@ -17,21 +19,22 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "tool_cli.hpp"
 #include "latency_report.hpp"
+#include "mrt.hpp"
+#include "pipeline_report.hpp"
 #include "request_inputs.hpp"
-#include "popef/reader.hpp"
-#include "device/device_manager.hpp"
-#include "runner/model_runner.hpp"
+#include "tool_cli.hpp"
 #include "tool_json.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using namespace mrt;
+using mrt::ModelRunner;
+namespace run = mrt::run;
 
 struct Options {
   std::vector<std::string> files;
+  std::string model;  // one of several models in the files (a fused PopEF); "": the only one
   std::uint64_t iterations = 1000;
   unsigned threads = 1;
   bool async = false;
@@ -72,7 +75,7 @@ struct Client {
       try {
         runner.execute(inputs, outputs, static_cast<unsigned>((first + i) % replicas));
         latenciesUs.push_back(microsecondsSince(start));
-      } catch (const Error &e) {
+      } catch (const mrt::Error &e) {
         noteFailure(e.what());
       }
       ++done;
@@ -82,16 +85,16 @@ struct Client {
   void runAsync(ModelRunner &runner, std::uint64_t count, std::uint64_t first, unsigned replicas,
                 std::atomic<std::uint64_t> &done) {
     struct InFlight {
-      std::shared_ptr<Completion> completion;
+      mrt::Future future;
       Clock::time_point start;
     };
     std::deque<InFlight> window;
     auto retireOldest = [&] {
       InFlight oldest = std::move(window.front());
       window.pop_front();
-      oldest.completion->wait(std::chrono::nanoseconds(-1));
-      if (oldest.completion->code() == ErrorCode::Ok) latenciesUs.push_back(microsecondsSince(oldest.start));
-      else noteFailure(oldest.completion->message());
+      oldest.future.waitFor(std::chrono::nanoseconds(-1));
+      if (oldest.future.status() == MRT_OK) latenciesUs.push_back(microsecondsSince(oldest.start));
+      else noteFailure(oldest.future.errorMessage());
       ++done;
     };
     for (std::uint64_t i = 0; i < count; ++i) {
@@ -102,7 +105,7 @@ struct Client {
         window.push_back({runner.submit(buffers.inputViews(), buffers.outputViews(),
                                         static_cast<unsigned>((first + i) % replicas)),
                           start});
-      } catch (const Error &e) {
+      } catch (const mrt::Error &e) {
         noteFailure(e.what());
         ++done;
       }
@@ -128,7 +131,7 @@ void writeOutputs(const run::RequestBuffers &buffers, const std::string &dir) {
   for (const auto &[name, bytes] : buffers.outputs) {
     const std::string path = dir + "/" + name + ".bin";
     std::ofstream file(path, std::ios::binary);
-    if (!file) throw Error(ErrorCode::NotFound, "--output-dir {}: cannot write {}", dir, path);
+    if (!file) throw std::runtime_error(fmt::format("--output-dir {}: cannot write {}", dir, path));
     file.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   }
 }
@@ -138,12 +141,13 @@ void writeOutputs(const run::RequestBuffers &buffers, const std::string &dir) {
 // special: with several replicas each writes into DIR/replica<N>. Reports are
 // written when the engines are destroyed, not after every run, so profiling
 // does not slow the requests down.
-std::shared_ptr<popef::Model> loadModel(const Options &options) {
-  auto model = popef::loadModel(options.files);
+mrt::Model loadModel(const Options &options) {
+  mrt::Model model = options.model.empty() ? mrt::Model(options.files)
+                                           : mrt::Model::loadNamed(options.files, options.model);
   if (options.profileDir.empty()) return model;
-  return popef::withEngineOptions(*model, {{"autoReport.all", "true"},
-                                           {"autoReport.directory", options.profileDir},
-                                           {"autoReport.streamAtEachRun", "false"}});
+  return model.withEngineOptions({{"autoReport.all", "true"},
+                                  {"autoReport.directory", options.profileDir},
+                                  {"autoReport.streamAtEachRun", "false"}});
 }
 
 // A usage error that only the model reveals (-b against the model's batch).
@@ -172,43 +176,55 @@ void checkBatch(const Options &options, const run::BatchPlan &plan, std::int64_t
 // Refuses at once (whatever --wait says) what no device of the simulated
 // system can meet, naming the variable that sizes the system; busy devices
 // are the runner's to report (DeviceManager lists them).
-void checkReplicasFit(const popef::Model &model, unsigned replicas) {
-  const DeviceManager devices;
+void checkReplicasFit(const mrt::Model &model, unsigned replicas) {
+  const mrt::DeviceManager devices;
   std::uint64_t ipus = 0;
-  for (const auto &info : devices.deviceInfos()) ipus += info.numIpus == 1;
-  const std::uint64_t needed = model.metadata.numIpus() * replicas;
+  for (const auto &info : devices.devices()) ipus += info.num_ipus == 1;
+  const mrt::ModelInfo info = model.info();
+  const std::uint64_t needed = info.num_ipus * replicas;
   if (needed > ipus) {
-    throw Error(ErrorCode::Unavailable,
-                "{} replica(s) of '{}' need {} IPU(s) and the simulated system has {}: no wait can help; run fewer "
-                "replicas or set MRT_HWSIM_IPUS (now {}) to a larger system",
-                replicas, model.metadata.executable(), needed, ipus,
-                std::getenv("MRT_HWSIM_IPUS") ? std::getenv("MRT_HWSIM_IPUS") : "unset: 4");
+    throw std::runtime_error(fmt::format(
+        "{} replica(s) of '{}' need {} IPU(s) and the simulated system has {}: no wait can help; run fewer "
+        "replicas or set MRT_HWSIM_IPUS (now {}) to a larger system",
+        replicas, info.executable, needed, ipus,
+        std::getenv("MRT_HWSIM_IPUS") ? std::getenv("MRT_HWSIM_IPUS") : "unset: 4"));
   }
 }
 
-DeviceWaitConfig deviceWaitOf(const Options &options) {
+std::optional<mrt::DeviceWaitConfig> deviceWaitOf(const Options &options) {
   constexpr auto kRetry = std::chrono::milliseconds(100);
-  if (!options.waitSeconds) return {};
-  if (*options.waitSeconds < 0) return DeviceWaitConfig(DeviceWaitStrategy::WAIT_FOREVER, {}, kRetry);
-  return DeviceWaitConfig(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                              std::chrono::duration<double>(*options.waitSeconds)),
-                          kRetry);
+  if (!options.waitSeconds) return std::nullopt;
+  if (*options.waitSeconds < 0) return mrt::DeviceWaitConfig(mrt::DeviceWaitStrategy::WAIT_FOREVER, {}, kRetry);
+  return mrt::DeviceWaitConfig(mrt::DeviceWaitStrategy::WAIT_WITH_TIMEOUT,
+                               std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::duration<double>(*options.waitSeconds)),
+                               kRetry);
 }
 
 // The runner's mean of each request phase, averaged over the replicas.
-std::vector<std::pair<std::string, double>> phaseMeans(ModelRunner &runner, unsigned replicas) {
-  std::vector<std::pair<std::string, double>> means;
-  for (const char *phase : {"request", "read_preparation", "read_queue", "computation"}) means.emplace_back(phase, 0.0);
+std::vector<std::pair<std::string, double>> phaseMeans(const ModelRunner &runner, unsigned replicas) {
+  mrt::RequestTimes sum;
   for (unsigned r = 0; r < replicas; ++r) {
-    std::map<std::string, double> stats;
-    runner.getMonitoringStatisticsMean(stats, r);
-    for (auto &[phase, us] : means) us += stats[phase + std::string("_monitoring_statistics_mean_us")] / replicas;
+    const mrt::RequestTimes mean = runner.getMonitoringStatisticsMean(r);
+    sum.request_us += mean.request_us;
+    sum.read_preparation_us += mean.read_preparation_us;
+    sum.read_queue_us += mean.read_queue_us;
+    sum.computation_us += mean.computation_us;
   }
-  return means;
+  return {{"request", sum.request_us / replicas},
+          {"read_preparation", sum.read_preparation_us / replicas},
+          {"read_queue", sum.read_queue_us / replicas},
+          {"computation", sum.computation_us / replicas}};
+}
+
+std::vector<mrt::DeviceTime> deviceTimes(const ModelRunner &runner, unsigned replicas) {
+  std::vector<mrt::DeviceTime> times;
+  for (unsigned r = 0; r < replicas; ++r) times.push_back(runner.deviceTime(r));
+  return times;
 }
 
 int runModel(const Options &options) {
-  ModelRunnerConfig config;
+  mrt::ModelRunnerConfig config;
   config.replication_factor = options.replicas;
   config.thread_safe = options.threads > 1;
   config.device_wait_config = deviceWaitOf(options);
@@ -217,12 +233,19 @@ int runModel(const Options &options) {
     config.batch_size_timeout_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
         std::chrono::duration<double, std::milli>(*options.batchTimeoutMs));
   }
-  const auto model = loadModel(options);
-  checkReplicasFit(*model, options.replicas);
+  const mrt::Model model = loadModel(options);
+  checkReplicasFit(model, options.replicas);
   ModelRunner runner(model, config);
   // A model compiled with replication R serves R replicas per device.
   const unsigned replicas = runner.numReplicas();
-  const auto plan = run::BatchPlan::of(runner.getExecuteInputs(), options.batchingDim);
+  // The runner's batching dimension: --batching-dim, else the model's own.
+  const std::uint32_t runnerBatchingDim = runner.config().batching_dim;
+  const std::optional<unsigned> batchingDim =
+      runnerBatchingDim != MRT_BATCHING_DISABLED ? std::optional<unsigned>(runnerBatchingDim) : std::nullopt;
+  if (options.batchTimeoutMs && !batchingDim) {
+    throw ModelUsageError("--batch-timeout requires --batching-dim: the model records no batching dimension");
+  }
+  const auto plan = run::BatchPlan::of(runner.getExecuteInputs(), batchingDim);
   const std::int64_t batch = options.batch > 0 ? options.batch : plan.modelBatch;
   checkBatch(options, plan, batch);
 
@@ -234,6 +257,7 @@ int runModel(const Options &options) {
   }
 
   std::atomic<std::uint64_t> done{0};
+  const std::vector<mrt::DeviceTime> deviceStart = deviceTimes(runner, replicas);
   const auto start = Clock::now();
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < options.threads; ++t) {
@@ -257,7 +281,9 @@ int runModel(const Options &options) {
 
   run::RunSummary summary;
   summary.wall = Clock::now() - start;
-  summary.model = runner.model()->metadata.executable();
+  const std::vector<mrt::DeviceTime> deviceEnd = deviceTimes(runner, replicas);
+  for (unsigned r = 0; r < replicas; ++r) summary.deviceSeconds.push_back(deviceEnd[r].secondsSince(deviceStart[r]));
+  summary.model = model.info().executable;
   summary.replicas = replicas;
   summary.threads = options.threads;
   summary.async = options.async;
@@ -276,8 +302,14 @@ int runModel(const Options &options) {
   summary.phaseMeansUs = phaseMeans(runner, replicas);
   if (!options.outputDir.empty()) writeOutputs(clients.front().slots.front(), options.outputDir);
   const auto figures = run::summarize(summary);
-  if (options.json) std::cout << run::renderJson(summary, figures).dump(2) << "\n";
-  else std::cout << run::renderTable(summary, figures);
+  const auto pipeline = run::pipelineFigures(model, plan.modelBatch);
+  if (options.json) {
+    nlohmann::json report = run::renderJson(summary, figures);
+    report["pipeline"] = run::pipelineJson(pipeline);
+    std::cout << report.dump(2) << "\n";
+  } else {
+    std::cout << run::renderTable(summary, figures) << run::pipelineRow(pipeline);
+  }
   if (summary.failed) {
     std::cerr << "mrt-run: " << summary.failed << " request(s) failed; first: " << firstError << "\n";
     return mrt::tools::kExitFailure;
@@ -293,6 +325,7 @@ int main(int argc, char **argv) {
   Options options;
   std::vector<std::string> inputs;
   app.add_option("files", options.files, "PopEF file(s) of the model")->required()->check(CLI::ExistingFile);
+  app.add_option("--model", options.model, "The model to serve when the files hold several (a fused PopEF)");
   app.add_option("--iterations,-n", options.iterations, "requests to run")->check(CLI::PositiveNumber);
   app.add_option("--threads,-t", options.threads, "client threads")->check(CLI::Range(1u, 256u));
   app.add_flag("--async", options.async, "use executeAsync with several requests in flight per thread");
@@ -300,14 +333,13 @@ int main(int argc, char **argv) {
   app.add_option("--batch,-b", options.batch,
                  "samples per request (default: the model's batch); without --batching-dim a multiple of it")
       ->check(CLI::PositiveNumber);
-  auto *batchingDim = app.add_option("--batching-dim", options.batchingDim,
+  app.add_option("--batching-dim", options.batchingDim,
                  "dynamic batch sizing along this dimension: requests of any number of samples, packed into model "
-                 "batches by the runner");
+                 "batches by the runner (default: the dimension the model records, if any)");
   app.add_option("--batch-timeout", options.batchTimeoutMs,
-                 "with --batching-dim: pad a partly filled model batch after waiting this many ms for more samples "
-                 "(needed when -b is not a multiple of the model's batch)")
-      ->check(CLI::NonNegativeNumber)
-      ->needs(batchingDim);
+                 "with a batching dimension: pad a partly filled model batch after waiting this many ms for more "
+                 "samples (needed when -b is not a multiple of the model's batch)")
+      ->check(CLI::NonNegativeNumber);
   std::string waitText;
   app.add_flag("--wait{forever}", waitText,
                "wait for busy devices: --wait forever, --wait=SECONDS at most that long (default: fail at once)");

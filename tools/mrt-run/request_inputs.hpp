@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/model_runner.hpp"
+#include "mrt.hpp"
 
 namespace mrt::run {
 
@@ -23,22 +23,25 @@ struct BatchPlan {
   std::optional<unsigned> batchingDim;  // dynamic batch sizing along it
   std::string batchSource;              // "input 'x' F32[4,8]": where modelBatch comes from
 
-  static BatchPlan of(const std::vector<DataDesc> &executeInputs, std::optional<unsigned> batchingDim);
+  static BatchPlan of(const std::vector<mrt::DataDesc> &executeInputs, std::optional<unsigned> batchingDim);
   // Bytes of `desc` in a request of `samples` samples.
-  std::uint64_t bytesOf(const DataDesc &desc, std::int64_t samples) const;
+  std::uint64_t bytesOf(const mrt::DataDesc &desc, std::int64_t samples) const;
 };
 
+// A request's buffers and the views the runner reads them through (names
+// and bytes borrowed from the maps, which never change after they are made).
 struct RequestBuffers {
   std::map<std::string, std::vector<std::byte>> inputs, outputs;
-  InputMemoryView inputViews() const;
-  OutputMemoryView outputViews();
+  std::vector<mrt::ConstTensorView> inputViews() const;
+  std::vector<mrt::TensorView> outputViews();
 };
 
 // Inputs from `files` (name -> path of raw bytes whose size must match, or of
-// an ONNX TensorProto when it ends in ".pb") or
+// an ONNX TensorProto when it ends in ".pb", read by
+// mrt_onnx_read_tensor_file) or
 // random values of the tensor's type from `seed`; zeroed outputs. Throws
-// mrt::Error naming the tensor or file on a mismatch.
-RequestBuffers makeRequestBuffers(const ModelRunner &runner, const BatchPlan &plan, std::int64_t batch,
+// std::runtime_error naming the tensor or file on a mismatch.
+RequestBuffers makeRequestBuffers(const mrt::ModelRunner &runner, const BatchPlan &plan, std::int64_t batch,
                                   const std::map<std::string, std::string> &files, std::uint32_t seed);
 
 }  // namespace mrt::run

@@ -16,7 +16,8 @@ Modules, one purpose each:
   devices      DeviceManager, Device, DeviceInfo
   sessions     Session, AnchorPredicate
   queues       QueueManager, InputQueue, OutputQueue
-  runner       ModelRunner, TensorMemory, DataDesc, RequestTimes (statistics)
+  runner       ModelRunner, TensorMemory, DataDesc, RequestTimes (statistics),
+               FlushSelection (flush_select_callback)
   futures      Future (concurrent.futures and asyncio)
   graph        Target, codelets(), Graph (building models)
   executables  Executable
@@ -59,7 +60,7 @@ from .log import get_log_level, log_message, set_log_callback, set_log_level
 from .models import AnchorInfo, Model, ModelInfo
 from .onnx import compile_onnx
 from .queues import InputQueue, OutputQueue, QueueInfo, QueueManager
-from .runner import DataDesc, ModelRunner, RequestTimes, TensorMemory
+from .runner import DataDesc, FlushSelection, ModelRunner, RequestTimes, TensorMemory
 from .sessions import AnchorPredicate, Session
 from .system import (check_version, host_memory_limit, host_memory_reserved,
                      last_error_recovery_action, set_host_memory_limit, status_string, version,

@@ -229,6 +229,7 @@ _DECLARATIONS = [
     ("mrt_model_runner_create", CHECKED, [ptr, P(s.RunnerConfig), P(ptr)]),
     ("mrt_model_runner_create_from_files", CHECKED, [P(text), size, P(s.RunnerConfig), P(ptr)]),
     ("mrt_model_runner_destroy", None, [ptr]),
+    ("mrt_flush_selection_add", CHECKED, [ptr, i32, text]),
     ("mrt_model_runner_execute_inputs", CHECKED, [ptr, DESCS, P(size)]),
     ("mrt_model_runner_execute_outputs", CHECKED, [ptr, DESCS, P(size)]),
     ("mrt_model_runner_model_inputs", CHECKED, [ptr, DESCS, P(size)]),

@@ -28,6 +28,8 @@ PROGRESS_FN = ctypes.CFUNCTYPE(None, c_i32, c_i32, c_ptr)
 STREAM_FN = ctypes.CFUNCTYPE(None, c_ptr, c_u64, c_u32, c_ptr)
 PRINT_FN = ctypes.CFUNCTYPE(None, c_str, c_ptr)
 FLUSH_FN = ctypes.CFUNCTYPE(None, c_str, c_ptr)
+# (tensor_id, mrt_flush_selection *, user_data)
+FLUSH_SELECT_FN = ctypes.CFUNCTYPE(None, c_str, c_ptr, c_ptr)
 ANCHOR_CALLBACK_FN = ctypes.CFUNCTYPE(None, c_ptr, c_u64, c_ptr)
 QUEUE_TIMEOUT_FN = ctypes.CFUNCTYPE(None, c_str, c_i32, c_i64, c_ptr)
 QUEUE_DATA_FN = ctypes.CFUNCTYPE(None, c_ptr)
@@ -96,11 +98,17 @@ class SessionConfig(ctypes.Structure):
 
 
 # ---- queues ----
+class RingSizeOverride(ctypes.Structure):
+    _fields_ = [("anchor_name", c_str), ("multiplier", c_i64)]
+
+
 class QueueManagerConfig(ctypes.Structure):
     _fields_ = [("struct_size", c_size), ("ring_size_multiplier", c_i64),
                 ("load_save_ring_size_multiplier", c_i64), ("timeout_ns", c_i64),
                 ("timeout_fn", QUEUE_TIMEOUT_FN), ("timeout_user_data", c_ptr),
-                ("timeout_user_data_free", FREE_FN)]
+                ("timeout_user_data_free", FREE_FN),
+                # Appended after the first version:
+                ("ring_size_overrides", P(RingSizeOverride)), ("num_ring_size_overrides", c_size)]
 
 
 class QueueInfo(ctypes.Structure):
@@ -127,7 +135,9 @@ class RunnerConfig(ctypes.Structure):
                 ("batch_size_timeout_ns", c_i64), ("data_parallel_timeout_ns", c_i64),
                 ("is_batch_size_timeout_enabled", c_bool),
                 ("request_tracepoints_buffer_size", c_size), ("flush_callback", FLUSH_FN),
-                ("flush_user_data", c_ptr), ("flush_user_data_free", FREE_FN)]
+                ("flush_user_data", c_ptr), ("flush_user_data_free", FREE_FN),
+                # Appended after the first version:
+                ("flush_select_callback", FLUSH_SELECT_FN)]
 
 
 class RequestTimes(ctypes.Structure):

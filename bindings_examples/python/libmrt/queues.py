@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 import numpy as np
 
@@ -169,43 +169,59 @@ class OutputQueue(_Queue):
 
 class QueueManager(Closable):
     """QueueManager(model, ring_size_multiplier=None,
-    load_save_ring_size_multiplier=None, timeout=..., on_timeout=None): a
-    manager not connected to any device, whose device side the caller
-    plays with transfer(); Session.create_queue_manager(**same options)
-    makes one its session feeds. on_timeout(anchor_name, direction,
-    bytes_done) runs on the device thread when a transfer has waited
-    `timeout` seconds (not given: the library's default; None: forever)."""
+    load_save_ring_size_multiplier=None, ring_size_overrides=None,
+    timeout=..., on_timeout=None): a manager not connected to any device,
+    whose device side the caller plays with transfer();
+    Session.create_queue_manager(**same options) makes one its session
+    feeds. ring_size_overrides {anchor name: multiplier} gives single
+    anchors their own ring size multiplier in place of their group's.
+    on_timeout(anchor_name, direction, bytes_done) runs on the device thread
+    when a transfer has waited `timeout` seconds (not given: the library's
+    default; None: forever)."""
     _kind = "QueueManager"
 
     def __init__(self, model: Model, *, ring_size_multiplier: int | None = None,
                  load_save_ring_size_multiplier: int | None = None,
+                 ring_size_overrides: Mapping[str, int] | None = None,
                  timeout: float | None | _LibraryDefault = LIBRARY_DEFAULT,
                  on_timeout: TimeoutFunction | None = None):
-        config = self._config(ring_size_multiplier, load_save_ring_size_multiplier, timeout,
-                              on_timeout)
+        config = self._config(ring_size_multiplier, load_save_ring_size_multiplier,
+                              ring_size_overrides, timeout, on_timeout)
         self._handle = Handle(out_value(C.mrt_queue_manager_create, model._pointer(),
                                         ctypes.byref(config)), C.mrt_queue_manager_destroy)
 
     @classmethod
     def _for_session(cls, session: "Session", ring_size_multiplier: int | None = None,
                      load_save_ring_size_multiplier: int | None = None,
+                     ring_size_overrides: Mapping[str, int] | None = None,
                      timeout: float | None | _LibraryDefault = LIBRARY_DEFAULT,
                      on_timeout: TimeoutFunction | None = None) -> "QueueManager":
-        config = cls._config(ring_size_multiplier, load_save_ring_size_multiplier, timeout,
-                             on_timeout)
+        config = cls._config(ring_size_multiplier, load_save_ring_size_multiplier,
+                             ring_size_overrides, timeout, on_timeout)
         manager = object.__new__(cls)
         manager._handle = Handle(out_value(C.mrt_session_create_queue_manager, session._pointer(),
                                            ctypes.byref(config)), C.mrt_queue_manager_destroy)
         return manager
 
     @staticmethod
-    def _config(ring_size_multiplier, load_save_ring_size_multiplier, timeout, on_timeout):
+    def _config(ring_size_multiplier, load_save_ring_size_multiplier, ring_size_overrides,
+                timeout, on_timeout):
         config = s.QueueManagerConfig()
         C.mrt_queue_manager_config_init_sized(ctypes.byref(config), ctypes.sizeof(config))
         if ring_size_multiplier is not None:
             config.ring_size_multiplier = ring_size_multiplier
         if load_save_ring_size_multiplier is not None:
             config.load_save_ring_size_multiplier = load_save_ring_size_multiplier
+        if ring_size_overrides:
+            if not isinstance(ring_size_overrides, Mapping):
+                raise InvalidArgumentError(Status.INVALID_ARGUMENT,
+                                           "ring_size_overrides: expected a dict of anchor name -> "
+                                           f"multiplier, got {type(ring_size_overrides).__name__}")
+            overrides = (s.RingSizeOverride * len(ring_size_overrides))(
+                *((str(name).encode(), int(multiplier))
+                  for name, multiplier in ring_size_overrides.items()))
+            # The library reads the array during the create call; config keeps it.
+            config.ring_size_overrides, config.num_ring_size_overrides = overrides, len(overrides)
         if timeout is not LIBRARY_DEFAULT:
             config.timeout_ns = duration_ns(timeout, "timeout")
         if _optional_callable(on_timeout, "on_timeout") is not None:

@@ -23,7 +23,7 @@ from .devices import Device, wait_config
 from .errors import InvalidArgumentError, Status
 from .futures import Future
 from .models import Model, PathLike, create_for
-from .types import BATCHING_DISABLED, SimulatedError, duration_ns
+from .types import BATCHING_DISABLED, SimulatedError, TensorType, duration_ns
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing.Unpack from Python 3.11
@@ -56,6 +56,44 @@ Arrays = Mapping[str, np.ndarray]
 def _flush_trampoline(tensor_id, user_data):
     with guarded("the runner's flush callback"):
         held(user_data)(tensor_id.decode())
+
+
+class FlushSelection:
+    """The queues a timeout flush pads, chosen by flush_select_callback
+    (mrt_flush_selection): valid only during that call. Nothing added
+    means every queue; once anything is added, only the added queues are
+    padded. A name that is no queue of the runner is logged by the library
+    and every queue padded instead."""
+
+    def __init__(self, pointer: int):
+        self._selection = pointer
+
+    def _add(self, direction: TensorType, name: str) -> None:
+        if self._selection is None:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT,
+                                       "FlushSelection is valid only during flush_select_callback")
+        if not isinstance(name, str):
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT,
+                                       f"FlushSelection: queue name {name!r} is not a str")
+        C.mrt_flush_selection_add(self._selection, int(direction), name.encode())
+
+    def add_input(self, name: str) -> None:
+        """Pads the input queue of anchor `name`."""
+        self._add(TensorType.INPUT, name)
+
+    def add_output(self, name: str) -> None:
+        """Pads the output queue of anchor `name`."""
+        self._add(TensorType.OUTPUT, name)
+
+
+@s.FLUSH_SELECT_FN
+def _flush_select_trampoline(tensor_id, selection, user_data):
+    with guarded("the runner's flush_select_callback"):
+        chosen = FlushSelection(selection)
+        try:
+            held(user_data)(tensor_id.decode(), chosen)
+        finally:
+            chosen._selection = None  # the library's selection ends with the call
 
 
 def _seconds(nanoseconds: int) -> float | None:
@@ -129,6 +167,7 @@ class RunnerOptions(TypedDict, total=False):
     device_wait: float | None
     device_poll_interval: float | None
     flush_callback: Callable[[str], None]
+    flush_select_callback: Callable[[str, FlushSelection], None]
 
 
 class ModelRunner(Closable):
@@ -145,11 +184,13 @@ class ModelRunner(Closable):
       library's default): timeout, batch_size_timeout, data_parallel_timeout;
       batching_dim None disables batching;
       frozen_inputs {name: array} (copied at creation),
-      save_programs_outputs {replica: {name: array}} (written at close),
+      save_programs_outputs {replica: {name: array}} (written at close; each
+      array of the anchor's dtype and shape),
       devices [Device or None per replica], device_wait / device_poll_interval
       (seconds, as DeviceManager.get_device's wait), and
       flush_callback(tensor_id) called on a device thread before dummy data
-      is flushed.
+      is flushed, or instead flush_select_callback(tensor_id, selection),
+      which also chooses the queues padded (FlushSelection); at most one.
     """
     _kind = "ModelRunner"
 
@@ -160,7 +201,7 @@ class ModelRunner(Closable):
     _DURATIONS = {"timeout": "timeout_ns", "batch_size_timeout": "batch_size_timeout_ns",
                   "data_parallel_timeout": "data_parallel_timeout_ns"}
     _OTHERS = ("frozen_inputs", "save_programs_outputs", "devices", "device_wait",
-               "device_poll_interval", "flush_callback")
+               "device_poll_interval", "flush_callback", "flush_select_callback")
 
     def __init__(self, model: Model | PathLike | Sequence[PathLike],
                  **options: Unpack[RunnerOptions]):
@@ -174,9 +215,17 @@ class ModelRunner(Closable):
         # init_sized writes the defaults of the fields this package knows and
         # no byte beyond them, whatever the library's version.
         C.mrt_model_runner_config_init_sized(ctypes.byref(config), ctypes.sizeof(config))
-        keep = self._fill_config(config, options)  # what config points into
-        pointer = create_for(model, C.mrt_model_runner_create, C.mrt_model_runner_create_from_files,
-                             ctypes.byref(config))
+        loaded = None
+        if options.get("save_programs_outputs") and not isinstance(model, Model):
+            # The save outputs are checked against the model's anchors.
+            model = loaded = Model(model)
+        try:
+            keep = self._fill_config(config, options, model)  # what config points into
+            pointer = create_for(model, C.mrt_model_runner_create,
+                                 C.mrt_model_runner_create_from_files, ctypes.byref(config))
+        finally:
+            if loaded is not None:
+                loaded.close()  # the runner keeps its own reference
 
         def destroy(runner_pointer, keep_alive=keep):
             # The destroy writes the save outputs, wherever it runs: this
@@ -193,7 +242,7 @@ class ModelRunner(Closable):
         open_objects.add(self)
 
     @classmethod
-    def _fill_config(cls, config: s.RunnerConfig, options: dict) -> dict:
+    def _fill_config(cls, config: s.RunnerConfig, options: dict, model) -> dict:
         keep = {}
         for key in cls._SCALARS:
             value = options.get(key)
@@ -214,9 +263,14 @@ class ModelRunner(Closable):
         if save:
             replicas = (s.ReplicaOutputs * len(save))()
             arrays = []
+            anchors = {anchor.name: anchor for anchor in model.anchors()}
             for entry, (replica, outputs) in zip(replicas, save.items()):
                 for name, array in outputs.items():
-                    contiguous(array, f"save output '{name}'", writable=True)
+                    what, anchor = f"save output '{name}'", anchors.get(name)
+                    if anchor is None:  # the library refuses it, naming what it expects
+                        contiguous(array, what, writable=True)
+                    else:
+                        check_tensor(array, what, anchor.dtype, anchor.shape, writable=True)
                 views = _tensor_views(outputs)
                 arrays.append((outputs, views))
                 entry.replica_id, entry.outputs, entry.num_outputs = replica, views, len(outputs)
@@ -231,10 +285,19 @@ class ModelRunner(Closable):
         if wait is not None:
             keep["wait"] = wait
             config.device_wait_config = ctypes.pointer(wait)
-        flush = options.get("flush_callback")
+        flush, select = options.get("flush_callback"), options.get("flush_select_callback")
+        if flush is not None and select is not None:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT,
+                                       "ModelRunner: flush_callback and flush_select_callback are "
+                                       "both set; set at most one")
         if flush is not None:
             checked_callable(flush, "flush_callback")
             config.flush_callback, config.flush_user_data = _flush_trampoline, hold(flush)
+            config.flush_user_data_free = release_held
+        if select is not None:
+            checked_callable(select, "flush_select_callback")
+            config.flush_select_callback, config.flush_user_data = (_flush_select_trampoline,
+                                                                    hold(select))
             config.flush_user_data_free = release_held
         return keep
 

@@ -301,6 +301,24 @@ class ModelBuilderTest(unittest.TestCase):
             self.assertFalse(last_y.any())  # written when the runner goes
         np.testing.assert_allclose(last_y, x.ravel() * scale)
 
+    def test_save_programs_outputs_are_checked_against_the_model(self):
+        model, _ = self.build()
+        work = os.environ.get("MRT_TEST_WORK_DIR") or tempfile.mkdtemp()
+        path = os.path.join(work, "scale_save.popef")
+        with model:
+            model.write(path)
+            for source in (model, path):  # a Model, or files the runner loads
+                for array, message in ((np.zeros(4, np.float64), "expected dtype float32"),
+                                       (np.zeros((1, 4), np.float32), "expected shape (4,)"),
+                                       (np.zeros(8, np.float32)[::2], "the array must be C-contiguous")):
+                    with self_check_error(libmrt.Status.INVALID_ARGUMENT,
+                                          f"save output 'last_y': {message}"):
+                        libmrt.ModelRunner(source, run_save_programs=True,
+                                           save_programs_outputs={0: {"last_y": array}})
+            with self_check_error(libmrt.Status.NOT_FOUND, "nope"):
+                libmrt.ModelRunner(path, run_save_programs=True,
+                                   save_programs_outputs={0: {"nope": np.zeros(4, np.float32)}})
+
     def test_round_trip_through_bytes_and_files(self):
         model, scale = self.build()
         with model:

@@ -48,6 +48,19 @@ class StandaloneQueueTest(MrtTestCase):
         self.assertTrue(written.is_set())
         np.testing.assert_array_equal(probs.ravel(), np.arange(10))
 
+    def test_ring_size_overrides_size_single_rings(self):
+        # image and probs are both Main anchors: probs gets its own multiplier.
+        with libmrt.QueueManager(self.model, ring_size_multiplier=2,
+                                 ring_size_overrides={"probs": 5}) as manager:
+            self.assertEqual(manager.input("image").info().num_buffers, 2)  # batch 1
+            self.assertEqual(manager.output("probs").info().num_buffers, 5)
+        self.assert_error(libmrt.NotFoundError, "the model has no anchor named 'nope'",
+                          lambda: libmrt.QueueManager(self.model, ring_size_overrides={"nope": 2}))
+        self.assert_error(libmrt.InvalidArgumentError, "('probs'): the multiplier must be at least 1",
+                          lambda: libmrt.QueueManager(self.model, ring_size_overrides={"probs": 0}))
+        self.assert_error(libmrt.InvalidArgumentError, "expected a dict of anchor name",
+                          lambda: libmrt.QueueManager(self.model, ring_size_overrides=[("probs", 2)]))
+
     def test_arrays_are_checked_and_kept_alive(self):
         queue = self.manager.input("image")
         self.assert_error(libmrt.InvalidArgumentError, "expected dtype float32, got float64",

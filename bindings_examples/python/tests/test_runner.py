@@ -454,6 +454,78 @@ class RunnerFeaturesTest(MrtTestCase):
         self.assert_error(libmrt.InvalidArgumentError, "frozen input 'w2'",
                           lambda: libmrt.ModelRunner(self.model, frozen_inputs={"w2": [0.0]}))
 
+    def runner_choosing(self, choose, calls=3):
+        """A runner timing out every 2 ms while idle, asking choose(selection)
+        which queues to pad, once it was asked `calls` times; returns it and
+        the tensor ids it was asked for."""
+        asked = []
+
+        def select(tensor_id, selection):
+            choose(selection)
+            asked.append(tensor_id)
+        runner = libmrt.ModelRunner(self.model, timeout=0.002, ring_buffer_size_multiplier=1,
+                                    flush_select_callback=select)
+        self.assertTrue(wait_until(lambda: len(asked) >= calls, 10))
+        return runner, asked
+
+    def test_flush_select_callback_naming_every_queue_lets_the_device_go_on(self):
+        def both(selection):
+            selection.add_input("image")
+            selection.add_output("probs")
+        runner, asked = self.runner_choosing(both)
+        with runner:  # each timeout padded image and probs: the device ran on padding
+            self.assert_matches(runner.execute({"image": self.image})["probs"])
+        self.assertEqual(set(asked), {"image"})
+
+    def test_flush_select_callback_pads_only_the_named_queues(self):
+        # Only probs padded: the device, still waiting for image, never runs
+        # on padding, so a request's own output entry sits behind the padded
+        # one and the request is still pending when the runner goes.
+        runner, _ = self.runner_choosing(lambda selection: selection.add_output("probs"), calls=1)
+        pending = runner.execute_async({"image": self.image})
+        self.assertFalse(pending.wait(0.2))
+        runner.close()
+        self.assertTrue(pending.wait(0))
+        self.assertEqual(pending.status(), libmrt.Status.CANCELLED)
+
+    def test_flush_select_callback_naming_no_queue_is_logged_and_pads_every_queue(self):
+        errors, level = [], libmrt.get_log_level()
+        libmrt.set_log_level(max(level, libmrt.LogLevel.ERR))
+        libmrt.set_log_callback(lambda level, message: errors.append(message)
+                                if level == libmrt.LogLevel.ERR else None)
+        try:
+            runner, _ = self.runner_choosing(lambda selection: selection.add_input("nope"))
+            with runner:
+                self.assert_matches(runner.execute({"image": self.image})["probs"])
+            logged = wait_until(lambda: any("no input queue named 'nope'" in e and
+                                            "flushing every queue" in e for e in errors), 5)
+        finally:
+            libmrt.set_log_callback(None)
+            libmrt.set_log_level(level)
+        self.assertTrue(logged, errors)
+
+    def test_flush_select_callback_misuse(self):
+        kept, refused = [], []
+
+        def keep(selection):
+            kept.append(selection)
+            try:
+                selection.add_input(3)
+            except libmrt.InvalidArgumentError as error:
+                refused.append(error.message)
+        with CallbackErrors() as caught:
+            runner, _ = self.runner_choosing(keep, calls=1)
+            runner.close()
+        self.assertEqual(caught.errors, [])
+        self.assertIn("queue name 3 is not a str", refused[0])
+        self.assert_error(libmrt.InvalidArgumentError, "valid only during flush_select_callback",
+                          lambda: kept[0].add_output("probs"))
+        self.assert_error(libmrt.InvalidArgumentError, "both set",
+                          lambda: libmrt.ModelRunner(self.model, flush_callback=print,
+                                                     flush_select_callback=print))
+        self.assert_error(libmrt.InvalidArgumentError, "not callable",
+                          lambda: libmrt.ModelRunner(self.model, flush_select_callback=3))
+
 
 class ModuleTest(MrtTestCase):
     def test_version_and_errors(self):

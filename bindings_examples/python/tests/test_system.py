@@ -1,5 +1,6 @@
 """The package itself: finding libmrt.so, versions, status codes and the
 exception hierarchy, logging, the host memory limit."""
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -52,6 +53,28 @@ class LibraryLoadingTest(unittest.TestCase):
         if expected:
             self.assertTrue(os.path.realpath(libmrt.__file__).startswith(os.path.realpath(expected)),
                             libmrt.__file__)
+
+    def test_pip_sees_the_installed_package(self):
+        # pip install and cmake --install both write the distribution's
+        # metadata: importlib.metadata and `pip show` find it beside the package.
+        expected = os.environ.get("LIBMRT_TEST_PACKAGE_UNDER")
+        if not expected:
+            self.skipTest("the package is not installed (the source tree's)")
+        distribution = importlib.metadata.distribution("libmrt")
+        self.assertEqual(distribution.version, libmrt.__version__)
+        self.assertEqual(distribution.metadata["Name"], "libmrt")
+        self.assertIn("numpy", distribution.requires)
+        recorded = {str(path) for path in distribution.files}
+        self.assertIn("libmrt/__init__.py", recorded)
+        package_dir = os.path.dirname(os.path.realpath(libmrt.__file__))
+        self.assertEqual(os.path.realpath(distribution.locate_file("libmrt/__init__.py")),
+                         os.path.join(package_dir, "__init__.py"))
+        shown = subprocess.run([sys.executable, "-m", "pip", "show", "libmrt"],
+                               capture_output=True, text=True, check=False)
+        self.assertEqual(shown.returncode, 0, shown.stderr)
+        self.assertIn(f"Version: {libmrt.__version__}", shown.stdout)
+        location = shown.stdout.split("Location: ", 1)[1].splitlines()[0]
+        self.assertEqual(os.path.realpath(location), os.path.dirname(package_dir))
 
 
 class StatusAndErrorsTest(MrtTestCase):

@@ -8,10 +8,12 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 
 #include "mrt.hpp"
 #include "popef/Model.hpp"
+#include "poplar/Device.hpp"
 #include "poplar/OptionFlags.hpp"
 
 namespace model_runtime {
@@ -59,21 +61,31 @@ class Device {
   Device &operator=(const Device &other) = delete;
   Device(Device &&) = default;
   Device &operator=(Device &&) = default;
-  // libmrt extension (the seed's takes a poplar::Device, which libmrt has not).
-  explicit Device(mrt::Device device) : device_(std::move(device)) {}
+  // `device` (std::invalid_argument if it holds none) reporting
+  // `ipu_version` as its architecture version.
+  Device(poplar::Device device, int64_t ipu_version) : device_(std::move(device)), ipuVersion_(ipu_version) {
+    if (!device_) throw std::invalid_argument("model_runtime::Device: the poplar::Device holds no device");
+  }
+  // libmrt extension: an mrt.hpp device, with its own architecture version.
+  explicit Device(mrt::Device device) : Device(poplar::Device(std::move(device)), -1) {
+    ipuVersion_ = mrtDevice().ipuVersion();
+  }
 
-  // The architecture version (2 for Mk2, 21 for C600).
-  int64_t ipuVersion() const { return device_.ipuVersion(); }
+  poplar::Device &device() { return device_; }
+  const poplar::Device &device() const { return device_; }
+
+  // The architecture version (2 for Mk2, 21 for C600; -1 if unknown).
+  int64_t ipuVersion() const { return ipuVersion_; }
 
   // libmrt extensions: the device id (-1 for IPU Model devices), its IPUs,
-  // and the mrt.hpp device underneath (what the seed's device() returns a
-  // poplar::Device for).
-  int64_t id() const { return device_.id(); }
-  int64_t numIpus() const { return device_.numIpus(); }
-  const mrt::Device &mrtDevice() const { return device_; }
+  // and the mrt.hpp device underneath.
+  int64_t id() const { return mrtDevice().id(); }
+  int64_t numIpus() const { return mrtDevice().numIpus(); }
+  const mrt::Device &mrtDevice() const { return device_.mrtDevice(); }
 
  private:
-  mrt::Device device_;
+  poplar::Device device_;
+  int64_t ipuVersion_;
 };
 
 // A view of the simulated system (MRT_HWSIM_IPUS, MRT_HWSIM_LOCK_DIR read at

@@ -102,9 +102,8 @@ class Session {
   bool isStopped() { return session_.isStopped(); }
 
   // The session owns the manager; a second call replaces the first. Takes
-  // nothing, or a RingSizeMultiplierProdType that gives one multiplier to
-  // every anchor of the Main programs and one to every other user anchor
-  // (std::invalid_argument naming two anchors that differ otherwise).
+  // nothing, or a RingSizeMultiplierProdType giving each anchor's ring size
+  // multiplier (mrt::Error for a value below 1, naming the anchor).
   template <typename... T>
   QueueManager *createQueueManager(T &&...args) {
     static_assert(sizeof...(T) == 0 || (sizeof...(T) == 1 && (std::is_constructible_v<RingSizeMultiplierProdType, T> && ...)),
@@ -161,32 +160,13 @@ class Session {
     };
   }
 
-  // The two multipliers of the C API's queue manager config from a
-  // per-anchor function.
+  // The per-anchor function as the C API's ring size overrides: every
+  // anchor that gets a queue has its own multiplier.
   void ringSizes(const RingSizeMultiplierProdType &multiplier, mrt::QueueManagerConfig &config) const {
     if (!multiplier) throw std::invalid_argument("model_runtime::Session::createQueueManager: the function is null");
-    const auto &main = model_->metadata.programFlow().main();
-    const popef::Anchor *chosen[2] = {nullptr, nullptr};  // [0]: Main anchors, [1]: the others
-    int64_t values[2] = {config.ring_size_multiplier, config.load_save_ring_size_multiplier};
     auto users = getUserInputAnchors();
     for (const auto *anchor : getUserOutputAnchors()) users.push_back(anchor);
-    for (const popef::Anchor *anchor : users) {
-      const bool isMain = std::any_of(anchor->programs().begin(), anchor->programs().end(), [&](auto program) {
-        return std::find(main.begin(), main.end(), program) != main.end();
-      });
-      const int group = isMain ? 0 : 1;
-      const int64_t value = multiplier(*anchor);
-      if (chosen[group] && values[group] != value) {
-        throw std::invalid_argument("model_runtime::Session::createQueueManager: libmrt sizes the rings of " +
-                                    std::string(isMain ? "Main" : "Load/Save") + " anchors alike, but '" +
-                                    chosen[group]->name() + "' gets " + std::to_string(values[group]) + " and '" +
-                                    anchor->name() + "' gets " + std::to_string(value));
-      }
-      chosen[group] = anchor;
-      values[group] = value;
-    }
-    config.ring_size_multiplier = values[0];
-    config.load_save_ring_size_multiplier = values[1];
+    for (const popef::Anchor *anchor : users) config.ring_size_overrides[anchor->name()] = multiplier(*anchor);
   }
 
   static mrt::Session create(const std::shared_ptr<popef::Model> &model, const SessionConfig &config) {

@@ -34,6 +34,7 @@
 #include "hwsim/device_error.hpp"
 #include "hwsim/executable.hpp"
 #include "hwsim/options.hpp"
+#include "hwsim/pipeline.hpp"
 
 namespace hwsim {
 
@@ -108,6 +109,25 @@ class Engine {
   RunStatus run(unsigned program = 0, std::string_view debugName = {});
   RunStatus runReplica(unsigned program, unsigned replica);
   RunStatus loadAndRun(const Device &device, unsigned program = 0);
+  // Streams runs of `program` through its pipeline stages (pipelinePlan(),
+  // docs/hwsim.md "Pipelining"). Each call is one step of the pipeline: with
+  // startNew a new run executes its first stage while each run started
+  // before executes its next stage, the stages on host threads of their own
+  // and their device cycles overlapping; then the transfers between the
+  // stages. A run ends S - 1 calls after it started (S stages), or in
+  // flushPipeline(). Stream callbacks of different stages run on different
+  // threads, one at a time (they never overlap). Execution profiles do not
+  // record pipelined runs. A program that is not a pipeline runs whole
+  // (startNew) or not at all. Starting another program first flushes the
+  // runs in flight, and so do run() and runReplica(); load() drops them.
+  // Errors as run(); after an error or a stop the runs in flight are lost.
+  RunStatus runPipelined(unsigned program, unsigned replica = 0, bool startNew = true);
+  // Runs every run in flight on `replica` to its end.
+  RunStatus flushPipeline(unsigned replica = 0);
+  // Runs started with runPipelined() on `replica` that have not ended.
+  unsigned pipelineRunsInFlight(unsigned replica = 0) const;
+  // The pipeline plan of `program` (computed once per engine).
+  const PipelinePlan &pipelinePlanOf(unsigned program);
   // Asks running programs to stop at their next host sync (stream copy,
   // remote-buffer copy, PrintTensor or global Sync), compute set (Execute) or
   // loop iteration (Repeat, RepeatWhileTrue/False), so that a program that

@@ -74,6 +74,11 @@ class Graph {
 
   const Target &getTarget() const;
   unsigned replicationFactor() const;
+  // The tiles `ops` functions use when given no TileRange (default: all):
+  // a frontend placing consecutive layers on consecutive IPUs sets each
+  // IPU's tiles in turn (docs/hwsim.md "Pipelining"). count 0 = all again.
+  void setDefaultTiles(unsigned first, unsigned count);
+  std::pair<unsigned, unsigned> defaultTiles() const;  // (first, count); count 0 = all
   std::uint32_t id() const;
 
   // ---- data ----

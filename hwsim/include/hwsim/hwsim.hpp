@@ -11,6 +11,7 @@
 #include "hwsim/graph.hpp"
 #include "hwsim/ops.hpp"
 #include "hwsim/options.hpp"
+#include "hwsim/pipeline.hpp"
 #include "hwsim/program.hpp"
 #include "hwsim/target.hpp"
 #include "hwsim/tensor.hpp"

@@ -44,18 +44,29 @@ void fill(Graph &graph, program::Sequence &prog, const Tensor &t, double value);
 // split in blocks over a grid of tiles; each tile gets copies of its rows of a
 // and columns of b (unless they already live there contiguously), and one
 // MatMul vertex multiplies the whole block.
+//
+// rhsLoad, when given, says b holds weights: values written only by rhsLoad
+// (a program that runs before prog, such as the model's Load program, with
+// b's writes already appended to it), never by prog. The copies of b's blocks
+// to the tiles that multiply them are then appended to rhsLoad, so they are
+// made once per load and each run of prog exchanges only a; the plan counts
+// no exchange of b. Lay such operands out with rhsPreloaded = true below.
 Tensor matMul(Graph &graph, program::Sequence &prog, const Tensor &a, const Tensor &b, std::string_view name,
-              TileRange tiles = {}, Type outType = Type::F32);
+              TileRange tiles = {}, Type outType = Type::F32, program::Sequence *rhsLoad = nullptr);
 // Like poplin::createMatMulInputLhs/Rhs: a new [M,K] (Lhs) or [K,N] (Rhs)
 // variable laid out the way matMul over the same range tiles its blocks, so
 // the matMul uses it in place instead of exchanging it every run (weights
 // streamed in once by a Load program stay where the multiply needs them).
+// rhsPreloaded: lay out for a matMul given an rhsLoad program (its plan differs).
 Tensor createMatMulInputLhs(Graph &graph, Type type, const Shape &aShape, const Shape &bShape, std::string_view name,
-                            TileRange tiles = {});
+                            TileRange tiles = {}, bool rhsPreloaded = false);
 Tensor createMatMulInputRhs(Graph &graph, Type type, const Shape &aShape, const Shape &bShape, std::string_view name,
-                            TileRange tiles = {});
+                            TileRange tiles = {}, bool rhsPreloaded = false);
 
-// Reduce (ReduceSum/Max/Min/Mean/Prod) over `axes` on the first tile of the range.
+// Reduce (ReduceSum/Max/Min/Mean/Prod) over `axes` (empty: all). Big enough
+// reductions run in two stages over the range's tiles (partials of slices
+// of the outermost reduced dimension, then a reduce of the partials, spread
+// by columns); others on the first tile of the range (docs/hwsim.md).
 Tensor reduce(Graph &graph, program::Sequence &prog, std::string_view codelet, const Tensor &in,
               const std::vector<std::size_t> &axes, std::string_view name, TileRange tiles = {});
 // ONNX Gather with run-time integer indices, on the first tile of the range:

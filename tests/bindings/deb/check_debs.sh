@@ -53,7 +53,7 @@ expect_in libmrt0 usr/lib/libmrt.so.0.1.0
 contents libmrt0 | grep -q "include/\|\.pc$\|bin/" && fail "libmrt0 holds development files or tools"
 expect_in libmrt-dev usr/include/mrt_c.h usr/include/mrt.hpp usr/lib/pkgconfig/mrt.pc \
   usr/lib/cmake/mrt/mrtConfig.cmake usr/share/doc/libmrt/c_api.md usr/share/doc/libmrt/LICENSE
-for tool in mrt-gen mrt-info mrt-run mrt-compile mrt-bench mrt-demo; do
+for tool in mrt-gen mrt-info mrt-run mrt-compile mrt-bench mrt-demo mrt-fuse; do
   expect_in mrt-tools usr/bin/$tool usr/share/man/man1/$tool.1.gz
   zcat "$root/usr/share/man/man1/$tool.1.gz" | grep -q '^\.SH DESCRIPTION' || fail "$tool's man page has no DESCRIPTION"
 done

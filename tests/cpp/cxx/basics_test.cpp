@@ -1,6 +1,7 @@
 // mrt.hpp basics (compiled as C++17): errors carry the status code and the
 // library's message, moved-from and closed objects throw instead of
 // crashing, logging callbacks, models, devices and predicates.
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -162,6 +163,43 @@ TEST(CxxModel, InfoAnchorsAndTensorData) {
   EXPECT_EQ(programs.size(), info.num_programs);
   for (uint64_t p : model.programFlow(mrt::ProgramPhase::Main)) EXPECT_EQ(programs.count(p), 1u) << p;
   EXPECT_EQ(model.options(mrt::ModelOptions::Engine).size(), info.num_engine_options);
+}
+
+TEST(CxxModel, EngineOptionOverridesMakeANewModel) {
+  const mrt::Model model(modelPath("add_one"));
+  const auto before = model.options(mrt::ModelOptions::Engine);
+  const mrt::Model profiled =
+      model.withEngineOptions({{"autoReport.all", "true"}, {"autoReport.directory", "/tmp/profile"}});
+  auto expected = before;
+  expected.emplace_back("autoReport.all", "true");
+  expected.emplace_back("autoReport.directory", "/tmp/profile");
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(profiled.options(mrt::ModelOptions::Engine), expected);
+  EXPECT_EQ(model.options(mrt::ModelOptions::Engine), before) << "the original model is unchanged";
+  EXPECT_EQ(profiled.info().executable, "add_one");
+  EXPECT_EQ(profiled.executable().data(), model.executable().data()) << "blobs are shared, not copied";
+  // A later value of a key replaces the earlier one.
+  const mrt::Model quiet = profiled.withEngineOptions({{"autoReport.all", "false"}});
+  EXPECT_EQ(quiet.options(mrt::ModelOptions::Engine).front(), (std::pair<std::string, std::string>{"autoReport.all", "false"}));
+
+  EXPECT_MRT_ERROR(model.withEngineOptions({{"no.such.option", "1"}}), MRT_INVALID_ARGUMENT,
+                   "engine option 'no.such.option' = '1'");
+  EXPECT_MRT_ERROR(model.withEngineOptions({{"autoReport.all", "maybe"}}), MRT_INVALID_ARGUMENT,
+                   "engine option 'autoReport.all' = 'maybe'");
+  const char *twice[] = {"autoReport.all", "true", "autoReport.all", "false", nullptr};
+  mrt_model *out = nullptr;
+  EXPECT_EQ(mrt_model_with_engine_options(model.get(), twice, &out), MRT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mrt_last_error_message()).find("options[2]: engine option 'autoReport.all' is given twice"),
+            std::string::npos)
+      << mrt_last_error_message();
+  const char *noValue[] = {"autoReport.all", nullptr};
+  EXPECT_EQ(mrt_model_with_engine_options(model.get(), noValue, &out), MRT_INVALID_ARGUMENT);
+  EXPECT_EQ(mrt_model_with_engine_options(nullptr, nullptr, &out), MRT_INVALID_ARGUMENT);
+  EXPECT_EQ(mrt_model_with_engine_options(model.get(), nullptr, nullptr), MRT_INVALID_ARGUMENT);
+  EXPECT_EQ(out, nullptr);
+  // No options: a copy with the same options.
+  ASSERT_EQ(mrt_model_with_engine_options(model.get(), nullptr, &out), MRT_OK);
+  EXPECT_EQ(mrt::Model::adopt(out).options(mrt::ModelOptions::Engine), before);
 }
 
 TEST(CxxModel, MoveAssignmentReleasesTheOldHandle) {

@@ -118,4 +118,19 @@ TEST(CxxRunnerConfig, Statistics) {
   EXPECT_MRT_ERROR(runner.getMonitoringStatisticsMean(3), MRT_INVALID_ARGUMENT, "3");
 }
 
+TEST(CxxRunnerConfig, DeviceTimeCountsEachRequestsMainRun) {
+  mrt::ModelRunner runner(modelPath("add_one"));
+  std::vector<float> x(kAddOneN), y(kAddOneN);
+  const mrt::DeviceTime loaded = runner.deviceTime();
+  runner.execute({{"x", x}}, {{"y", y}});
+  const mrt::DeviceTime once = runner.deviceTime();
+  runner.execute({{"x", x}}, {{"y", y}});
+  const mrt::DeviceTime twice = runner.deviceTime();
+  EXPECT_GT(once.cycles, loaded.cycles);
+  EXPECT_EQ(twice.cycles - once.cycles, once.cycles - loaded.cycles);
+  EXPECT_GT(once.clock_hz, 0.0);
+  EXPECT_DOUBLE_EQ(twice.secondsSince(loaded), 2.0 * static_cast<double>(once.cycles - loaded.cycles) / once.clock_hz);
+  EXPECT_MRT_ERROR(runner.deviceTime(2), MRT_INVALID_ARGUMENT, "replica_id 2 out of range");
+}
+
 }  // namespace

@@ -1,5 +1,6 @@
 // Engine: streams (callbacks, circular and fixed buffers, prefetch), host
 // reads/writes, remote buffers, simulated errors and recovery, profiling.
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -262,14 +263,30 @@ TEST(Profiling, SummaryIntervalsAndTrace) {
   std::ostringstream trace;
   m.h.engine->writeTrace(trace);
   const auto j = nlohmann::json::parse(trace.str());
+  // Perfetto reads integer thread ids, one thread per phase, named by
+  // thread_name metadata events.
   int complete = 0;
-  for (const auto &ev : j["traceEvents"]) complete += ev["ph"] == "X";
+  std::map<int, std::string> threadNames;
+  std::map<std::string, int> eventsByPhase;
+  for (const auto &ev : j["traceEvents"]) {
+    if (ev["ph"] == "M" && ev["name"] == "thread_name") threadNames[ev["tid"].get<int>()] = ev["args"]["name"];
+    if (ev["ph"] != "X") continue;
+    ++complete;
+    ASSERT_TRUE(ev["tid"].is_number_integer()) << ev.dump();
+    ++eventsByPhase[threadNames.at(ev["tid"].get<int>())];
+    EXPECT_EQ(ev["cat"], threadNames.at(ev["tid"].get<int>()));
+  }
   EXPECT_EQ(complete, 6);
+  EXPECT_EQ(threadNames, (std::map<int, std::string>{{1, "compute"}, {2, "exchange"}, {3, "sync"}, {4, "host"},
+                                                      {5, "control"}}));
+  EXPECT_EQ(eventsByPhase, (std::map<std::string, int>{{"compute", 2}, {"host", 4}}));
 
   std::ostringstream summary;
   m.h.engine->printProfileSummary(summary);
   EXPECT_NE(summary.str().find("add_one"), std::string::npos) << summary.str();
   EXPECT_NE(summary.str().find("busiest tile 1"), std::string::npos) << summary.str();
+  EXPECT_NE(summary.str().find("by phase: compute "), std::string::npos) << summary.str();
+  EXPECT_NE(summary.str().find(", exchange 0 (0.0%), sync 0 (0.0%), host "), std::string::npos) << summary.str();
 }
 
 TEST(PrintTensor, WritesTitleAndValues) {

@@ -315,8 +315,8 @@ TEST(Ops, MatMulSplitsTheReductionDimensionWhenBlocksWouldNotFit) {
 // A large F16 matmul with operands laid out where it multiplies them: the
 // multiply itself runs near the AMP units' peak on almost every tile, and
 // the whole matmul (with the operand broadcasts and, K being split, the
-// partial sums) at over half of it. (Issue 15 asks for 70%: the operands'
-// exchange costs as much as a third of the multiply at 4 B/cycle/tile.)
+// partial sums) at over half of it. With b preloaded (its copies made by the
+// load program), a run reaches 70%: PeakRates.LargeF16MatMulWithPreloaded...
 TEST(Ops, LargeF16MatMulRunsNearThePeakOnAlmostEveryTile) {
   const std::size_t n = 2048;
   hwsim::Graph g(hwsim::Target::gc200());

@@ -97,6 +97,23 @@ TEST(RoundTripTest, MinimalModelKeepsDefaults) {
   EXPECT_EQ(loaded->metadata.ipuVersion(), 2u);
   EXPECT_TRUE(loaded->metadata.isInference());
   EXPECT_TRUE(loaded->metadata.anchors().empty());
+  EXPECT_FALSE(loaded->metadata.batchingDim().has_value());
+}
+
+// The batching dimension a compiler records (0 included) survives; none
+// recorded reads back as none (MinimalModelKeepsDefaults).
+TEST(RoundTripTest, BatchingDimSurvives) {
+  TempDir dir;
+  for (const std::uint32_t dim : {0u, 3u}) {
+    ModelParts parts;
+    parts.metadata.setExecutable("tiny");
+    parts.metadata.setBatchingDim(dim);
+    parts.executable = ExecutableBlob("tiny", SharedBytes::fromVector(test::randomBytes(1, 3)));
+    const Model original(std::move(parts));
+    writeModelFile(original, dir.file("tiny.popef"));
+    const auto loaded = loadModel({dir.file("tiny.popef")});
+    EXPECT_EQ(loaded->metadata.batchingDim(), std::optional<std::uint32_t>(dim));
+  }
 }
 
 TEST(RoundTripTest, NamesWithUnusualBytesSurvive) {

@@ -244,5 +244,29 @@ TEST(InputQueueTest, ScalarTensorsAreOneSample) {
   EXPECT_EQ(device, 42);
 }
 
+// The prefetch path: fills only a transfer the producer has enqueued in
+// full, never waits, and counts again from zero after reset().
+TEST(InputQueueTest, TryFillMovesOnlyAWholeEnqueuedTransfer) {
+  InputQueue queue = makeQueue();
+  std::vector<float> device(8, -1.0F);
+  EXPECT_FALSE(queue.tryFillDeviceBuffer(device.data()));  // nothing enqueued
+  const std::vector<float> first = iota(6, 0.0F), second = iota(4, 6.0F);
+  queue.enqueue(first.data(), 24);  // 3 of the 4 samples
+  EXPECT_FALSE(queue.tryFillDeviceBuffer(device.data()));
+  EXPECT_THAT(device, ElementsAreArray(std::vector<float>(8, -1.0F)));  // untouched
+  queue.enqueue(second.data(), 16);  // the 4th, and one of the next transfer
+  ASSERT_TRUE(queue.tryFillDeviceBuffer(device.data()));
+  EXPECT_THAT(device, ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
+  EXPECT_FALSE(queue.tryFillDeviceBuffer(device.data()));  // 1 sample of the next is there
+  const std::vector<float> third = iota(8, 20.0F);
+  queue.reset();  // drops the partial sample
+  queue.enqueue(third.data(), 32);
+  ASSERT_TRUE(queue.tryFillDeviceBuffer(device.data()));
+  EXPECT_THAT(device, ElementsAreArray(third));
+  queue.enqueue(third.data(), 32);
+  queue.disconnect();
+  EXPECT_FALSE(queue.tryFillDeviceBuffer(device.data()));  // disconnected: no user memory is read
+}
+
 }  // namespace
 }  // namespace mrt

@@ -149,6 +149,13 @@ extern "C" {
     pub fn mrt_model_destroy(model: *mut mrt_model);
 }
 extern "C" {
+    pub fn mrt_model_with_engine_options(
+        model: *const mrt_model,
+        options: *const *const ::std::os::raw::c_char,
+        out: *mut *mut mrt_model,
+    ) -> mrt_status;
+}
+extern "C" {
     pub fn mrt_model_tensor_data(
         model: *const mrt_model,
         name: *const ::std::os::raw::c_char,
@@ -189,10 +196,11 @@ pub struct mrt_model_info {
     pub num_device_options: usize,
     pub num_tensor_data: usize,
     pub num_feed_data: usize,
+    pub shared_executable: *const ::std::os::raw::c_char,
 }
 #[test]
 fn bindgen_test_layout_mrt_model_info() {
-    assert_eq!(::std::mem::size_of::<mrt_model_info>(), 104usize, concat!("Size of: ", stringify!(mrt_model_info)));
+    assert_eq!(::std::mem::size_of::<mrt_model_info>(), 112usize, concat!("Size of: ", stringify!(mrt_model_info)));
     assert_eq!(::std::mem::align_of::<mrt_model_info>(), 8usize, concat!("Alignment of ", stringify!(mrt_model_info)));
     fn test_field_struct_size() {
         assert_eq!(
@@ -362,6 +370,18 @@ fn bindgen_test_layout_mrt_model_info() {
         );
     }
     test_field_num_feed_data();
+    fn test_field_shared_executable() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_model_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).shared_executable) as usize - ptr as usize
+            },
+            104usize,
+            concat!("Offset of field: ", stringify!(mrt_model_info), "::", stringify!(shared_executable))
+        );
+    }
+    test_field_shared_executable();
 }
 extern "C" {
     pub fn mrt_model_get_info(model: *const mrt_model, out_info: *mut mrt_model_info) -> mrt_status;
@@ -1216,12 +1236,13 @@ pub struct mrt_session_config {
     pub wait_config: *const mrt_device_wait_config,
     pub max_look_ahead: *const ::std::os::raw::c_char,
     pub max_look_ahead_syncs: i64,
+    pub model_name: *const ::std::os::raw::c_char,
 }
 #[test]
 fn bindgen_test_layout_mrt_session_config() {
     assert_eq!(
         ::std::mem::size_of::<mrt_session_config>(),
-        56usize,
+        64usize,
         concat!("Size of: ", stringify!(mrt_session_config))
     );
     assert_eq!(
@@ -1313,6 +1334,18 @@ fn bindgen_test_layout_mrt_session_config() {
         );
     }
     test_field_max_look_ahead_syncs();
+    fn test_field_model_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_session_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).model_name) as usize - ptr as usize
+            },
+            56usize,
+            concat!("Offset of field: ", stringify!(mrt_session_config), "::", stringify!(model_name))
+        );
+    }
+    test_field_model_name();
 }
 extern "C" {
     pub fn mrt_session_config_init(config: *mut mrt_session_config);
@@ -1486,6 +1519,49 @@ pub type mrt_queue_timeout_fn = ::std::option::Option<
 >;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct mrt_ring_size_override {
+    pub anchor_name: *const ::std::os::raw::c_char,
+    pub multiplier: i64,
+}
+#[test]
+fn bindgen_test_layout_mrt_ring_size_override() {
+    assert_eq!(
+        ::std::mem::size_of::<mrt_ring_size_override>(),
+        16usize,
+        concat!("Size of: ", stringify!(mrt_ring_size_override))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<mrt_ring_size_override>(),
+        8usize,
+        concat!("Alignment of ", stringify!(mrt_ring_size_override))
+    );
+    fn test_field_anchor_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_ring_size_override>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).anchor_name) as usize - ptr as usize
+            },
+            0usize,
+            concat!("Offset of field: ", stringify!(mrt_ring_size_override), "::", stringify!(anchor_name))
+        );
+    }
+    test_field_anchor_name();
+    fn test_field_multiplier() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_ring_size_override>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).multiplier) as usize - ptr as usize
+            },
+            8usize,
+            concat!("Offset of field: ", stringify!(mrt_ring_size_override), "::", stringify!(multiplier))
+        );
+    }
+    test_field_multiplier();
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct mrt_queue_manager_config {
     pub struct_size: usize,
     pub ring_size_multiplier: i64,
@@ -1494,12 +1570,14 @@ pub struct mrt_queue_manager_config {
     pub timeout_fn: mrt_queue_timeout_fn,
     pub timeout_user_data: *mut ::std::os::raw::c_void,
     pub timeout_user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
+    pub ring_size_overrides: *const mrt_ring_size_override,
+    pub num_ring_size_overrides: usize,
 }
 #[test]
 fn bindgen_test_layout_mrt_queue_manager_config() {
     assert_eq!(
         ::std::mem::size_of::<mrt_queue_manager_config>(),
-        56usize,
+        72usize,
         concat!("Size of: ", stringify!(mrt_queue_manager_config))
     );
     assert_eq!(
@@ -1601,6 +1679,35 @@ fn bindgen_test_layout_mrt_queue_manager_config() {
         );
     }
     test_field_timeout_user_data_free();
+    fn test_field_ring_size_overrides() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_queue_manager_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).ring_size_overrides) as usize - ptr as usize
+            },
+            56usize,
+            concat!("Offset of field: ", stringify!(mrt_queue_manager_config), "::", stringify!(ring_size_overrides))
+        );
+    }
+    test_field_ring_size_overrides();
+    fn test_field_num_ring_size_overrides() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_queue_manager_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_ring_size_overrides) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(mrt_queue_manager_config),
+                "::",
+                stringify!(num_ring_size_overrides)
+            )
+        );
+    }
+    test_field_num_ring_size_overrides();
 }
 extern "C" {
     pub fn mrt_queue_manager_config_init(config: *mut mrt_queue_manager_config);
@@ -2138,12 +2245,13 @@ pub struct mrt_model_runner_config {
     pub flush_user_data: *mut ::std::os::raw::c_void,
     pub flush_user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
     pub flush_select_callback: mrt_flush_select_fn,
+    pub model_name: *const ::std::os::raw::c_char,
 }
 #[test]
 fn bindgen_test_layout_mrt_model_runner_config() {
     assert_eq!(
         ::std::mem::size_of::<mrt_model_runner_config>(),
-        184usize,
+        192usize,
         concat!("Size of: ", stringify!(mrt_model_runner_config))
     );
     assert_eq!(
@@ -2505,6 +2613,18 @@ fn bindgen_test_layout_mrt_model_runner_config() {
         );
     }
     test_field_flush_select_callback();
+    fn test_field_model_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_model_runner_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).model_name) as usize - ptr as usize
+            },
+            184usize,
+            concat!("Offset of field: ", stringify!(mrt_model_runner_config), "::", stringify!(model_name))
+        );
+    }
+    test_field_model_name();
 }
 extern "C" {
     pub fn mrt_model_runner_config_init(config: *mut mrt_model_runner_config);
@@ -2734,6 +2854,17 @@ extern "C" {
         replica_id: u32,
         out: *mut mrt_request_times,
     ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_model_runner_device_cycles(
+        runner: *const mrt_model_runner,
+        replica_id: u32,
+        out_cycles: *mut u64,
+        out_clock_hz: *mut f64,
+    ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_model_runner_num_replicas(runner: *const mrt_model_runner, out_count: *mut u32) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_model_runner_model(runner: *const mrt_model_runner, out: *mut *mut mrt_model) -> mrt_status;
@@ -3744,8 +3875,24 @@ extern "C" {
         out: *mut mrt_tensor,
     ) -> mrt_status;
 }
+extern "C" {
+    pub fn mrt_ops_matmul_preloaded_rhs(
+        graph: *mut mrt_graph,
+        sequence: mrt_program,
+        load_sequence: mrt_program,
+        a: mrt_tensor,
+        b: mrt_tensor,
+        out_type: i32,
+        name: *const ::std::os::raw::c_char,
+        first_tile: u32,
+        num_tiles: u32,
+        out: *mut mrt_tensor,
+    ) -> mrt_status;
+}
 pub const MRT_MATMUL_LHS: mrt_matmul_operand = 0;
 pub const MRT_MATMUL_RHS: mrt_matmul_operand = 1;
+pub const MRT_MATMUL_LHS_OF_PRELOADED: mrt_matmul_operand = 2;
+pub const MRT_MATMUL_RHS_PRELOADED: mrt_matmul_operand = 3;
 pub type mrt_matmul_operand = ::std::os::raw::c_uint;
 extern "C" {
     pub fn mrt_ops_create_matmul_input(
@@ -4134,6 +4281,82 @@ extern "C" {
         executable: *const mrt_executable,
         program: u32,
         out_name: *mut *const ::std::os::raw::c_char,
+    ) -> mrt_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct mrt_pipeline_info {
+    pub struct_size: usize,
+    pub num_stages: u32,
+    pub latency_cycles: u64,
+    pub interval_cycles: u64,
+}
+#[test]
+fn bindgen_test_layout_mrt_pipeline_info() {
+    assert_eq!(
+        ::std::mem::size_of::<mrt_pipeline_info>(),
+        32usize,
+        concat!("Size of: ", stringify!(mrt_pipeline_info))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<mrt_pipeline_info>(),
+        8usize,
+        concat!("Alignment of ", stringify!(mrt_pipeline_info))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_pipeline_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!("Offset of field: ", stringify!(mrt_pipeline_info), "::", stringify!(struct_size))
+        );
+    }
+    test_field_struct_size();
+    fn test_field_num_stages() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_pipeline_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_stages) as usize - ptr as usize
+            },
+            8usize,
+            concat!("Offset of field: ", stringify!(mrt_pipeline_info), "::", stringify!(num_stages))
+        );
+    }
+    test_field_num_stages();
+    fn test_field_latency_cycles() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_pipeline_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).latency_cycles) as usize - ptr as usize
+            },
+            16usize,
+            concat!("Offset of field: ", stringify!(mrt_pipeline_info), "::", stringify!(latency_cycles))
+        );
+    }
+    test_field_latency_cycles();
+    fn test_field_interval_cycles() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_pipeline_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).interval_cycles) as usize - ptr as usize
+            },
+            24usize,
+            concat!("Offset of field: ", stringify!(mrt_pipeline_info), "::", stringify!(interval_cycles))
+        );
+    }
+    test_field_interval_cycles();
+}
+extern "C" {
+    pub fn mrt_executable_pipeline(
+        executable: *const mrt_executable,
+        program: u32,
+        out_info: *mut mrt_pipeline_info,
     ) -> mrt_status;
 }
 pub const MRT_HANDLE_HOST_TO_DEVICE: mrt_handle_kind = 0;
@@ -4623,6 +4846,13 @@ extern "C" {
         out: *mut *mut mrt_model,
     ) -> mrt_status;
 }
+extern "C" {
+    pub fn mrt_model_fuse(
+        models: *const *const mrt_model,
+        num_models: usize,
+        path: *const ::std::os::raw::c_char,
+    ) -> mrt_status;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct mrt_onnx_input_shape {
@@ -4698,6 +4928,7 @@ pub struct mrt_onnx_options {
     pub input_shapes: *const mrt_onnx_input_shape,
     pub num_input_shapes: usize,
     pub precision: i32,
+    pub batching_dim: u32,
 }
 #[test]
 fn bindgen_test_layout_mrt_onnx_options() {
@@ -4863,6 +5094,18 @@ fn bindgen_test_layout_mrt_onnx_options() {
         );
     }
     test_field_precision();
+    fn test_field_batching_dim() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_onnx_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).batching_dim) as usize - ptr as usize
+            },
+            92usize,
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(batching_dim))
+        );
+    }
+    test_field_batching_dim();
 }
 extern "C" {
     pub fn mrt_onnx_options_init(options: *mut mrt_onnx_options);
@@ -4883,5 +5126,13 @@ extern "C" {
         size: usize,
         options: *const mrt_onnx_options,
         out: *mut *mut mrt_model,
+    ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_onnx_read_tensor_file(
+        path: *const ::std::os::raw::c_char,
+        data_type: i32,
+        buffer: *mut ::std::os::raw::c_void,
+        size: u64,
     ) -> mrt_status;
 }

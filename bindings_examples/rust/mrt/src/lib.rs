@@ -38,6 +38,7 @@ mod device;
 mod error;
 mod executable;
 mod ffi;
+mod flush;
 mod future;
 mod graph;
 mod log;
@@ -61,6 +62,7 @@ pub use executable::{
     Engine, Executable, ExecutableInfo, HandleInfo, HandleKind, PrintCallback, ProfileFormat, Replicas, StepInfo,
     StreamCallback,
 };
+pub use flush::{FlushSelectCallback, FlushSelection};
 pub use future::Future;
 pub use graph::{
     codelets, Codelet, ComputeSet, FieldDirection, Function, Graph, MatmulOperand, Program, ProgressCallback,

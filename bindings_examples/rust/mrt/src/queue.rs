@@ -28,6 +28,8 @@ pub struct QueueManagerConfig {
     pub ring_size_multiplier: i64,
     /// The same for anchors only of Load or Save programs (default 1).
     pub load_save_ring_size_multiplier: i64,
+    /// Anchors (by name) with their own multiplier in place of their group's.
+    pub ring_size_overrides: HashMap<String, i64>,
     /// How long a transfer waits before `on_timeout` is called; None (the
     /// default): wait forever, never call it.
     pub timeout: Option<Duration>,
@@ -40,6 +42,7 @@ impl Default for QueueManagerConfig {
         QueueManagerConfig {
             ring_size_multiplier: raw.ring_size_multiplier,
             load_save_ring_size_multiplier: raw.load_save_ring_size_multiplier,
+            ring_size_overrides: HashMap::new(),
             timeout: None,
             on_timeout: None,
         }
@@ -100,9 +103,19 @@ impl QueueManager {
         config: QueueManagerConfig,
         create: impl FnOnce(*const sys::mrt_queue_manager_config, *mut *mut sys::mrt_queue_manager) -> i32,
     ) -> Result<QueueManager> {
+        // Before the timeout closure is boxed: a bad name must not leak it.
+        let override_names =
+            config.ring_size_overrides.keys().map(|name| name_to_c(name)).collect::<Result<Vec<_>>>()?;
+        let overrides: Vec<sys::mrt_ring_size_override> = override_names
+            .iter()
+            .zip(config.ring_size_overrides.values())
+            .map(|(name, &multiplier)| sys::mrt_ring_size_override { anchor_name: name.as_ptr(), multiplier })
+            .collect();
         let mut raw_config = defaults(sys::mrt_queue_manager_config_init_sized);
         raw_config.ring_size_multiplier = config.ring_size_multiplier;
         raw_config.load_save_ring_size_multiplier = config.load_save_ring_size_multiplier;
+        raw_config.ring_size_overrides = overrides.as_ptr();
+        raw_config.num_ring_size_overrides = overrides.len();
         // None keeps the library's default, which is "wait forever".
         if let Some(timeout) = config.timeout {
             raw_config.timeout_ns = duration_ns(timeout);

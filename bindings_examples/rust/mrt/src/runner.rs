@@ -10,6 +10,7 @@ use crate::callback::{closure_user_data, free_boxed, with_closure};
 use crate::device::{Device, DeviceWait};
 use crate::error::{check, invalid, string_from_c, Result};
 use crate::ffi::{duration_ns, name_to_c, slice, timeout_ns, CStrings, SizedStruct};
+use crate::flush::{flush_select_trampoline, FlushSelectCallback};
 use crate::future::Future;
 use crate::memory::TensorMemory;
 use crate::model::Model;
@@ -66,6 +67,8 @@ pub struct RunnerConfig<'a> {
     /// Traces kept per replica; 0: unbounded.
     pub request_tracepoints_buffer_size: usize,
     pub on_flush: Option<FlushCallback>,
+    /// As on_flush, also choosing the queues padded; set at most one of the two.
+    pub on_flush_select: Option<FlushSelectCallback>,
 }
 
 /// A negative "never" duration of the header as an Option.
@@ -96,6 +99,7 @@ impl RunnerConfig<'_> {
             is_batch_size_timeout_enabled: raw.is_batch_size_timeout_enabled,
             request_tracepoints_buffer_size: raw.request_tracepoints_buffer_size,
             on_flush: None,
+            on_flush_select: None,
         }
     }
 }
@@ -257,10 +261,21 @@ impl ModelRunner {
         raw.data_parallel_timeout_ns = config.data_parallel_timeout.map(duration_ns).unwrap_or(-1);
         raw.is_batch_size_timeout_enabled = config.is_batch_size_timeout_enabled;
         raw.request_tracepoints_buffer_size = config.request_tracepoints_buffer_size;
-        if let Some(callback) = config.on_flush {
-            raw.flush_callback = Some(flush_trampoline);
-            raw.flush_user_data = closure_user_data(callback);
-            raw.flush_user_data_free = Some(free_boxed::<std::sync::Mutex<FlushCallback>>);
+        match (config.on_flush, config.on_flush_select) {
+            (Some(_), Some(_)) => {
+                return Err(invalid("RunnerConfig: on_flush and on_flush_select are both set; set at most one"))
+            }
+            (Some(callback), None) => {
+                raw.flush_callback = Some(flush_trampoline);
+                raw.flush_user_data = closure_user_data(callback);
+                raw.flush_user_data_free = Some(free_boxed::<std::sync::Mutex<FlushCallback>>);
+            }
+            (None, Some(callback)) => {
+                raw.flush_select_callback = Some(flush_select_trampoline);
+                raw.flush_user_data = closure_user_data(callback);
+                raw.flush_user_data_free = Some(free_boxed::<std::sync::Mutex<FlushSelectCallback>>);
+            }
+            (None, None) => {}
         }
         let mut out = ptr::null_mut();
         // The library frees the flush closure itself, also on failure.

@@ -42,6 +42,34 @@ fn transfers_copy_the_enqueued_bytes_and_return_the_buffers() {
 }
 
 #[test]
+fn ring_size_overrides_size_single_rings() {
+    let model = model();
+    // image and probs are both Main anchors: probs gets its own multiplier.
+    let config = QueueManagerConfig {
+        ring_size_multiplier: 2,
+        ring_size_overrides: [("probs".to_string(), 5)].into_iter().collect(),
+        ..QueueManagerConfig::default()
+    };
+    let manager = QueueManager::new(&model, config).unwrap();
+    assert_eq!(manager.input_queue("image").unwrap().info().num_buffers, 2); // batch 1
+    assert_eq!(manager.output_queue("probs").unwrap().info().num_buffers, 5);
+    let unknown = QueueManagerConfig {
+        ring_size_overrides: [("nope".to_string(), 2)].into_iter().collect(),
+        ..QueueManagerConfig::default()
+    };
+    let err = QueueManager::new(&model, unknown).err().expect("an unknown anchor was accepted");
+    assert_eq!(err.status(), Status::NotFound);
+    assert!(err.message().contains("the model has no anchor named 'nope'"), "{err}");
+    let zero = QueueManagerConfig {
+        ring_size_overrides: [("probs".to_string(), 0)].into_iter().collect(),
+        ..QueueManagerConfig::default()
+    };
+    let err = QueueManager::new(&model, zero).err().expect("a multiplier of 0 was accepted");
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(err.message().contains("('probs'): the multiplier must be at least 1, got 0"), "{err}");
+}
+
+#[test]
 fn bad_buffers_are_refused_and_disconnect_cancels_until_reset() {
     let model = model();
     let mut manager = QueueManager::new(&model, QueueManagerConfig::default()).unwrap();

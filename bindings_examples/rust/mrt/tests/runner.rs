@@ -7,14 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
-use common::{block_on, image, model, runner, wait_until, CLASSES, IMAGE};
+use common::{block_on, image, model, runner, sync_probs, wait_until, CLASSES, IMAGE};
 use mrt::*;
-
-fn sync_probs(runner: &ModelRunner, image: &[f32]) -> [f32; CLASSES] {
-    let mut probs = [0f32; CLASSES];
-    runner.execute(&[Input::new("image", image)], &mut [Output::new("probs", &mut probs)]).unwrap();
-    probs
-}
 
 #[test]
 fn handles_have_the_thread_traits_the_header_allows() {

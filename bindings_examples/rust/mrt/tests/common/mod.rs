@@ -10,7 +10,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-use mrt::{DeviceWait, Model, ModelRunner, RunnerConfig};
+use mrt::{DeviceWait, Input, Model, ModelRunner, Output, RunnerConfig};
 
 pub const IMAGE: usize = 784;
 pub const CLASSES: usize = 10;
@@ -30,6 +30,13 @@ pub fn device_wait() -> DeviceWait {
 pub fn runner(model: &Model) -> ModelRunner {
     ModelRunner::with_config(model, RunnerConfig { device_wait: device_wait(), ..RunnerConfig::default() })
         .expect("creating a runner")
+}
+
+/// The mlp's probabilities for one image, through execute.
+pub fn sync_probs(runner: &ModelRunner, image: &[f32]) -> [f32; CLASSES] {
+    let mut probs = [0f32; CLASSES];
+    runner.execute(&[Input::new("image", image)], &mut [Output::new("probs", &mut probs)]).unwrap();
+    probs
 }
 
 pub fn image() -> Vec<f32> {

@@ -1,0 +1,15 @@
+// The name of an mrt_data_type as PopEF and the tools print it ("F32").
+#pragma once
+
+#include <cstdint>
+
+#include "mrt_c.h"
+
+namespace mrt::tools {
+
+inline const char *dataTypeName(std::int32_t type) {
+  static const char *const names[] = {"BOOL", "U8", "S8", "U16", "S16", "S32", "U32", "S64", "U64", "F16", "F32", "F64"};
+  return type >= 0 && type <= MRT_F64 ? names[type] : "?";
+}
+
+}  // namespace mrt::tools
