@@ -114,6 +114,66 @@ TEST(SessionReplicationTest, EachReplicaHasItsOwnQueueManager) {
   for (unsigned r = 0; r < kReplicas; ++r) EXPECT_EQ(y[r], plusOne(x[r])) << "replica " << r;
 }
 
+// Stream prefetch (max_look_ahead) on each replica's queues, the replicas
+// on their own threads: each prepares its next x while its run goes on, the
+// one limit (2) shared by both replicas holding one each.
+TEST(SessionReplicationTest, EachReplicasQueuesPrepareInputsAhead) {
+  const auto model = exampleModel("replicated");
+  SessionConfig config;
+  config.max_look_ahead = "2";
+  Session session(model, config);
+  session.bindToDevice(smallDevice(model));
+  std::vector<const popef::Anchor *> anchors = session.getUserInputAnchors();
+  for (const popef::Anchor *anchor : session.getUserOutputAnchors()) anchors.push_back(anchor);
+  constexpr int kRuns = 5;
+  constexpr auto kBytes = static_cast<std::int64_t>(kSize * sizeof(float));
+  std::array<std::vector<std::vector<float>>, kReplicas> x, y;
+  for (unsigned r = 0; r < kReplicas; ++r) {
+    QueueManager *queues = session.createQueueManagerForReplica(
+        r, anchors, ring_size_multiplier_factory::constantRingSizeMult(kRuns));
+    for (int run = 0; run < kRuns; ++run) {
+      x[r].push_back(inputOf(r, run));
+      y[r].emplace_back(kSize, -1.0f);
+    }
+    for (int run = 0; run < kRuns; ++run) {
+      queues->inputQueue("x").enqueue(x[r][run].data(), kBytes);
+      queues->outputQueue("y").enqueue(y[r][run].data(), kBytes);
+    }
+  }
+  session.runLoadPrograms();
+  std::vector<std::thread> threads;
+  for (unsigned r = 0; r < kReplicas; ++r) {
+    threads.emplace_back([&session, r] {
+      for (int run = 0; run < kRuns; ++run) session.runMainPrograms(r);
+    });
+  }
+  for (std::thread &thread : threads) thread.join();
+  for (unsigned r = 0; r < kReplicas; ++r) {
+    for (int run = 0; run < kRuns; ++run) EXPECT_EQ(y[r][run], plusOne(x[r][run])) << "replica " << r << " run " << run;
+  }
+  // Every run's x but the first of each replica came prepared ahead.
+  EXPECT_EQ(session.totalPreparedAhead(), std::uint64_t{kReplicas} * (kRuns - 1));
+  EXPECT_EQ(session.preparedAhead(), 0u);
+}
+
+// hwsim pipelines one replica's runs: a replicated Main is not pipelined,
+// and runMainProgramsPipelined runs it whole on every replica.
+TEST(SessionReplicationTest, MainIsNotPipelinedAndRunsWholeOnEveryReplica) {
+  const auto model = exampleModel("replicated");
+  Session session(model);
+  session.bindToDevice(smallDevice(model));
+  EXPECT_FALSE(session.mainIsPipelined());
+  std::array<std::vector<float>, kReplicas> x{inputOf(0, 1), inputOf(1, 1)}, y;
+  for (unsigned r = 0; r < kReplicas; ++r) {
+    y[r].assign(kSize, -1.0f);
+    session.setCallbackForAnchor("x", r, readFrom(x[r]));
+    session.setCallbackForAnchor("y", r, writeTo(y[r]));
+  }
+  session.runMainProgramsPipelined(true);
+  for (unsigned r = 0; r < kReplicas; ++r) EXPECT_EQ(y[r], plusOne(x[r])) << "replica " << r;
+  EXPECT_FALSE(session.mainPipelineBusy());
+}
+
 TEST(SessionReplicationTest, ErrorsNameTheReplicaAndTheIpus) {
   const auto model = exampleModel("replicated");
   Session session(model);
