@@ -1512,7 +1512,9 @@ MRT_API mrt_status mrt_model_runner_statistics_mean(mrt_model_runner *runner, ui
 MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, uint32_t replica_id,
                                                      mrt_request_times *out) MRT_NOEXCEPT;
 /* The modelled time on the target: the cycles replica_id's device has run
- * (Load and every Main run, host transfers, exchange and syncs included)
+ * (its own lane of the device, for a replica of a model compiled with
+ * replication factor R; Load and every Main run, host transfers, exchange
+ * and syncs included)
  * since it was last loaded (the runner's creation, or a reset after a
  * device error), and the device's clock in Hz (out_clock_hz may be NULL).
  * (cycles after - cycles before) / clock_hz is the modelled device time of
