@@ -1871,7 +1871,15 @@ class ModelRunner : public detail::OwnedHandle<mrt_model_runner> {
   RequestTimes getMonitoringStatisticsTotalCount(unsigned replica_id = 0) const {
     return times([&](mrt_request_times *t) { return mrt_model_runner_statistics_count(get(), replica_id, t); });
   }
-  // The modelled cycles of replica_id's device (mrt_model_runner_device_cycles).
+  // Replicas served, replica ids 0 .. numReplicas() - 1
+  // (mrt_model_runner_num_replicas).
+  unsigned numReplicas() const {
+    uint32_t count = 0;
+    check(mrt_model_runner_num_replicas(get(), &count));
+    return count;
+  }
+  // The modelled cycles of replica_id (mrt_model_runner_device_cycles): its
+  // own lane of a device shared by in-model replicas.
   DeviceTime deviceTime(unsigned replica_id = 0) const {
     DeviceTime time;
     check(mrt_model_runner_device_cycles(get(), replica_id, &time.cycles, &time.clock_hz));

@@ -867,6 +867,19 @@ MRT_API mrt_status mrt_session_run_programs(mrt_session *session, const uint64_t
 MRT_API mrt_status mrt_session_set_callback_for_anchor(mrt_session *session, const char *anchor_handle,
                                                        mrt_anchor_callback_fn fn, void *user_data,
                                                        void (*user_data_free)(void *)) MRT_NOEXCEPT;
+/* A model compiled with replication factor R (mrt_model_info's
+ * replication_factor) runs on a device of R x (IPUs per replica) IPUs and
+ * has a stream per anchor per replica. mrt_session_set_callback_for_anchor
+ * binds every replica (the callback is then called from each replica's
+ * thread, concurrently); this binds replica `replica` (0 .. R - 1) only, as
+ * mrt_session_set_callback_for_anchor does otherwise. MRT_INVALID_ARGUMENT
+ * naming the replica if it is out of range (user_data_free runs then too).
+ * Handler factories (mrt_session_set_user_input_handler) are called once per
+ * replica, in replica order, each result binding that replica. */
+MRT_API mrt_status mrt_session_set_replica_callback_for_anchor(mrt_session *session, const char *anchor_handle,
+                                                               uint32_t replica, mrt_anchor_callback_fn fn,
+                                                               void *user_data,
+                                                               void (*user_data_free)(void *)) MRT_NOEXCEPT;
 
 /* Fills the remote buffer of the anchor whose handle is anchor_handle from
  * the `size` bytes at `data` (all its slots) instead of its TensorData: at
@@ -1315,7 +1328,10 @@ typedef void (*mrt_flush_select_fn)(const char *tensor_id, mrt_flush_selection *
  * mrt_model_runner_create(), except what is documented as borrowed. */
 typedef struct mrt_model_runner_config {
   size_t struct_size;
-  uint32_t replication_factor;       /* replicas, each on its own device; default 1 */
+  uint32_t replication_factor;       /* copies of the model, each on its own device; default 1.
+                                        A model compiled with replication factor R serves R
+                                        replicas per copy: replica ids 0 .. this x R - 1, id k
+                                        being in-model replica k % R of copy k / R */
   bool run_save_programs;            /* run Save when the runner is destroyed; default false */
   bool thread_safe;                  /* allow concurrent execute calls; default false */
   const mrt_tensor_view *frozen_inputs; /* data fixed for the runner's life (overrides */
@@ -1323,7 +1339,9 @@ typedef struct mrt_model_runner_config {
   const mrt_replica_outputs *save_programs_outputs; /* borrowed until destroy; default none */
   size_t num_save_programs_outputs;
   mrt_device *const *replica_devices; /* [replica id] -> device, or NULL entries for */
-  size_t num_replica_devices;        /* automatic choice; the runner keeps its own reference */
+  size_t num_replica_devices;        /* automatic choice; the runner keeps its own reference.
+                                        In-model replication: a copy's device goes under its
+                                        first replica id (a multiple of R) */
   const mrt_device_wait_config *device_wait_config; /* NULL: NO_WAIT */
   bool check_package_hash;           /* default true */
   int64_t timeout_ns;                /* flush dummy data after waiting this long for input;
@@ -1494,7 +1512,9 @@ MRT_API mrt_status mrt_model_runner_statistics_mean(mrt_model_runner *runner, ui
 MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, uint32_t replica_id,
                                                      mrt_request_times *out) MRT_NOEXCEPT;
 /* The modelled time on the target: the cycles replica_id's device has run
- * (Load and every Main run, host transfers, exchange and syncs included)
+ * (its own lane of the device, for a replica of a model compiled with
+ * replication factor R; Load and every Main run, host transfers, exchange
+ * and syncs included)
  * since it was last loaded (the runner's creation, or a reset after a
  * device error), and the device's clock in Hz (out_clock_hz may be NULL).
  * (cycles after - cycles before) / clock_hz is the modelled device time of
@@ -1502,6 +1522,13 @@ MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, u
  * of range (naming it and the runner's replicas). Any thread. */
 MRT_API mrt_status mrt_model_runner_device_cycles(const mrt_model_runner *runner, uint32_t replica_id,
                                                   uint64_t *out_cycles, double *out_clock_hz) MRT_NOEXCEPT;
+
+/* How many replicas the runner serves (valid replica_id values are 0 ..
+ * count - 1): replication_factor copies x the model's own replication
+ * factor R (a model compiled with R serves R replicas on each device). Any
+ * thread. */
+MRT_API mrt_status mrt_model_runner_num_replicas(const mrt_model_runner *runner,
+                                                 uint32_t *out_count) MRT_NOEXCEPT;
 
 /* The runner's model: a new reference for the caller (mrt_model_destroy()).
  * Any thread. */

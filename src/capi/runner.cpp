@@ -432,6 +432,14 @@ MRT_API mrt_status mrt_model_runner_device_cycles(const mrt_model_runner *runner
   });
 }
 
+MRT_API mrt_status mrt_model_runner_num_replicas(const mrt_model_runner *runner, uint32_t *out_count) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const mrt::ModelRunner &r = runnerOf(runner);
+    requireNotNull(out_count, "out_count");
+    *out_count = r.numReplicas();
+  });
+}
+
 MRT_API mrt_status mrt_model_runner_model(const mrt_model_runner *runner, mrt_model **out) noexcept {
   return mrt::capi::guard(__func__, [&] {
     const mrt::ModelRunner &r = runnerOf(runner);

@@ -509,20 +509,44 @@ MRT_API mrt_status mrt_session_run_programs(mrt_session *session, const uint64_t
                    [&](mrt::Session &s) { s.runPrograms(programsOf(programs, num_programs, "programs")); });
 }
 
+namespace {
+// mrt_session_set_(replica_)callback_for_anchor: on `replica`, or every replica.
+void setAnchorCallback(mrt_session *session, const char *anchor_handle, unsigned replica, mrt_anchor_callback_fn fn,
+                       void *user_data, void (*user_data_free)(void *)) {
+  auto owner = ownUserData(user_data, user_data_free);
+  mrt::Session &s = sessionOf(session);
+  requireNotNull(anchor_handle, "anchor_handle");
+  const popef::Anchor *anchor = session->model->metadata.findAnchorByHandle(anchor_handle);
+  mrt::CallbackHandle callback;  // empty, or NotFound naming the handle
+  if (fn != nullptr && anchor != nullptr) {
+    callback = callbackOf(fn, std::move(owner), static_cast<uint64_t>(anchor->tensorInfo().sizeInBytes()));
+  }
+  if (replica == mrt::Session::kAllReplicas) {
+    s.setCallbackForAnchor(anchor_handle, std::move(callback));
+  } else {
+    s.setCallbackForAnchor(anchor_handle, replica, std::move(callback));
+  }
+}
+}  // namespace
+
 MRT_API mrt_status mrt_session_set_callback_for_anchor(mrt_session *session, const char *anchor_handle,
                                                        mrt_anchor_callback_fn fn, void *user_data,
                                                        void (*user_data_free)(void *)) noexcept {
   return mrt::capi::guard(__func__, [&] {
-    auto owner = ownUserData(user_data, user_data_free);
-    mrt::Session &s = sessionOf(session);
-    requireNotNull(anchor_handle, "anchor_handle");
-    const popef::Anchor *anchor = session->model->metadata.findAnchorByHandle(anchor_handle);
-    if (fn == nullptr || anchor == nullptr) {
-      s.setCallbackForAnchor(anchor_handle, {});  // empty callback, or NotFound naming the handle
-      return;
+    setAnchorCallback(session, anchor_handle, mrt::Session::kAllReplicas, fn, user_data, user_data_free);
+  });
+}
+
+MRT_API mrt_status mrt_session_set_replica_callback_for_anchor(mrt_session *session, const char *anchor_handle,
+                                                               uint32_t replica, mrt_anchor_callback_fn fn,
+                                                               void *user_data,
+                                                               void (*user_data_free)(void *)) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    if (replica == mrt::Session::kAllReplicas) {
+      throw Error(ErrorCode::InvalidArgument, "replica {} out of range (use mrt_session_set_callback_for_anchor for "
+                  "every replica)", replica);
     }
-    s.setCallbackForAnchor(anchor_handle,
-                           callbackOf(fn, std::move(owner), static_cast<uint64_t>(anchor->tensorInfo().sizeInBytes())));
+    setAnchorCallback(session, anchor_handle, replica, fn, user_data, user_data_free);
   });
 }
 

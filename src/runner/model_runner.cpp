@@ -16,36 +16,51 @@ namespace mrt {
 struct ModelRunner::Impl {
   Impl(std::shared_ptr<popef::Model> m, const ModelRunnerConfig &c)
       : model(std::move(m)),
-        config(withModelBatchingDim((validate(c), popef::requireModelName(*model, c.model_name), c), model->metadata)),
-        executable(checkedExecutable(*model)), layout(model, config) {
+        executable((popef::requireModelName(*model, c.model_name), checkedExecutable(*model))),
+        config(withModelBatchingDim((validate(c, executable.replicationFactor()), c), model->metadata)),
+        layout(model, config) {
+    // Copy k of the model serves replica ids k x R .. k x R + R - 1, R being
+    // the model's own replication factor (ModelRunnerConfig::replication_factor).
+    const unsigned in_model = executable.replicationFactor();
     std::optional<DeviceManager> manager;
-    replicas.reserve(config.replication_factor);
-    for (unsigned r = 0; r < config.replication_factor; ++r) {
+    replicas.reserve(std::size_t{config.replication_factor} * in_model);
+    for (unsigned copy = 0; copy < config.replication_factor; ++copy) {
+      const unsigned first = copy * in_model;
       std::shared_ptr<Device> device;
-      if (auto it = config.replica_to_device.find(r); it != config.replica_to_device.end()) {
+      if (auto it = config.replica_to_device.find(first); it != config.replica_to_device.end()) {
         device = it->second;
       } else {
         if (!manager) manager.emplace();
         device = manager->getDevice(model, config.device_wait_config);
       }
-      replicas.push_back(std::make_unique<Replica>(r, model, executable, config, layout, std::move(device)));
+      const std::shared_ptr<Session> session = Replica::makeSession(copy, model, executable, config, layout);
+      for (unsigned lane = 0; lane < in_model; ++lane) {
+        replicas.push_back(std::make_unique<Replica>(first + lane, session, lane, config, layout, device));
+      }
+      session->bindToDevice(device);
     }
     for (auto &replica : replicas) replica->start();
     watchdog = std::thread([this] { watch(); });
-    log::logger().info("runner for model '{}': {} replica(s) on device(s) {}; {}", model->metadata.executable(),
-                       replicas.size(), deviceIds(), describe(config));
+    const std::string per_device = in_model > 1 ? fmt::format(" ({} per device)", in_model) : std::string();
+    log::logger().info("runner for model '{}': {} replica(s){} on device(s) {}; {}", model->metadata.executable(),
+                       replicas.size(), per_device, deviceIds(), describe(config));
   }
 
-  // "0, 1": each replica's device, in replica order.
+  // "0, 1": each copy's device, in replica order.
   std::string deviceIds() const {
     std::string ids;
-    for (const auto &replica : replicas) ids += (ids.empty() ? "" : ", ") + std::to_string(replica->deviceId());
+    const unsigned in_model = executable.replicationFactor();
+    for (std::size_t r = 0; r < replicas.size(); r += in_model) {
+      ids += (ids.empty() ? "" : ", ") + std::to_string(replicas[r]->deviceId());
+    }
     return ids;
   }
 
   ~Impl() {
     // Every replica stops first, then each cancels and saves (the watchdog
-    // stops programs that would keep this waiting).
+    // stops programs that would keep this waiting). All are marked first:
+    // stopping one may stop the engine under the others of its device.
+    for (auto &replica : replicas) replica->beginShutdown();
     for (auto &replica : replicas) replica->shutdown();
     {
       std::lock_guard lock(watchdog_mutex);
@@ -97,8 +112,8 @@ struct ModelRunner::Impl {
   }
 
   std::shared_ptr<popef::Model> model;
-  ModelRunnerConfig config;
   hwsim::Executable executable;
+  ModelRunnerConfig config;
   RunnerLayout layout;
   std::vector<std::unique_ptr<Replica>> replicas;
 
@@ -223,6 +238,7 @@ std::vector<OutputDesc> ModelRunner::getModelOutputs() const { return impl_->lay
 
 std::shared_ptr<popef::Model> ModelRunner::model() const { return impl_->model; }
 const ModelRunnerConfig &ModelRunner::config() const { return impl_->config; }
+unsigned ModelRunner::numReplicas() const { return static_cast<unsigned>(impl_->replicas.size()); }
 
 void ModelRunner::getTimeTrace(std::map<std::string, float> &time_info, unsigned replica_id, int cur) {
   impl_->replica(replica_id).stats().timeTrace(time_info, cur);

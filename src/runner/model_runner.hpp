@@ -1,5 +1,9 @@
 // mrt::ModelRunner (seed 001, 10.1.3): a model bound to one device per
-// replica, serving execute / executeAsync requests.
+// copy (ModelRunnerConfig::replication_factor), serving execute /
+// executeAsync requests. A model compiled with replication factor R runs R
+// replicas on each copy's device (see ModelRunnerConfig::replication_factor
+// for the replica ids); each request goes to the replica its replica_id
+// names.
 //
 // Data path (DESIGN.md 3): execute and executeAsync validate on the caller's
 // thread, then push POINTERS to the caller's buffers into the replica's input
@@ -132,6 +136,9 @@ class ModelRunner {
 
   std::shared_ptr<popef::Model> model() const;
   const ModelRunnerConfig &config() const;
+  // Replicas serving requests (replica ids 0 .. numReplicas() - 1):
+  // config().replication_factor x the model's own replication factor.
+  unsigned numReplicas() const;
 
   // Phases of a recent request of the replica, in microseconds:
   // request_duration_us, read_preparation_duration_us, read_queue_duration_us,

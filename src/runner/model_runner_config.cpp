@@ -10,25 +10,41 @@
 
 namespace mrt {
 
-void validate(const ModelRunnerConfig &config) {
+namespace {
+// "2", or for a replicated model "2 x the model's 2 replicas = 4".
+std::string replicasText(const ModelRunnerConfig &config, unsigned model_replicas) {
+  if (model_replicas == 1) return fmt::format("{}", config.replication_factor);
+  return fmt::format("{} x the model's {} replicas = {}", config.replication_factor, model_replicas,
+                     std::uint64_t{config.replication_factor} * model_replicas);
+}
+}  // namespace
+
+void validate(const ModelRunnerConfig &config, unsigned model_replicas) {
   if (config.replication_factor == 0) {
     throw Error(ErrorCode::InvalidArgument, "ModelRunnerConfig: replication_factor must be at least 1, got 0");
   }
+  const std::uint64_t replicas = std::uint64_t{config.replication_factor} * model_replicas;
   for (const auto &[replica, device] : config.replica_to_device) {
-    if (replica >= config.replication_factor) {
+    if (replica >= replicas) {
       throw Error(ErrorCode::InvalidArgument,
                   "ModelRunnerConfig: replica_to_device names replica {}, but replication_factor is {}", replica,
-                  config.replication_factor);
+                  replicasText(config, model_replicas));
+    }
+    if (replica % model_replicas != 0) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "ModelRunnerConfig: replica_to_device names replica {}, which shares the device of replica {} (the "
+                  "model has {} replicas per device): give the device for replica {}",
+                  replica, replica - replica % model_replicas, model_replicas, replica - replica % model_replicas);
     }
     if (!device) {
       throw Error(ErrorCode::InvalidArgument, "ModelRunnerConfig: replica_to_device[{}] is null", replica);
     }
   }
   for (const auto &[replica, outputs] : config.replica_to_save_programs_outputs) {
-    if (replica >= config.replication_factor) {
+    if (replica >= replicas) {
       throw Error(ErrorCode::InvalidArgument,
                   "ModelRunnerConfig: replica_to_save_programs_outputs names replica {}, but replication_factor is {}",
-                  replica, config.replication_factor);
+                  replica, replicasText(config, model_replicas));
     }
   }
   if (config.timeout_ns.count() < 0) {

@@ -33,7 +33,13 @@ using FlushCallback = std::function<void(const std::string &tensor_id, const Inp
                                          const OutputMemoryView *&outputs)>;
 
 struct ModelRunnerConfig {
-  // Replicas: each has its own device, Session, queues and device thread.
+  // Copies of the model: each has its own device and Session. A model
+  // compiled with replication factor R (in-model replication) brings R
+  // replicas per copy, on one device of R x (IPUs per replica) IPUs, so the
+  // runner has replication_factor x R replicas; replica id k is in-model
+  // replica k % R of copy k / R. Every replica has its own queues, device
+  // thread, statistics and Save outputs, and serves the requests addressed
+  // to its id.
   unsigned replication_factor = 1;
   // Run the Save programs when the runner is destroyed (after draining the
   // requests in flight), writing their outputs to
@@ -48,7 +54,9 @@ struct ModelRunnerConfig {
   // an input for every execution. Copied when the runner is created.
   InputMemoryView frozen_inputs = {};
   ReplicaIdToOutputMemoryView replica_to_save_programs_outputs = {};
-  // Devices for some replicas; the others get one from DeviceManager.
+  // Devices for some replicas; the others get one from DeviceManager. With
+  // in-model replication a device serves a whole copy: it is given for the
+  // copy's first replica id (a multiple of the model's replication factor).
   ReplicaIdToDevice replica_to_device = {};
   DeviceWaitConfig device_wait_config = {};
   bool check_package_hash = true;
@@ -92,7 +100,9 @@ struct ModelRunnerConfig {
 };
 
 // Throws mrt::Error(InvalidArgument) naming the bad option and value.
-void validate(const ModelRunnerConfig &config);
+// model_replicas: the model's own replication factor (replica ids run up to
+// replication_factor x model_replicas).
+void validate(const ModelRunnerConfig &config, unsigned model_replicas = 1);
 
 // The options that shape serving, for the lifecycle log: "timeout 5000 ms,
 // thread_safe, batching_dim 0, ...".

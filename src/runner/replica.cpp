@@ -71,6 +71,14 @@ std::string outOfServiceAdvice(bool autoReset, RecoveryAction action) {
                      hwsim::toString(static_cast<hwsim::RecoveryAction>(action)), kRecreate);
 }
 
+// The same for a device whose in-model replicas all fail together.
+std::string sharedDeviceAdvice(unsigned model_replicas) {
+  return fmt::format("the device serves the model's {} in-model replicas, which all go out of service with it "
+                     "(auto_reset does not reset it under the others): destroy this runner and create a new one to "
+                     "serve again",
+                     model_replicas);
+}
+
 SessionConfig sessionConfigFor(const ModelRunnerConfig &config, const RunnerLayout &layout) {
   SessionConfig session;
   session.policy = LaunchPolicy::Deferred;
@@ -87,19 +95,31 @@ SessionConfig sessionConfigFor(const ModelRunnerConfig &config, const RunnerLayo
 
 }  // namespace
 
-Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const hwsim::Executable &executable,
-                 const ModelRunnerConfig &config, const RunnerLayout &layout, std::shared_ptr<Device> device)
-    : id_(id), config_(config), device_(std::move(device)), stats_(config.request_tracepoints_buffer_size) {
-  // Each replica's engine writes its own profile reports (autoReport.*):
-  // in replica<N> under the model's directory when there are several.
+std::shared_ptr<Session> Replica::makeSession(unsigned copy, std::shared_ptr<const popef::Model> model,
+                                              const hwsim::Executable &executable, const ModelRunnerConfig &config,
+                                              const RunnerLayout &layout) {
+  // Each copy's engine writes its own profile reports (autoReport.*): in
+  // replica<N> (N: the copy's first replica id) under the model's directory
+  // when there are several.
   const auto &engineOptions = model->metadata.engineOptions();
   if (const auto dir = engineOptions.find("autoReport.directory");
       config.replication_factor > 1 && dir != engineOptions.end()) {
-    model = popef::withEngineOptions(*model, {{"autoReport.directory", fmt::format("{}/replica{}", dir->second, id)}});
+    const unsigned first = copy * executable.replicationFactor();
+    model = popef::withEngineOptions(*model, {{"autoReport.directory", fmt::format("{}/replica{}", dir->second, first)}});
   }
   SessionConfig session_config = sessionConfigFor(config, layout);
   session_config.executable = executable;
-  session_ = std::make_unique<Session>(model, session_config);
+  return std::make_shared<Session>(model, session_config);
+}
+
+Replica::Replica(unsigned id, std::shared_ptr<Session> session, unsigned lane, const ModelRunnerConfig &config,
+                 const RunnerLayout &layout, std::shared_ptr<Device> device)
+    : id_(id),
+      lane_(lane),
+      config_(config),
+      device_(std::move(device)),
+      session_(std::move(session)),
+      stats_(config.request_tracepoints_buffer_size) {
   bindSideStreams(layout);
 
   std::vector<const popef::Anchor *> anchors;
@@ -112,13 +132,22 @@ Replica::Replica(unsigned id, std::shared_ptr<const popef::Model> model, const h
       onTimeout(anchor, direction, bytes_done);
     };
   }
-  queues_ = session_->createQueueManager(
-      anchors, ring_size_multiplier_factory::constantRingSizeMult(config.ring_buffer_size_multiplier),
+  queues_ = session_->createQueueManagerForReplica(
+      lane_, anchors, ring_size_multiplier_factory::constantRingSizeMult(config.ring_buffer_size_multiplier),
       timeout_period_, std::move(on_timeout), layout.queueBatchingDim());
   for (const QueuedTensor &t : layout.executeInputs()) input_queues_.push_back(&queues_->inputQueue(t.anchor->name()));
   for (const QueuedTensor &t : layout.executeOutputs()) output_queues_.push_back(&queues_->outputQueue(t.anchor->name()));
-  session_->bindToDevice(device_);
+  // A replicated model's Main runs whole on this replica's lane
+  // (Session::mainIsPipelined is false for it).
   pipelined_ = session_->mainIsPipelined();
+}
+
+void Replica::bindStream(const popef::Anchor &anchor, CallbackHandle callback) {
+  if (sharesDevice()) {
+    session_->setCallbackForAnchor(anchor.handle(), lane_, std::move(callback));
+  } else {
+    session_->setCallbackForAnchor(anchor.handle(), std::move(callback));
+  }
 }
 
 void Replica::bindSideStreams(const RunnerLayout &layout) {
@@ -130,7 +159,7 @@ void Replica::bindSideStreams(const RunnerLayout &layout) {
           popef::SharedBytes(bytes.data, {static_cast<const std::byte *>(bytes.data.get()), bytes.data_size_bytes}));
       continue;
     }
-    session_->setCallbackForAnchor(frozen.anchor->handle(), [bytes](void *device_buffer) {
+    bindStream(*frozen.anchor, [bytes](void *device_buffer) {
       std::memcpy(device_buffer, bytes.data.get(), bytes.data_size_bytes);
     });
   }
@@ -146,7 +175,7 @@ void Replica::bindSideStreams(const RunnerLayout &layout) {
         callback = [view](void *device_buffer) { std::memcpy(view.data, device_buffer, view.data_size_bytes); };
       }
     }
-    session_->setCallbackForAnchor(anchor->handle(), std::move(callback));
+    bindStream(*anchor, std::move(callback));
   }
 }
 
@@ -300,13 +329,17 @@ bool Replica::runProgram(bool load, bool may_start) {
   } running(this);
   try {
     if (load) {
-      session_->runLoadPrograms();
+      session_->runLoadPrograms(lane_);
     } else {
       const bool armed = applyInjectedErrors();
       // Runs Load first after a (re)load. A pipelined Main starts a run
       // only when a request is there to feed it, else it moves the runs in
       // flight on (a new run would wait for data while they hold results).
-      session_->runMainProgramsPipelined(!pipelined_ || (may_start && hasWork()));
+      if (pipelined_) {
+        session_->runMainProgramsPipelined(may_start && hasWork());
+      } else {
+        session_->runMainPrograms(lane_);
+      }
       ++main_runs_;
       // An inserted error is for this run only: one whose step did not run
       // must neither fire later nor collide with the next insertion there.
@@ -320,14 +353,19 @@ bool Replica::runProgram(bool load, bool may_start) {
     // requests failing with DeadlineExceeded: the stop left the device state
     // undefined, so only a reset lets the replica serve on.
     const bool hung = error.code() == ErrorCode::Cancelled && takeHangStop();
-    if (!hung && error.code() != ErrorCode::DeviceError) {
+    // A replica sharing its device finds the error another one hit.
+    const bool device_failed =
+        error.code() == ErrorCode::DeviceError || (sharesDevice() && !session_->deviceFailure().empty());
+    if (!hung && !device_failed) {
       failReplica(error);
-    } else if (config_.auto_reset && (hung || error.recoveryAction() == RecoveryAction::IpuReset)) {
+    } else if (config_.auto_reset && !sharesDevice() &&
+               (hung || error.recoveryAction() == RecoveryAction::IpuReset)) {
       const Error reason = hung ? Error(ErrorCode::DeadlineExceeded, hangMessage()) : deviceError(error);
       log::logger().warn("{}; resetting the device (auto_reset)", reason.what());
       if (recover(reason)) return true;
     } else {
-      const std::string advice = outOfServiceAdvice(config_.auto_reset, error.recoveryAction());
+      const std::string advice = sharesDevice() ? sharedDeviceAdvice(session_->replicationFactor())
+                                                : outOfServiceAdvice(config_.auto_reset, error.recoveryAction());
       failReplica(hung ? Error(ErrorCode::DeadlineExceeded, "{}; {}", hangMessage(), advice)
                        : deviceError(error, advice));
     }
@@ -665,6 +703,12 @@ std::string Replica::hangMessage() const {
 // ---- control ---------------------------------------------------------------
 
 void Replica::insertSimulatedError(hwsim::DeviceErrorCode code, const std::string &step_name) {
+  if (sharesDevice()) {
+    throw Error(ErrorCode::FailedPrecondition,
+                "replica {}: simulated errors cannot be inserted into a model with in-model replication (its {} "
+                "replicas run concurrently on one engine)",
+                id_, session_->replicationFactor());
+  }
   if (step_name.empty()) {
     throw Error(ErrorCode::InvalidArgument, "replica {}: the step name to insert a simulated error at is empty", id_);
   }
@@ -711,7 +755,7 @@ void Replica::shutdown() {
   failPending(Error(ErrorCode::Cancelled, "replica {}: the runner was destroyed before the request ran", id_));
   if (config_.run_save_programs && !failed_.load() && !session_->isStopped()) {
     try {
-      session_->runSavePrograms();
+      session_->runSavePrograms(lane_);
     } catch (const std::exception &error) {
       log::logger().error("replica {}: Save programs failed: {}", id_, error.what());
     }

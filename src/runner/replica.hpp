@@ -1,6 +1,15 @@
-// Replica: one copy of the model serving a ModelRunner's requests - its
+// Replica: one replica of the model serving a ModelRunner's requests - its
 // device, Session, QueueManager, device thread (Load, then Main over and
 // over) and the requests it has in flight.
+//
+// In-model replication (a model compiled with replication factor R): the R
+// replicas of one copy share its device and Session; each is replica
+// `lane` of the executable, with its own queues and device thread running
+// its programs alone (Session::runMainPrograms(lane)). What acts on the
+// whole device stays whole: a device error or hang puts every replica of
+// the device out of service (auto_reset does not reset a device whose other
+// replicas serve on), stop() stops them all, and simulated errors cannot be
+// inserted (the replicas run concurrently on one engine).
 //
 // Producer side (any thread, under producer_mutex_): submit() registers the
 // request as pending and pushes pointers to its buffers into the queues.
@@ -41,9 +50,17 @@ namespace mrt {
 
 class Replica {
  public:
-  // `executable`: the model's, read and checked by the runner.
-  Replica(unsigned id, std::shared_ptr<const popef::Model> model, const hwsim::Executable &executable,
-          const ModelRunnerConfig &config, const RunnerLayout &layout, std::shared_ptr<Device> device);
+  // The Session of copy `copy` of the model (not yet bound to a device),
+  // shared by that copy's replicas. `executable`: the model's, read and
+  // checked by the runner.
+  static std::shared_ptr<Session> makeSession(unsigned copy, std::shared_ptr<const popef::Model> model,
+                                              const hwsim::Executable &executable, const ModelRunnerConfig &config,
+                                              const RunnerLayout &layout);
+  // Replica `id` of the runner: in-model replica `lane` of `session`, whose
+  // device is `device`. The runner binds the session to the device once
+  // every replica of it is made, before start().
+  Replica(unsigned id, std::shared_ptr<Session> session, unsigned lane, const ModelRunnerConfig &config,
+          const RunnerLayout &layout, std::shared_ptr<Device> device);
   ~Replica();
 
   Replica(const Replica &) = delete;
@@ -69,6 +86,11 @@ class Replica {
   // the device thread will serve the request and returns at once.
   void serveInline(const Completion &completion);
 
+  // Marks the replica as stopping (no new request, a stopped run is no
+  // error), before shutdown() of a replica sharing its device stops the
+  // engine under it.
+  void beginShutdown() { stopping_.store(true); }
+
   // Stops the device thread: with run_save_programs it finishes the Main run
   // in progress (flushing dummy data) and runs Save, for at most hangTime()
   // (see watch()); otherwise it stops at once. Pending requests complete
@@ -92,9 +114,14 @@ class Replica {
   void insertSimulatedError(hwsim::DeviceErrorCode code, const std::string &step_name);
 
   RequestStats &stats() noexcept { return stats_; }
-  // The modelled cycles of this replica's device since its last load, and its
-  // clock. Any thread (the engine's counter is atomic).
-  hwsim::TimerTimePoint deviceTime() const { return session_->engine().getTimeStamp(); }
+  // The modelled cycles of this replica (its lane of the device, with
+  // in-model replication) since its device's last load, and its clock. Any
+  // thread (the engine's counters are atomic).
+  hwsim::TimerTimePoint deviceTime() const {
+    hwsim::TimerTimePoint time = session_->engine().getTimeStamp();
+    time.deviceCycles = session_->engine().deviceCycles(lane_);
+    return time;
+  }
 
  private:
   struct Request;
@@ -151,10 +178,16 @@ class Replica {
   Error deviceError(const Error &error, const std::string &advice = {}) const;
   void bindSideStreams(const RunnerLayout &layout);
 
+  // Binds a callback to this replica's stream of the anchor.
+  void bindStream(const popef::Anchor &anchor, CallbackHandle callback);
+  // Other replicas share this one's device (in-model replication).
+  bool sharesDevice() const { return session_->replicationFactor() > 1; }
+
   const unsigned id_;
+  const unsigned lane_;  // the executable's replica this one runs
   const ModelRunnerConfig &config_;
   std::shared_ptr<Device> device_;
-  std::unique_ptr<Session> session_;
+  std::shared_ptr<Session> session_;
   QueueManager *queues_ = nullptr;
   std::vector<InputQueue *> input_queues_;    // execute-input order
   std::vector<OutputQueue *> output_queues_;  // execute-output order

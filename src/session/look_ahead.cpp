@@ -3,9 +3,12 @@
 namespace mrt {
 
 bool LookAhead::tryTake() {
-  // Only the session's running thread takes slots, so load-then-add is safe.
-  if (limit_ && prepared_.load(std::memory_order_relaxed) >= *limit_) return false;
-  prepared_.fetch_add(1, std::memory_order_release);
+  // Replicas running on their own threads take slots concurrently, so the
+  // limit is checked and the slot taken in one step.
+  std::uint64_t held = prepared_.load(std::memory_order_relaxed);
+  do {
+    if (limit_ && held >= *limit_) return false;
+  } while (!prepared_.compare_exchange_weak(held, held + 1, std::memory_order_release, std::memory_order_relaxed));
   return true;
 }
 

@@ -7,7 +7,8 @@
 // input streams, and refuses a prefetch beyond the limit.
 //
 // Threads: prefetch, complete and invalidatePrefetched run on the thread
-// running the session's programs; preparedAhead() may be read from any
+// running the session's programs (of their replica: a replicated model's
+// replicas share one limit); preparedAhead() may be read from any
 // thread (a runner's producers look at it to see that work is pending).
 #pragma once
 

@@ -21,6 +21,9 @@ namespace mrt {
 // What a CallbackFactory is given.
 struct CallbackInfo {
   const popef::Anchor &anchor;
+  // The replica whose stream the callback serves (replicated models call
+  // the factory once per replica; 0 otherwise).
+  unsigned replica = 0;
 };
 
 // Called whenever the device reads (input) or wrote (output) the anchor's

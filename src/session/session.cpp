@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <hwsim/device_error.hpp>
@@ -60,8 +61,10 @@ struct Session::Impl {
   HostMemoryReservation hostMemory;
   // Declared before the engine, whose stream callbacks refer to it, so the
   // engine is destroyed first.
-  std::unique_ptr<QueueManager> queues;
-  std::atomic<QueueManager *> queuesForStop{nullptr};  // read by stop() from any thread
+  // One QueueManager per replica (queues[r] serves replica r).
+  std::vector<std::unique_ptr<QueueManager>> queues;
+  // queues[r].get() for stop(), which reads them from any thread.
+  std::unique_ptr<std::atomic<QueueManager *>[]> queuesForStop;
   std::unique_ptr<hwsim::Engine> engine;
   // Input transfers prepared ahead (max_look_ahead); shared with the stream
   // callbacks, which may outlive a replaced binding inside the engine.
@@ -70,17 +73,28 @@ struct Session::Impl {
   std::shared_ptr<Device> device;  // bound last; kept after unloadFromDevice() for reload()
   bool bound = false;              // bindToDevice/reload called and no unloadFromDevice since
   bool onDevice = false;           // the executable is loaded and this session is the device's active one
-  bool loadRun = false;            // Load programs ran since the executable was loaded
+  // loadRun[r]: replica r's Load programs ran since the executable was
+  // loaded; each element is written only by the thread running replica r.
+  std::vector<std::uint8_t> loadRun;
   std::atomic<bool> loaded{false};   // what stop() may act on (read from any thread)
   std::atomic<bool> stopped{false};
-  std::string failure;  // non-empty after a device error: reload() needed
+  // After a device error until reload(): its message (failureMutex), and
+  // whether there is one. Replicas running on their own threads
+  // (runMainPrograms(replica)) set and read them concurrently.
+  mutable std::mutex failureMutex;
+  std::string failure;
+  std::atomic<bool> failed{false};
 
-  std::map<std::string, Binding, std::less<>> bindings;  // by handle, streams only
+  // By handle, streams only: the binding of each replica.
+  std::map<std::string, std::vector<Binding>, std::less<>> bindings;
   // Remote-buffer anchor name -> the user's bytes that replace its TensorData.
   std::map<std::string, popef::SharedBytes> remoteData;
-  // verified[i]: program i's anchors were all bound when last checked; cleared on rebinding.
-  std::vector<char> verifiedPrograms;
+  // verifiedPrograms[r][i]: program i's anchors of replica r were all bound
+  // when last checked; cleared on rebinding. Each replica's runs touch only
+  // their own vector.
+  std::vector<std::vector<char>> verifiedPrograms;
   std::vector<const popef::Anchor *> inputs, userInputs, userOutputs;
+  unsigned replicas = 1;  // the executable's replication factor
 
   Impl(std::shared_ptr<const popef::Model> m, const SessionConfig &c)
       : model(requireModel(std::move(m))), config(c), name(model->metadata.executable()) {
@@ -93,6 +107,11 @@ struct Session::Impl {
       executable = popef::readExecutable(*model);
       popef::checkAgainstExecutable(*model, executable);
     }
+    replicas = executable.replicationFactor();
+    queues.resize(replicas);
+    queuesForStop = std::make_unique<std::atomic<QueueManager *>[]>(replicas);
+    loadRun.assign(replicas, 0);
+    verifiedPrograms.resize(replicas);
     hostMemory = HostMemoryReservation(hostBytesOf(executable), fmt::format("session of model '{}'", name));
     engine = callHwsim([&] {
       return std::make_unique<hwsim::Engine>(executable, hwsim::OptionFlags(model->metadata.engineOptions().begin(),
@@ -121,12 +140,6 @@ struct Session::Impl {
 
   void verifyModel() const {
     const popef::Metadata &metadata = model->metadata;
-    if (metadata.replicationFactor() != 1) {
-      throw Error(ErrorCode::InvalidArgument,
-                  "model '{}' has replication factor {}: a Session runs models with replication factor 1 "
-                  "(ModelRunner handles replication)",
-                  name, metadata.replicationFactor());
-    }
     if (config.check_package_hash && metadata.packageHash() != popef::runtimePackageHash()) {
       throw Error(ErrorCode::VersionMismatch,
                   "model '{}' was built for runtime package '{}', this runtime is '{}' "
@@ -150,7 +163,7 @@ struct Session::Impl {
       const bool input = anchor.type() == popef::TensorType::INPUT;
       if (input) inputs.push_back(&anchor);
       if (anchor.useRemoteBuffers()) continue;
-      bindings.emplace(anchor.handle(), Binding::None);
+      bindings.emplace(anchor.handle(), std::vector<Binding>(replicas, Binding::None));
       if (anchor.type() == popef::TensorType::OUTPUT) userOutputs.push_back(&anchor);
       if (!input) continue;
       const bool usePopef = !config.pred_tensor_data ||
@@ -193,25 +206,51 @@ struct Session::Impl {
     return *anchor;
   }
 
-  void setBinding(const std::string &handle, Binding binding) {
-    bindings[handle] = binding;
-    std::fill(verifiedPrograms.begin(), verifiedPrograms.end(), 0);
+  unsigned checkReplica(unsigned replica) const {
+    if (replica != kAllReplicas && replica >= replicas) {
+      throw Error(ErrorCode::InvalidArgument, "session '{}': replica {} out of range: the model has {} replica{}", name,
+                  replica, replicas, replicas == 1 ? "" : "s");
+    }
+    return replica;
   }
 
-  // With `prefetch` (an input queue's), the stream's next transfer may be
-  // prepared ahead as max_look_ahead allows.
-  void connect(const popef::Anchor &anchor, CallbackHandle callback, StreamPrefetchFn prefetch = nullptr) {
+  // Of `replica`, or of every replica for kAllReplicas.
+  void setBinding(const std::string &handle, Binding binding, unsigned replica = kAllReplicas) {
+    std::vector<Binding> &of = bindings[handle];
+    if (replica == kAllReplicas) {
+      std::fill(of.begin(), of.end(), binding);
+    } else {
+      of.at(replica) = binding;
+    }
+    for (auto &verified : verifiedPrograms) std::fill(verified.begin(), verified.end(), 0);
+  }
+
+  // True if the anchor has no binding on `replica` (on any replica, for kAllReplicas).
+  bool unbound(const std::string &handle, unsigned replica) const {
+    const std::vector<Binding> &of = bindings.at(handle);
+    if (replica != kAllReplicas) return of[replica] == Binding::None;
+    return std::find(of.begin(), of.end(), Binding::None) != of.end();
+  }
+
+  // A callback bound to every replica of a replicated model is called from
+  // each replica's run (concurrently when they run together). With
+  // `prefetch` (an input queue's, bound to one replica or to the only one),
+  // the stream's next transfer may be prepared ahead as max_look_ahead allows.
+  void connect(const popef::Anchor &anchor, CallbackHandle callback, unsigned replica = kAllReplicas,
+               StreamPrefetchFn prefetch = nullptr) {
     const Binding binding = callback ? Binding::User : Binding::Empty;
     if (!callback) callback = [](void *) {};
     callHwsim([&] {
       if (prefetch) {
-        engine->connectStreamToCallback(anchor.handle(), 0,
+        engine->connectStreamToCallback(anchor.handle(), replica == kAllReplicas ? 0 : replica,
                                         prefetchingCallback(std::move(callback), std::move(prefetch), lookAhead));
-      } else {
+      } else if (replica == kAllReplicas) {
         engine->connectStreamToCallback(anchor.handle(), std::move(callback));
+      } else {
+        engine->connectStreamToCallback(anchor.handle(), replica, std::move(callback));
       }
     });
-    setBinding(anchor.handle(), binding);
+    setBinding(anchor.handle(), binding, replica);
   }
 
   void setHandler(const CallbackFactory &factory, const AnchorCallbackPredicate &predicate, bool skipConnected,
@@ -225,9 +264,13 @@ struct Session::Impl {
         connect(anchor, {});
         continue;
       }
-      if (skipConnected && bindings.at(anchor.handle()) != Binding::None) continue;
-      CallbackHandle callback = factory(CallbackInfo{anchor});
-      if (callback) connect(anchor, std::move(callback));
+      // Replicated models: a callback per replica (CallbackInfo::replica).
+      for (unsigned r = 0; r < replicas; ++r) {
+        const unsigned replica = replicas == 1 ? kAllReplicas : r;
+        if (skipConnected && !unbound(anchor.handle(), replica)) continue;
+        CallbackHandle callback = factory(CallbackInfo{anchor, r});
+        if (callback) connect(anchor, std::move(callback), replica);
+      }
     }
   }
 
@@ -241,12 +284,13 @@ struct Session::Impl {
     }
   }
 
-  ProgramsAndAnchorsMap notConnected(const std::vector<ProgIdxType> &progs) const {
+  // Unbound on `replica`, or on any replica for kAllReplicas.
+  ProgramsAndAnchorsMap notConnected(const std::vector<ProgIdxType> &progs, unsigned replica = kAllReplicas) const {
     requireKnownPrograms(progs);
     ProgramsAndAnchorsMap result;
     for (const ProgIdxType index : progs) {
       for (const popef::Anchor &anchor : model->metadata.anchors()) {
-        if (anchor.useRemoteBuffers() || bindings.at(anchor.handle()) != Binding::None) continue;
+        if (anchor.useRemoteBuffers() || !unbound(anchor.handle(), replica)) continue;
         if (std::find(anchor.programs().begin(), anchor.programs().end(), index) == anchor.programs().end()) continue;
         result[index].push_back(&anchor);
       }
@@ -254,13 +298,23 @@ struct Session::Impl {
     return result;
   }
 
-  void errorIfNotConnected(const std::vector<ProgIdxType> &progs) const {
-    const ProgramsAndAnchorsMap missing = notConnected(progs);
+  // "'x'", or for a replicated model "'x' (replicas 1)": those without one.
+  std::string describeUnbound(const popef::Anchor &anchor, unsigned replica) const {
+    if (replicas == 1) return fmt::format("'{}'", anchor.handle());
+    std::vector<unsigned> missing;
+    for (unsigned r = 0; r < replicas; ++r) {
+      if ((replica == kAllReplicas || replica == r) && unbound(anchor.handle(), r)) missing.push_back(r);
+    }
+    return fmt::format("'{}' (replica{} {})", anchor.handle(), missing.size() == 1 ? "" : "s", fmt::join(missing, ", "));
+  }
+
+  void errorIfNotConnected(const std::vector<ProgIdxType> &progs, unsigned replica = kAllReplicas) const {
+    const ProgramsAndAnchorsMap missing = notConnected(progs, replica);
     if (missing.empty()) return;
     std::string list;
     for (const auto &[index, anchors] : missing) {
       std::vector<std::string> names;
-      for (const popef::Anchor *anchor : anchors) names.push_back(fmt::format("'{}'", anchor->handle()));
+      for (const popef::Anchor *anchor : anchors) names.push_back(describeUnbound(*anchor, replica));
       list += fmt::format("{}program {} ('{}'): {}", list.empty() ? "" : "; ", index,
                           model->metadata.programFlow().programsMap().at(index), fmt::join(names, ", "));
     }
@@ -278,9 +332,9 @@ struct Session::Impl {
 
   void requireRunnable(const char *what) const {
     requireBound(what);
-    if (!failure.empty()) {
+    if (failed.load()) {
       throw Error(ErrorCode::FailedPrecondition, "session '{}': cannot {} after a device error ({}): call reload()",
-                  name, what, failure);
+                  name, what, failureMessage());
     }
     if (stopped.load()) {
       throw Error(ErrorCode::FailedPrecondition, "session '{}': cannot {}: the session is stopped, call reload()",
@@ -300,6 +354,19 @@ struct Session::Impl {
       device->unbindSession(this);
       throw;
     }
+  }
+
+  // The executable runs on exactly its IPUs: those of one replica times the
+  // replication factor.
+  void requireIpus(const Device &candidate) const {
+    const auto need = static_cast<std::int64_t>(executable.numIpus());
+    const std::int64_t have = candidate.numIpus();
+    if (have == need) return;
+    throw Error(ErrorCode::InvalidArgument,
+                "session '{}': the model needs a device of {} IPU{} ({} IPU{} per replica x {} replica{}), device {} "
+                "has {} IPU{}",
+                name, need, need == 1 ? "" : "s", need / replicas, need / replicas == 1 ? "" : "s", replicas,
+                replicas == 1 ? "" : "s", candidate.id(), have, have == 1 ? "" : "s");
   }
 
   // A fused model shares its device with the sessions of the models fused
@@ -323,8 +390,8 @@ struct Session::Impl {
     });
     log::logger().info("session '{}': loaded onto device {}", name, device->id());
     onDevice = true;
-    loadRun = false;
-    failure.clear();
+    std::fill(loadRun.begin(), loadRun.end(), 0);
+    setFailure({});
     stopped.store(false);
     loaded.store(true);
   }
@@ -342,26 +409,49 @@ struct Session::Impl {
         user != remoteData.end() ? user->second.data() : model->tensorData(anchor.name()).data();
     const auto slots = static_cast<std::uint64_t>(std::max<std::int64_t>(1, anchor.remoteBuffer()->repeats));
     const auto slotBytes = static_cast<std::size_t>(anchor.tensorInfo().sizeInBytes()) / slots;
-    for (std::uint64_t slot = 0; slot < slots; ++slot) {
-      engine->copyToRemoteBuffer(data + slot * slotBytes, anchor.remoteBuffer()->name, slot);
+    for (unsigned replica = 0; replica < replicas; ++replica) {
+      for (std::uint64_t slot = 0; slot < slots; ++slot) {
+        engine->copyToRemoteBuffer(data + slot * slotBytes, anchor.remoteBuffer()->name, slot, replica);
+      }
     }
+  }
+
+  std::string failureMessage() const {
+    std::lock_guard lock(failureMutex);
+    return failure;
+  }
+
+  void setFailure(std::string message) {
+    std::lock_guard lock(failureMutex);
+    failed.store(!message.empty());
+    failure = std::move(message);
+  }
+
+  bool stateLoaded() const {
+    return std::all_of(loadRun.begin(), loadRun.end(), [](std::uint8_t ran) { return ran != 0; });
+  }
+
+  // Save keeps the state when every replica's Load has run since loading
+  // and no run failed or was stopped.
+  bool stateToSave() const {
+    return stateLoaded() && !failed.load() && !stopped.load();
   }
 
   // Another session takes the device: keep the state (Save) and let go.
   void onDisplaced() {
-    if (onDevice && loadRun && failure.empty() && !stopped.load()) runPhase(model->metadata.programFlow().save(), "Save");
+    if (onDevice && stateToSave()) runPhase(model->metadata.programFlow().save(), "Save");
     leaveDevice();
   }
 
   void leaveDevice() {
     onDevice = false;
-    loadRun = false;
+    std::fill(loadRun.begin(), loadRun.end(), 0);
     loaded.store(false);
   }
 
   void unbind() {
     if (onDevice && device->isActiveSession(this)) {
-      if (loadRun && failure.empty() && !stopped.load()) runPhase(model->metadata.programFlow().save(), "Save");
+      if (stateToSave()) runPhase(model->metadata.programFlow().save(), "Save");
       device->unbindSession(this);
     }
     leaveDevice();
@@ -370,44 +460,58 @@ struct Session::Impl {
 
   // ---- running ----
 
-  void runPhase(const std::vector<ProgIdxType> &progs, const char *phase) {
-    verifyConnected(progs);
-    for (const ProgIdxType index : progs) runOne(index, phase);
+  // On every replica together, or on one (kAllReplicas or its index).
+  void runPhase(const std::vector<ProgIdxType> &progs, const char *phase, unsigned replica = kAllReplicas) {
+    verifyConnected(progs, replica);
+    for (const ProgIdxType index : progs) runOne(index, phase, replica);
   }
 
   // Checked once per program until a binding changes, so Main stays cheap.
-  void verifyConnected(const std::vector<ProgIdxType> &progs) {
+  void verifyConnected(const std::vector<ProgIdxType> &progs, unsigned replica) {
+    const unsigned first = replica == kAllReplicas ? 0 : replica;
+    const unsigned last = replica == kAllReplicas ? replicas : replica + 1;
     for (const ProgIdxType index : progs) {
-      if (index < verifiedPrograms.size() && verifiedPrograms[index]) continue;
-      errorIfNotConnected({index});
-      if (index >= verifiedPrograms.size()) verifiedPrograms.resize(index + 1, 0);
-      verifiedPrograms[index] = 1;
+      for (unsigned r = first; r < last; ++r) {
+        std::vector<char> &verified = verifiedPrograms[r];
+        if (index < verified.size() && verified[index]) continue;
+        errorIfNotConnected({index}, replicas == 1 ? kAllReplicas : r);
+        if (index >= verified.size()) verified.resize(index + 1, 0);
+        verified[index] = 1;
+      }
     }
   }
 
-  void runOne(ProgIdxType index, const char *phase) {
-    runGuarded(index, phase, [&] { return engine->run(static_cast<unsigned>(index)); });
+  void runOne(ProgIdxType index, const char *phase, unsigned replica) {
+    runGuarded(index, phase, replica, [&] {
+      return replica == kAllReplicas ? engine->run(static_cast<unsigned>(index))
+                                     : engine->runReplica(static_cast<unsigned>(index), replica);
+    });
   }
 
-  // Runs `run` (an engine run of program `index`), turning what it reports
-  // into the session's errors.
+  // Runs `run` (an engine run of program `index` on `replica`), turning
+  // what it reports into the session's errors.
   template <typename Run>
-  void runGuarded(ProgIdxType index, const char *phase, Run &&run) {
+  void runGuarded(ProgIdxType index, const char *phase, unsigned replica, Run &&run) {
+    // For messages only: no allocation on the hot path.
+    const auto where = [&] {
+      return replica == kAllReplicas || replicas == 1 ? std::string() : fmt::format(" on replica {}", replica);
+    };
     hwsim::RunStatus status;
     try {
       status = run();
     } catch (const hwsim::RuntimeError &error) {
-      failure = fmt::format("{} (recovery action {})", error.what(), hwsim::toString(error.recoveryAction()));
-      throw Error(ErrorCode::DeviceError, "session '{}': {} program {}: device error: {}; call reload()", name,
-                  phase, index, failure)
+      setFailure(fmt::format("{} (recovery action {})", error.what(), hwsim::toString(error.recoveryAction())));
+      throw Error(ErrorCode::DeviceError, "session '{}': {} program {}{}: device error: {}; call reload()", name,
+                  phase, index, where(), failureMessage())
           .withRecoveryAction(recoveryActionOf(error.recoveryAction()));
     } catch (const hwsim::Error &error) {
-      throw Error(errorCodeOf(error.kind()), "session '{}': {} program {}: {}", name, phase, index, error.what());
+      throw Error(errorCodeOf(error.kind()), "session '{}': {} program {}{}: {}", name, phase, index, where(),
+                  error.what());
     }
     if (status == hwsim::RunStatus::Stopped) {
       stopped.store(true);
-      throw Error(ErrorCode::Cancelled, "session '{}': {} program {} was stopped by stop(); call reload()", name,
-                  phase, index);
+      throw Error(ErrorCode::Cancelled, "session '{}': {} program {}{} was stopped by stop(); call reload()", name,
+                  phase, index, where());
     }
   }
 
@@ -434,6 +538,7 @@ Session &Session::operator=(Session &&) noexcept = default;
 void Session::bindToDevice(std::shared_ptr<Device> device) {
   Impl &im = *impl_;
   if (!device) throw Error(ErrorCode::InvalidArgument, "session '{}': bindToDevice: device must not be null", im.name);
+  im.requireIpus(*device);
   if (im.bound) im.unbind();
   im.device = std::move(device);
   im.bound = true;
@@ -458,7 +563,9 @@ void Session::reload() {
   }
   // Whatever was on the device is discarded (stopped or failed runs leave it undefined).
   im.leaveDevice();
-  if (im.queues) im.queues->resetAll();  // no run is in progress: the queues are idle
+  for (auto &queues : im.queues) {
+    if (queues) queues->resetAll();  // no run is in progress: the queues are idle
+  }
   im.bound = true;
   try {
     im.activate();
@@ -468,24 +575,40 @@ void Session::reload() {
   }
 }
 
-void Session::runLoadPrograms() {
+void Session::runLoadPrograms() { runLoadPrograms(kAllReplicas); }
+
+void Session::runLoadPrograms(unsigned replica) {
   Impl &im = *impl_;
+  im.checkReplica(replica);
   im.prepareRun("run Load programs");
-  im.runPhase(im.model->metadata.programFlow().load(), "Load");
-  im.loadRun = true;
+  im.runPhase(im.model->metadata.programFlow().load(), "Load", replica);
+  if (replica == kAllReplicas) {
+    std::fill(im.loadRun.begin(), im.loadRun.end(), 1);
+  } else {
+    im.loadRun[replica] = 1;
+  }
 }
 
-void Session::runMainPrograms() {
+void Session::runMainPrograms() { runMainPrograms(kAllReplicas); }
+
+void Session::runMainPrograms(unsigned replica) {
   Impl &im = *impl_;
+  im.checkReplica(replica);
   im.prepareRun("run Main programs");
-  if (!im.loadRun) runLoadPrograms();
-  im.runPhase(im.model->metadata.programFlow().main(), "Main");
+  const bool loadRun = replica == kAllReplicas ? im.stateLoaded() : im.loadRun[replica] != 0;
+  if (!loadRun) runLoadPrograms(replica);
+  im.runPhase(im.model->metadata.programFlow().main(), "Main", replica);
 }
 
+unsigned Session::replicationFactor() const { return impl_->replicas; }
+
+// hwsim pipelines one replica's runs; a replicated model's Main runs whole
+// on every replica instead (runMainProgramsPipelined falls back to it).
 bool Session::mainIsPipelined() const {
   const Impl &im = *impl_;
   const auto &main = im.model->metadata.programFlow().main();
-  return main.size() == 1 && im.engine->pipelinePlanOf(static_cast<unsigned>(main[0])).pipelined();
+  return im.replicas == 1 && main.size() == 1 &&
+         im.engine->pipelinePlanOf(static_cast<unsigned>(main[0])).pipelined();
 }
 
 void Session::runMainProgramsPipelined(bool start_new) {
@@ -497,10 +620,11 @@ void Session::runMainProgramsPipelined(bool start_new) {
   }
   if (!start_new && !mainPipelineBusy()) return;
   im.prepareRun("run Main programs");
-  if (!im.loadRun) runLoadPrograms();
-  im.verifyConnected(main);
+  if (!im.stateLoaded()) runLoadPrograms();
+  im.verifyConnected(main, kAllReplicas);
   const ProgIdxType index = main[0];
-  im.runGuarded(index, "Main", [&] { return im.engine->runPipelined(static_cast<unsigned>(index), 0, start_new); });
+  im.runGuarded(index, "Main", kAllReplicas,
+                [&] { return im.engine->runPipelined(static_cast<unsigned>(index), 0, start_new); });
 }
 
 bool Session::mainPipelineBusy() const {
@@ -508,10 +632,13 @@ bool Session::mainPipelineBusy() const {
   return im.loaded.load() && im.engine->pipelineRunsInFlight() > 0;
 }
 
-void Session::runSavePrograms() {
+void Session::runSavePrograms() { runSavePrograms(kAllReplicas); }
+
+void Session::runSavePrograms(unsigned replica) {
   Impl &im = *impl_;
+  im.checkReplica(replica);
   im.prepareRun("run Save programs");
-  im.runPhase(im.model->metadata.programFlow().save(), "Save");
+  im.runPhase(im.model->metadata.programFlow().save(), "Save", replica);
 }
 
 void Session::runPrograms(const std::vector<ProgIdxType> &progs) {
@@ -526,6 +653,11 @@ std::shared_ptr<Device> Session::device() const { return impl_->device; }
 
 void Session::setCallbackForAnchor(const std::string &anchor_handle, CallbackHandle callback) {
   impl_->connect(impl_->streamAnchor(anchor_handle), std::move(callback));
+}
+
+void Session::setCallbackForAnchor(const std::string &anchor_handle, unsigned replica, CallbackHandle callback) {
+  const popef::Anchor &anchor = impl_->streamAnchor(anchor_handle);
+  impl_->connect(anchor, std::move(callback), impl_->checkReplica(replica));
 }
 
 const popef::Anchor &Session::checkRemoteBufferData(const std::string &anchor_handle, const void *data,
@@ -582,34 +714,48 @@ void Session::stop() {
   im.engine->stop();
   im.stopped.store(true);
   // Wakes stream callbacks blocked on empty queues, so the run reaches its host sync.
-  if (QueueManager *queues = im.queuesForStop.load()) queues->disconnectAll();
+  for (unsigned r = 0; r < im.replicas; ++r) {
+    if (QueueManager *queues = im.queuesForStop[r].load()) queues->disconnectAll();
+  }
 }
 
-std::unique_ptr<QueueManager> Session::releaseQueueManager() {
+std::unique_ptr<QueueManager> Session::releaseQueueManager(unsigned replica) {
   Impl &im = *impl_;
-  if (!im.queues) return nullptr;
+  std::unique_ptr<QueueManager> &queues = im.queues.at(im.checkReplica(replica));
+  if (!queues) return nullptr;
   // None of the manager's callbacks may stay on the engine.
-  for (const QueueManager::AnchorStream &stream : im.queues->streams()) {
-    im.connect(im.streamAnchor(stream.handle), {});
+  for (const QueueManager::AnchorStream &stream : queues->streams()) {
+    im.connect(im.streamAnchor(stream.handle), {}, im.replicas == 1 ? kAllReplicas : replica);
   }
-  im.queuesForStop.store(nullptr);
-  return std::move(im.queues);
+  im.queuesForStop[replica].store(nullptr);
+  return std::move(queues);
 }
 
-QueueManager *Session::adoptQueueManager(std::unique_ptr<QueueManager> manager) {
+QueueManager *Session::adoptQueueManager(std::unique_ptr<QueueManager> manager, unsigned replica) {
   Impl &im = *impl_;
-  releaseQueueManager();  // the old manager, if any, goes
-  for (const QueueManager::AnchorStream &stream : manager->streams()) {
-    im.connect(im.streamAnchor(stream.handle), stream.callback, stream.prefetch);
+  if (replica == kAllReplicas) {
+    if (im.replicas != 1) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "session '{}': the model has {} replicas, each with its own queues: create them with "
+                  "createQueueManagerForReplica(replica, ...)",
+                  im.name, im.replicas);
+    }
+    replica = 0;
   }
-  im.queuesForStop.store(manager.get());
-  im.queues = std::move(manager);
-  return im.queues.get();
+  im.checkReplica(replica);
+  releaseQueueManager(replica);  // the old manager, if any, goes
+  for (const QueueManager::AnchorStream &stream : manager->streams()) {
+    im.connect(im.streamAnchor(stream.handle), stream.callback, im.replicas == 1 ? kAllReplicas : replica,
+               stream.prefetch);
+  }
+  im.queuesForStop[replica].store(manager.get());
+  im.queues[replica] = std::move(manager);
+  return im.queues[replica].get();
 }
 
 hwsim::Engine &Session::engine() { return *impl_->engine; }
 
-std::string Session::deviceFailure() const { return impl_->failure; }
+std::string Session::deviceFailure() const { return impl_->failureMessage(); }
 
 bool Session::isStopped() const { return impl_->stopped.load(); }
 

@@ -14,10 +14,25 @@
 // displace each other: each model has its own tiles, so they are all active
 // on the device at once.
 //
+// Replicated models (an executable compiled with replication factor R, seed
+// 002 5.1 and seed 003's replicated streams): the model runs on a device of
+// R x (IPUs per replica) IPUs (bindToDevice refuses any other size, naming
+// both counts). Each replica has its own copy of every tensor, so each
+// anchor has a stream per replica: a user addresses replica r's anchor as
+// (anchor handle, r), as Poplar's connectStreamToCallback(handle, index, f)
+// does. The calls without a replica bind every replica (PopEF data, a
+// callback shared by all replicas); handler factories are called once per
+// replica with CallbackInfo::replica; each replica has its own QueueManager
+// (createQueueManagerForReplica). runMainPrograms() runs every replica
+// together (each on its own thread; a callback bound to all replicas is
+// called from each); runMainPrograms(r) runs replica r alone and may be
+// called concurrently for different replicas.
+//
 // Errors (mrt::Error): FailedPrecondition for a call in the wrong state (not
 // bound, stopped, after a device error), NotFound for an unknown anchor
 // handle or program index, InvalidArgument for unsupported models
-// (replication factor other than 1, remote-buffer anchors without data),
+// (remote-buffer anchors without data), a replica index out of range or a
+// device with other than the model's IPUs,
 // VersionMismatch for a package hash other than the runtime's,
 // DeviceError (with the recovery action) for a simulated device failure,
 // Cancelled when stop() interrupted the programs. Every message names the
@@ -27,8 +42,10 @@
 // any time. Everything else must be called from one thread at a time, and
 // sessions sharing a device must also be used one at a time (a run on one
 // may displace another), except sessions of models fused together, which
-// may run on different threads at once. Callbacks run on the thread running
-// the programs.
+// may run on different threads at once, and runLoadPrograms(r) /
+// runMainPrograms(r) for distinct replicas r, which may run concurrently
+// once the session is loaded (nothing else may be called meanwhile).
+// Callbacks run on the thread running the programs (of their replica).
 #pragma once
 
 #include <map>
@@ -50,6 +67,8 @@ class Session {
  public:
   using ProgIdxType = popef::ProgramFlow::ProgramIndexType;
   using ProgramsAndAnchorsMap = std::map<ProgIdxType, std::vector<const popef::Anchor *>>;
+  // Where a replica index is taken: every replica.
+  static constexpr unsigned kAllReplicas = hwsim::kAllReplicas;
 
   explicit Session(const std::vector<std::string> &popef_paths, const SessionConfig &config = {});
   explicit Session(std::shared_ptr<const popef::Model> model, const SessionConfig &config = {});
@@ -73,6 +92,14 @@ class Session {
   void runLoadPrograms();
   // Runs Load first if it has not run since the executable was loaded.
   void runMainPrograms();
+  // The same on replica `replica` only (InvalidArgument if out of range):
+  // one in-model replica served by its own thread. Load runs first if it has
+  // not run on that replica since the executable was loaded.
+  void runLoadPrograms(unsigned replica);
+  void runMainPrograms(unsigned replica);
+  void runSavePrograms(unsigned replica);
+  // The executable's replication factor (1 for a model that is not replicated).
+  unsigned replicationFactor() const;
   void runSavePrograms();
   // Streams the Main programs through their pipeline stages when Main is
   // one program split over the IPUs (hwsim::Engine::runPipelined,
@@ -83,7 +110,9 @@ class Session {
   // start_new, and not at all without. Any other run finishes the runs in
   // flight first; reload() and stop() lose them.
   void runMainProgramsPipelined(bool start_new);
-  // Main is one program split into pipeline stages.
+  // Main is one program split into pipeline stages, on a model that is not
+  // replicated (a replicated model's Main always runs whole, on every
+  // replica together).
   bool mainIsPipelined() const;
   // Runs of runMainProgramsPipelined() have not ended.
   bool mainPipelineBusy() const;
@@ -99,6 +128,9 @@ class Session {
   // anchor, whose data the session copies itself). An empty callback binds
   // an empty (dummy) callback. May be called before binding to a device.
   void setCallbackForAnchor(const std::string &anchor_handle, CallbackHandle callback);
+  // The same for the stream of replica `replica` only (InvalidArgument if
+  // out of range).
+  void setCallbackForAnchor(const std::string &anchor_handle, unsigned replica, CallbackHandle callback);
   // Fills the remote buffer of the anchor whose handle is anchor_handle from
   // `bytes` (all its slots, anchor.tensorInfo().sizeInBytes()) instead of
   // its TensorData: now if the executable is loaded, and at every later
@@ -113,7 +145,8 @@ class Session {
   // For each input (output) anchor with a stream: the predicate's policy
   // (BIND_USER_CB without a predicate); for BIND_USER_CB the factory is
   // called (unless skip_connected and the anchor is connected) and a
-  // non-empty result replaces the binding.
+  // non-empty result replaces the binding. A replicated model's factory is
+  // called once per replica (CallbackInfo::replica) and binds that replica.
   void setUserInputHandler(const CallbackFactory &factory,
                            const AnchorCallbackPredicate &anchor_callback_predicate = null_anchor_callback_predicate,
                            bool skip_connected = false);
@@ -121,8 +154,9 @@ class Session {
                             const AnchorCallbackPredicate &anchor_callback_predicate = null_anchor_callback_predicate,
                             bool skip_connected = false);
 
-  // Program -> its anchors with a stream and no binding; programs whose
-  // anchors are all bound are left out. NotFound for an unknown index.
+  // Program -> its anchors with a stream and no binding (on some replica);
+  // programs whose anchors are all bound are left out. NotFound for an
+  // unknown index.
   ProgramsAndAnchorsMap anchorsNotConnectedToCallbacks(const std::vector<ProgIdxType> &progs) const;
   // FailedPrecondition listing each program and its unbound anchors.
   void errorIfAnchorsAreNotConnectedToCallbacks(const std::vector<ProgIdxType> &progs) const;
@@ -153,17 +187,24 @@ class Session {
   // concatenated) and connects every queue's stream callback to its anchor,
   // replacing earlier bindings. The session owns it (one at a time: a second
   // call replaces the first); stop() disconnects its queues and reload()
-  // resets them. Not concurrent with stop().
+  // resets them. Not concurrent with stop(). A replicated model has a
+  // manager per replica: createQueueManager refuses it (InvalidArgument),
+  // createQueueManagerForReplica(r, ...) makes replica r's, connected to
+  // replica r's streams.
   template <typename... T>
   QueueManager *createQueueManager(T &&...args) {
-    return adoptQueueManager(std::make_unique<QueueManager>(std::forward<T>(args)...));
+    return adoptQueueManager(std::make_unique<QueueManager>(std::forward<T>(args)...), kAllReplicas);
+  }
+  template <typename... T>
+  QueueManager *createQueueManagerForReplica(unsigned replica, T &&...args) {
+    return adoptQueueManager(std::make_unique<QueueManager>(std::forward<T>(args)...), replica);
   }
 
-  // Gives up the session's QueueManager (nullptr if it has none): its streams
-  // get empty callbacks and stop()/reload() no longer touch it, so the caller
-  // may keep it beyond the session (the C API does, for managers whose handle
-  // outlives the session). Not concurrent with stop() or a run.
-  std::unique_ptr<QueueManager> releaseQueueManager();
+  // Gives up replica `replica`'s QueueManager (nullptr if it has none): its
+  // streams get empty callbacks and stop()/reload() no longer touch it, so
+  // the caller may keep it beyond the session (the C API does, for managers
+  // whose handle outlives the session). Not concurrent with stop() or a run.
+  std::unique_ptr<QueueManager> releaseQueueManager(unsigned replica = 0);
 
   // The engine running the executable, for diagnostics and tests
   // (profiles, simulated errors). Connect streams through the Session only.
@@ -177,7 +218,8 @@ class Session {
   struct Impl;
 
  private:
-  QueueManager *adoptQueueManager(std::unique_ptr<QueueManager> manager);
+  // kAllReplicas: the one manager of a model that is not replicated.
+  QueueManager *adoptQueueManager(std::unique_ptr<QueueManager> manager, unsigned replica);
 
   std::unique_ptr<Impl> impl_;
 };

@@ -341,6 +341,51 @@ static void device_cycles_grow_by_one_main_run_per_request(void **state) {
   mrt_model_runner_destroy(runner);
 }
 
+/* replicated (add_one compiled with replication factor 2): one copy brings
+ * two replicas on one device, each counting the cycles of its own lane. */
+static uint64_t replica_cycles(const mrt_model_runner *runner, uint32_t replica_id) {
+  uint64_t cycles = 0;
+  assert_int_equal(mrt_model_runner_device_cycles(runner, replica_id, &cycles, NULL), MRT_OK);
+  return cycles;
+}
+
+static void replicated_model_counts_its_replicas_and_their_cycles(void **state) {
+  (void)state;
+  mrt_model_runner *runner = test_make_runner("replicated", NULL);
+  uint32_t count = 0;
+  assert_int_equal(mrt_model_runner_num_replicas(runner, &count), MRT_OK);
+  assert_int_equal(count, 2);
+  float x[ADD_ONE_N] = {0}, y[ADD_ONE_N];
+  mrt_tensor_view in = {"x", x, sizeof x}, out = {"y", y, sizeof y};
+  const uint64_t before0 = replica_cycles(runner, 0);
+  assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, 1), MRT_OK);
+  const uint64_t after1 = replica_cycles(runner, 1);
+  assert_true(after1 > 0);
+  assert_int_equal(replica_cycles(runner, 0), before0); /* replica 0 has not run */
+  assert_int_equal(mrt_model_runner_execute(runner, &in, 1, &out, 1, 0), MRT_OK);
+  assert_true(replica_cycles(runner, 0) > before0);
+  assert_int_equal(replica_cycles(runner, 1), after1);
+  for (int i = 0; i < ADD_ONE_N; ++i) assert_float_equal(y[i], 1.0f, 1e-6);
+
+  uint64_t cycles = 0;
+  assert_int_equal(mrt_model_runner_device_cycles(runner, 2, &cycles, NULL), MRT_INVALID_ARGUMENT);
+  test_expect_contains(mrt_last_error_message(), "replica_id 2 out of range: the runner has 2 replicas");
+  assert_int_equal(mrt_model_runner_num_replicas(runner, NULL), MRT_INVALID_ARGUMENT);
+  test_expect_contains(mrt_last_error_message(), "out_count must not be NULL");
+  assert_int_equal(mrt_model_runner_num_replicas(NULL, &count), MRT_INVALID_ARGUMENT);
+  test_expect_contains(mrt_last_error_message(), "runner must not be NULL");
+  mrt_model_runner_destroy(runner);
+
+  /* Without in-model replication, one replica per copy. */
+  mrt_model_runner_config config;
+  mrt_model_runner_config_init(&config);
+  config.replication_factor = 2;
+  runner = test_make_runner("add_one", &config);
+  assert_int_equal(mrt_model_runner_num_replicas(runner, &count), MRT_OK);
+  assert_int_equal(count, 2);
+  mrt_model_runner_destroy(runner);
+}
+
 /* The library keeps each thread's name -> view maps between calls and only
  * rewrites the data pointers when the names repeat: arrays whose order,
  * names (also rewritten in place, in the same buffers) or count change
@@ -451,6 +496,7 @@ int main(void) {
       cmocka_unit_test(mlp_matches_reference_from_tensor_data),
       cmocka_unit_test(bad_requests_leave_the_runner_serving),
       cmocka_unit_test(device_cycles_grow_by_one_main_run_per_request),
+      cmocka_unit_test(replicated_model_counts_its_replicas_and_their_cycles),
       cmocka_unit_test(request_arrays_are_read_afresh_on_every_call),
       cmocka_unit_test(bad_configs_and_futures),
   };

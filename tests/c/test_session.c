@@ -507,6 +507,41 @@ static void test_predicates(void **state) {
 
 /* ---- wrong state, wrong names ---- */
 
+/* replicated (add_one compiled with replication factor 2): each replica's
+ * anchors bound on their own, both replicas run by one Main call, each
+ * adding one to its own data; the replica out of range is named. */
+static void test_replicated_model_per_replica_callbacks(void **state) {
+  (void)state;
+  mrt_session *session = bound_session("replicated", NULL);
+  float x[2][16], y[2][16];
+  buffer bx[2], by[2];
+  for (uint32_t r = 0; r < 2; ++r) {
+    for (int i = 0; i < 16; ++i) {
+      x[r][i] = (float)(100 * r + i);
+      y[r][i] = -1.0f;
+    }
+    bx[r] = (buffer){x[r], sizeof x[r], 0};
+    by[r] = (buffer){y[r], sizeof y[r], 0};
+    assert_int_equal(mrt_session_set_replica_callback_for_anchor(session, "x", r, copy_in, &bx[r], NULL), MRT_OK);
+    assert_int_equal(mrt_session_set_replica_callback_for_anchor(session, "y", r, copy_out, &by[r], NULL), MRT_OK);
+  }
+  assert_int_equal(mrt_session_run_main_programs(session), MRT_OK);
+  for (uint32_t r = 0; r < 2; ++r) {
+    assert_int_equal(bx[r].calls, 1);
+    assert_int_equal(by[r].calls, 1);
+    for (int i = 0; i < 16; ++i) assert_true(y[r][i] == x[r][i] + 1.0f);
+  }
+  g_freed = 0;
+  assert_int_equal(mrt_session_set_replica_callback_for_anchor(session, "x", 2, copy_in, NULL, count_free),
+                   MRT_INVALID_ARGUMENT);
+  expect_message_contains("replica 2 out of range: the model has 2 replicas");
+  assert_int_equal(g_freed, 1);
+  assert_int_equal(mrt_session_set_replica_callback_for_anchor(session, "nope", 0, copy_in, NULL, NULL),
+                   MRT_NOT_FOUND);
+  expect_message_contains("'nope'");
+  mrt_session_destroy(session);
+}
+
 static void test_wrong_state_and_names(void **state) {
   (void)state;
   mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
@@ -674,6 +709,7 @@ int main(void) {
       cmocka_unit_test(test_simulated_errors_and_their_recovery_actions),
       cmocka_unit_test(test_predicates),
       cmocka_unit_test(test_wrong_state_and_names),
+      cmocka_unit_test(test_replicated_model_per_replica_callbacks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

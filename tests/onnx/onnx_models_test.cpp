@@ -135,6 +135,46 @@ TEST(OnnxModels, ConvAndPools3d) { checkModel(generated("conv_pool_3d"), 1e-4, 1
 TEST(OnnxModels, MaxPoolIndices) { checkModel(generated("pool_indices"), 0.0, 0.0); }
 TEST(OnnxModels, Mnist8) { checkModel(envDir("MRT_TEST_ONNX_DATA", MRT_TEST_ONNX_DATA) / "mnist-8", 0.0, 1e-4); }
 
+// mnist-8 compiled with replication factor 2 (PopRT's replication_factor):
+// one runner, one device of 2 IPUs, two replicas. Every data set goes to
+// both replicas, all requests in flight at once, so each replica holds
+// different data at any time.
+TEST(OnnxModels, Mnist8CompiledWithReplicationFactor2) {
+  const fs::path dir = envDir("MRT_TEST_ONNX_DATA", MRT_TEST_ONNX_DATA) / "mnist-8";
+  mrt_onnx_options options;
+  mrt_onnx_options_init(&options);
+  options.replication_factor = 2;
+  Runner r;
+  ASSERT_NO_FATAL_FAILURE(compileAndServe(dir / "model.onnx", &options, nullptr, r));
+  std::vector<DataSet> requests;
+  for (const fs::path &set : dataSetDirs(dir)) {
+    for (int replica = 0; replica < 2; ++replica) requests.push_back(readDataSet(set, r.runner));
+  }
+  std::vector<mrt_future *> futures(requests.size(), nullptr);
+  for (size_t k = 0; k < requests.size(); ++k) {
+    DataSet &d = requests[k];
+    ASSERT_EQ(mrt_model_runner_execute_async(r.runner, d.inViews.data(), d.inViews.size(), d.outViews.data(),
+                                             d.outViews.size(), static_cast<uint32_t>(k % 2), &futures[k]),
+              MRT_OK)
+        << mrt_last_error_message();
+  }
+  for (size_t k = 0; k < requests.size(); ++k) {
+    const std::string what = " (replica " + std::to_string(k % 2) + ")";
+    const mrt_status status = mrt_future_wait(futures[k], 30'000'000'000);
+    EXPECT_EQ(status, MRT_OK) << what << ": " << mrt_future_error_message(futures[k]);
+    mrt_future_destroy(futures[k]);
+    if (status == MRT_OK) expectOutputs(requests[k], 0.0, 1e-4, what);
+  }
+  // Replica 2 does not exist: 1 copy x the model's 2 replicas.
+  DataSet &d = requests.front();
+  EXPECT_EQ(mrt_model_runner_execute(r.runner, d.inViews.data(), d.inViews.size(), d.outViews.data(),
+                                     d.outViews.size(), 2),
+            MRT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mrt_last_error_message()).find("replica_id 2 out of range: the runner has 2 replicas"),
+            std::string::npos)
+      << mrt_last_error_message();
+}
+
 // The own models of make_models.py (OWN_MODELS there): networks with seeded
 // weights and a dynamic batch dimension, compiled at each batch size with
 // mrt_onnx_options.batch_size and compared with make_models.py's numpy

@@ -24,14 +24,6 @@ models=$("$gen" --list 2>/dev/null || true)
 [ -n "$models" ] || models="add_one mlp stateful conditional remote_buffer time_major replicated pipeline2"
 for model in $models; do
   "$gen" "$model" -o "$work/$model.popef" >/dev/null
-  if [ "$model" = replicated ]; then
-    # Compiled with replication factor 2: one executable over two IPUs,
-    # which a Session (and so ModelRunner) cannot serve yet; ModelRunner
-    # replicates replication-factor-1 models instead (-r 2).
-    if err=$(bounded 30 "$run" "$work/$model.popef" -n 2 2>&1 >/dev/null); then fail "replicated was served"; fi
-    [[ "$err" == *"has replication factor 2"* ]] || fail "unclear refusal of replicated: $err"
-    continue
-  fi
   bounded 30 "$run" "$work/$model.popef" -n 20 --json > "$work/r.json" || fail "mrt-run $model: $(cat "$work/r.json")"
   /usr/bin/python3 -c '
 import json, sys
@@ -48,6 +40,26 @@ assert r["phase_mean_us"]["computation"] > 0, r' "$work/r.json" || fail "mrt-run
       fail "mrt-bench $mode $model: $(cat "$work/b.json")"
     grep -q '"runs": 20' "$work/b.json" || fail "mrt-bench $mode $model: $(cat "$work/b.json")"
   done
+done
+
+# replicated (replication factor 2 in the model): mrt-run serves both
+# in-model replicas of each device (-r 2: two devices, four replicas), and
+# mrt-bench feeds both replicas at every run, each with its own data.
+bounded 30 "$run" "$work/replicated.popef" -n 20 -r 2 --json > "$work/r.json" || fail "mrt-run -r 2 replicated"
+/usr/bin/python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["requests"] == 20 and r["failed"] == 0 and r["replicas"] == 4, r' "$work/r.json" ||
+  fail "mrt-run -r 2 replicated report: $(cat "$work/r.json")"
+for mode in callbacks queues; do
+  bounded 30 "$bench" $mode "$work/replicated.popef" -n 20 --real-data --json > "$work/b.json" ||
+    fail "mrt-bench $mode replicated: $(cat "$work/b.json")"
+  /usr/bin/python3 -c '
+import json, sys
+b = json.load(open(sys.argv[1]))
+# 40 outputs, less the first of each of the 8 input sets (the reference).
+assert b["runs"] == 20 and b["mismatches"] == 0 and b["outputs_checked"] == 32, b' "$work/b.json" ||
+    fail "mrt-bench $mode replicated report: $(cat "$work/b.json")"
 done
 
 # stateful: acc_save is written only by Save, so Main runs do not queue it,

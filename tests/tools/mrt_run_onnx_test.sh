@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # mrt_run_onnx_test.sh MRT_COMPILE MRT_RUN MNIST_DIR: the ONNX path as a user
-# walks it: mrt-compile the MNIST model, run it with mrt-run on the model
+# walks it: mrt-compile the MNIST model (and with --replicas 2), run it with mrt-run on the model
 # zoo's own input .pb, and compare the written output with the zoo's
 # output .pb (ONNX Runtime's answer) within 1e-4; a .pb of the wrong type
 # or size, or a file that is not a TensorProto, is a one-line error.
@@ -19,10 +19,14 @@ grep -Eq "^Cycles per inference +[1-9][0-9]* \([0-9.]+ us at 1.33 GHz\)$" "$work
   grep -Eq "^Modelled throughput +[0-9.]+ inferences/s per replica on the target$" "$work/compile.txt" &&
   grep -Eq "^Compile time \(host\) +[0-9.]+ s$" "$work/compile.txt" ||
   fail "mrt-compile's report lacks the modelled figures: $(cat "$work/compile.txt")"
+# Compiled with replication factor 2: one device of 2 IPUs, two replicas;
+# with -n 2 the output written is that of the request replica 1 served.
+"$compile" "$mnist/model.onnx" -o "$work/mnist_r2.popef" --replicas 2 --quiet >/dev/null
 mkdir "$work/out"
+for model in mnist mnist_r2; do
 for set in 0 1 2; do
-  "$run" "$work/mnist.popef" -n 3 --input "Input3=$mnist/test_data_set_$set/input_0.pb" \
-    --output-dir "$work/out" >/dev/null || fail "mrt-run on test_data_set_$set failed"
+  "$run" "$work/$model.popef" -n 2 --input "Input3=$mnist/test_data_set_$set/input_0.pb" \
+    --output-dir "$work/out" >/dev/null || fail "mrt-run $model on test_data_set_$set failed"
   /usr/bin/python3 - "$work/out/Plus214_Output_0.bin" "$mnist/test_data_set_$set/output_0.pb" <<'PY' ||
 import sys
 import numpy as np
@@ -34,7 +38,8 @@ want = numpy_helper.to_array(proto).reshape(-1)
 worst = float(np.max(np.abs(got - want)))
 sys.exit(0 if got.shape == want.shape and worst <= 1e-4 else f"worst |error| {worst}, shapes {got.shape} {want.shape}")
 PY
-    fail "test_data_set_$set: the output differs from ONNX Runtime's"
+    fail "$model test_data_set_$set: the output differs from ONNX Runtime's"
+done
 done
 
 # A .pb whose type or size is not the input's, and a file that is not one.

@@ -24,9 +24,10 @@ std::vector<const popef::Anchor *> ofMain(const popef::Model &model, std::vector
 Driver::Driver(const std::shared_ptr<const popef::Model> &model, const DriverOptions &options, std::size_t slots)
     : options_(options),
       session_(model),
+      replicas_(session_.replicationFactor()),
       main_inputs_(ofMain(*model, session_.getUserInputAnchors())),
       main_outputs_(ofMain(*model, session_.getUserOutputAnchors())),
-      io_(main_inputs_, main_outputs_, slots, options.real_data, model->metadata.programFlow().save().empty(),
+      io_(main_inputs_, main_outputs_, slots * replicas_, options.real_data, model->metadata.programFlow().save().empty(),
           options.seed) {
   if (options.real_data && !model->metadata.programFlow().save().empty()) {
     outputs_not_checked_ =

@@ -13,7 +13,10 @@
 //                    over and over while the calling thread enqueues input
 //                    and output buffers, several runs ahead.
 //
-// A run is one execution of the Main programs: one model batch per anchor.
+// A run is one execution of the Main programs: one model batch per anchor,
+// on every replica of a model compiled with replication factor R (each
+// replica fed from its own slot, with its own input set under --real-data,
+// through its own callbacks or QueueManager).
 // The drivers feed and drain only the anchors of the Main programs (an
 // output only a Save program writes, like the stateful model's acc_save, is
 // never written by a run: queueing it would wait forever).
@@ -68,18 +71,31 @@ class Driver {
   // Load programs, over its clock rate). Call after stop().
   double deviceSeconds();
   const IoSlots &io() const noexcept { return io_; }
+  // Replicas each run feeds (the model's replication factor).
+  unsigned replicas() const noexcept { return replicas_; }
   // Why --real-data does not compare outputs across runs (the model keeps
   // state: Main writes tensors the Save programs read back); empty when it does.
   const std::string &outputsNotChecked() const noexcept { return outputs_not_checked_; }
 
  protected:
+  // `slots`: per replica.
   Driver(const std::shared_ptr<const popef::Model> &model, const DriverOptions &options, std::size_t slots);
   // Binds the session, runs the Load programs and starts the cycle count;
   // the derived constructor calls it once its anchors are connected.
   void bindAndLoad(std::shared_ptr<Device> device);
+  // The IoSlots slot of replica `replica` in run slot `slot`, and the run
+  // number IoSlots picks its input set by: distinct for the replicas of a
+  // run, and shifting from run to run so that each set is seen on every
+  // replica (outputs delivered to the wrong replica then differ from the
+  // set's first outputs).
+  std::size_t slotOf(std::size_t slot, unsigned replica) const { return slot * replicas_ + replica; }
+  std::uint64_t setOf(std::uint64_t run, unsigned replica) const {
+    return replicas_ == 1 ? run : run * (replicas_ + 1) + replica;
+  }
 
   DriverOptions options_;
   Session session_;
+  unsigned replicas_;
   // The user input and output anchors of the Main programs, IoSlots' order.
   std::vector<const popef::Anchor *> main_inputs_, main_outputs_;
   IoSlots io_;

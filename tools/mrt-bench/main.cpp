@@ -84,7 +84,9 @@ int runBenchmark(const Options &options) {
   summary.real_data = options.real_data;
   summary.replicas = options.replicas;
   if (options.mode == "queues") summary.ring_size_multiplier = options.ring_size_multiplier;
-  summary.batch = samplesPerRun(*model);
+  // A run feeds every replica of a replicated model.
+  const unsigned model_replicas = drivers.front()->replicas();
+  summary.batch = samplesPerRun(*model) * model_replicas;
   summary.wall = wall;
   std::string firstMismatch;
   for (auto &driver : drivers) {
@@ -97,8 +99,8 @@ int runBenchmark(const Options &options) {
     if (firstMismatch.empty()) firstMismatch = driver->io().firstMismatch();
   }
   summary.outputs_not_checked = drivers.front()->outputsNotChecked();
-  summary.bytes_in_per_run = drivers.front()->io().bytesInPerRun();
-  summary.bytes_out_per_run = drivers.front()->io().bytesOutPerRun();
+  summary.bytes_in_per_run = drivers.front()->io().bytesInPerRun() * model_replicas;
+  summary.bytes_out_per_run = drivers.front()->io().bytesOutPerRun() * model_replicas;
 
   if (options.json) std::cout << renderJson(summary).dump(2) << "\n";
   else std::cout << renderTable(summary);

@@ -7,6 +7,9 @@
 // is copying out. It reuses a slot only after that slot's run has completed
 // (every output written), which the device thread publishes in
 // completed_runs; when it has to wait, it waits for half the slots at once.
+// A replicated model has a QueueManager per replica; each run feeds every
+// replica (Main runs them together), so a run completes when every
+// replica's outputs are written.
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -36,9 +39,9 @@ std::size_t slotsFor(const popef::Model &model, std::int64_t ring_size_multiplie
 }  // namespace
 
 struct QueuesDriver::State {
-  QueueManager *queues = nullptr;
-  std::vector<InputQueue *> inputs;
-  std::vector<OutputQueue *> outputs;
+  // [replica][anchor]
+  std::vector<std::vector<InputQueue *>> inputs;
+  std::vector<std::vector<OutputQueue *>> outputs;
   std::vector<Clock::time_point> enqueued_at, completed_at;  // per slot
 
   std::thread device;
@@ -50,7 +53,8 @@ struct QueuesDriver::State {
   // than at every run. wake_word is the futex word it sleeps on.
   std::atomic<std::uint64_t> awaited_run{kNobody};
   std::atomic<std::uint32_t> wake_word{0};
-  std::uint64_t outputs_written = 0;  // device thread only
+  // Written by the replicas' threads of the Main run (one run at a time).
+  std::atomic<std::uint64_t> outputs_written{0};
   std::string failure;                // set before completed_runs = kFailed
   std::uint64_t finished = 0;         // runs checked by the producer
   detail::AdaptiveSpin wait_spin;     // how long waitForRun polls
@@ -85,12 +89,16 @@ QueuesDriver::QueuesDriver(const std::shared_ptr<const popef::Model> &model, std
   if (options.ring_size_multiplier < 1)
     throw Error(ErrorCode::InvalidArgument, "the ring size multiplier must be at least 1 (got {})",
                 options.ring_size_multiplier);
-  s.queues = session_.createQueueManager(
-      anchors, ring_size_multiplier_factory::constantRingSizeMult(options.ring_size_multiplier));
-  for (const auto *anchor : main_inputs_) s.inputs.push_back(&s.queues->inputQueue(anchor->name()));
-  for (const auto *anchor : outputs) s.outputs.push_back(&s.queues->outputQueue(anchor->name()));
-  s.enqueued_at.resize(io_.numSlots());
-  s.completed_at.resize(io_.numSlots());
+  s.inputs.resize(replicas_);
+  s.outputs.resize(replicas_);
+  for (unsigned r = 0; r < replicas_; ++r) {
+    QueueManager *queues = session_.createQueueManagerForReplica(
+        r, anchors, ring_size_multiplier_factory::constantRingSizeMult(options.ring_size_multiplier));
+    for (const auto *anchor : main_inputs_) s.inputs[r].push_back(&queues->inputQueue(anchor->name()));
+    for (const auto *anchor : outputs) s.outputs[r].push_back(&queues->outputQueue(anchor->name()));
+  }
+  s.enqueued_at.resize(io_.numSlots() / replicas_);
+  s.completed_at.resize(io_.numSlots() / replicas_);
   bindAndLoad(std::move(device));
 
   s.device = std::thread([this] {
@@ -138,20 +146,20 @@ void QueuesDriver::waitForRun(std::uint64_t run) {
 }
 
 void QueuesDriver::finishRun(std::uint64_t run) {
-  const std::size_t slot = run % io_.numSlots();
+  const std::size_t slot = run % state_->completed_at.size();
   if (options_.record_latencies) {
     latencies_us_.push_back(
         std::chrono::duration<double, std::micro>(state_->completed_at[slot] - state_->enqueued_at[slot]).count());
   }
-  io_.checkOutputs(slot, run);
+  for (unsigned r = 0; r < replicas_; ++r) io_.checkOutputs(slotOf(slot, r), setOf(run, r));
   state_->finished = run + 1;
 }
 
 std::uint64_t QueuesDriver::run(std::uint64_t max_runs, Clock::time_point deadline) {
   State &s = *state_;
   const bool timed = deadline != Clock::time_point::max();
-  const std::size_t slots = io_.numSlots();
-  const std::uint64_t outputs_per_run = s.outputs.size();
+  const std::size_t slots = s.completed_at.size();
+  const std::uint64_t outputs_per_run = s.outputs.front().size() * replicas_;
   std::uint64_t done = 0;
   for (; done < max_runs; ++done) {
     if (timed && Clock::now() >= deadline) break;
@@ -166,19 +174,23 @@ std::uint64_t QueuesDriver::run(std::uint64_t max_runs, Clock::time_point deadli
       waitForRun(last);
       while (s.finished <= last) finishRun(s.finished);
     }
-    io_.prepareInputs(slot, run);
+    for (unsigned r = 0; r < replicas_; ++r) io_.prepareInputs(slotOf(slot, r), setOf(run, r));
     if (options_.record_latencies) s.enqueued_at[slot] = Clock::now();
-    for (std::size_t i = 0; i < s.inputs.size(); ++i)
-      s.inputs[i]->enqueue(io_.input(slot, i), static_cast<std::int64_t>(io_.inputSize(i)));
-    for (std::size_t i = 0; i < s.outputs.size(); ++i) {
-      s.outputs[i]->enqueue(io_.output(slot, i), static_cast<std::int64_t>(io_.outputSize(i)),
-                            [this, slot, outputs_per_run] {
-                              // Device thread: the last output of a run completes it.
-                              State &st = *state_;
-                              if (++st.outputs_written % outputs_per_run != 0) return;
-                              if (options_.record_latencies) st.completed_at[slot] = Clock::now();
-                              st.publishCompleted(st.outputs_written / outputs_per_run);
-                            });
+    for (unsigned r = 0; r < replicas_; ++r) {
+      const std::size_t replica_slot = slotOf(slot, r);
+      for (std::size_t i = 0; i < s.inputs[r].size(); ++i)
+        s.inputs[r][i]->enqueue(io_.input(replica_slot, i), static_cast<std::int64_t>(io_.inputSize(i)));
+      for (std::size_t i = 0; i < s.outputs[r].size(); ++i) {
+        s.outputs[r][i]->enqueue(io_.output(replica_slot, i), static_cast<std::int64_t>(io_.outputSize(i)),
+                                 [this, slot, outputs_per_run] {
+                                   // Device thread: the last output of a run completes it.
+                                   State &st = *state_;
+                                   const std::uint64_t written = st.outputs_written.fetch_add(1) + 1;
+                                   if (written % outputs_per_run != 0) return;
+                                   if (options_.record_latencies) st.completed_at[slot] = Clock::now();
+                                   st.publishCompleted(written / outputs_per_run);
+                                 });
+      }
     }
     ++runs_;
   }

@@ -236,10 +236,12 @@ int runModel(const Options &options) {
   const mrt::Model model = loadModel(options);
   checkReplicasFit(model, options.replicas);
   ModelRunner runner(model, config);
+  // A model compiled with replication R serves R replicas per device.
+  const unsigned replicas = runner.numReplicas();
   // The runner's batching dimension: --batching-dim, else the model's own.
+  const std::uint32_t runnerBatchingDim = runner.config().batching_dim;
   const std::optional<unsigned> batchingDim =
-      runner.config().batching_dim != MRT_BATCHING_DISABLED ? std::optional<unsigned>(runner.config().batching_dim)
-                                                            : std::nullopt;
+      runnerBatchingDim != MRT_BATCHING_DISABLED ? std::optional<unsigned>(runnerBatchingDim) : std::nullopt;
   if (options.batchTimeoutMs && !batchingDim) {
     throw ModelUsageError("--batch-timeout requires --batching-dim: the model records no batching dimension");
   }
@@ -255,15 +257,15 @@ int runModel(const Options &options) {
   }
 
   std::atomic<std::uint64_t> done{0};
-  const std::vector<mrt::DeviceTime> deviceStart = deviceTimes(runner, options.replicas);
+  const std::vector<mrt::DeviceTime> deviceStart = deviceTimes(runner, replicas);
   const auto start = Clock::now();
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < options.threads; ++t) {
     const std::uint64_t share = options.iterations / options.threads + (t < options.iterations % options.threads);
     const std::uint64_t first = t * (options.iterations / options.threads);
     threads.emplace_back([&, t, share, first] {
-      if (options.async) clients[t].runAsync(runner, share, first, options.replicas, done);
-      else clients[t].runSync(runner, share, first, options.replicas, done);
+      if (options.async) clients[t].runAsync(runner, share, first, replicas, done);
+      else clients[t].runSync(runner, share, first, replicas, done);
     });
   }
   const bool showProgress = !options.json && isatty(STDERR_FILENO);
@@ -279,11 +281,10 @@ int runModel(const Options &options) {
 
   run::RunSummary summary;
   summary.wall = Clock::now() - start;
-  const std::vector<mrt::DeviceTime> deviceEnd = deviceTimes(runner, options.replicas);
-  for (unsigned r = 0; r < options.replicas; ++r)
-    summary.deviceSeconds.push_back(deviceEnd[r].secondsSince(deviceStart[r]));
+  const std::vector<mrt::DeviceTime> deviceEnd = deviceTimes(runner, replicas);
+  for (unsigned r = 0; r < replicas; ++r) summary.deviceSeconds.push_back(deviceEnd[r].secondsSince(deviceStart[r]));
   summary.model = model.info().executable;
-  summary.replicas = options.replicas;
+  summary.replicas = replicas;
   summary.threads = options.threads;
   summary.async = options.async;
   summary.batch = batch;
@@ -298,7 +299,7 @@ int runModel(const Options &options) {
     summary.failed += client.failed;
     if (firstError.empty()) firstError = client.firstError;
   }
-  summary.phaseMeansUs = phaseMeans(runner, options.replicas);
+  summary.phaseMeansUs = phaseMeans(runner, replicas);
   if (!options.outputDir.empty()) writeOutputs(clients.front().slots.front(), options.outputDir);
   const auto figures = run::summarize(summary);
   const auto pipeline = run::pipelineFigures(model, plan.modelBatch);
@@ -328,7 +329,7 @@ int main(int argc, char **argv) {
   app.add_option("--iterations,-n", options.iterations, "requests to run")->check(CLI::PositiveNumber);
   app.add_option("--threads,-t", options.threads, "client threads")->check(CLI::Range(1u, 256u));
   app.add_flag("--async", options.async, "use executeAsync with several requests in flight per thread");
-  app.add_option("--replicas,-r", options.replicas, "replicas (one simulated device each)")->check(CLI::Range(1u, 64u));
+  app.add_option("--replicas,-r", options.replicas, "copies of the model (one simulated device each; a model compiled with replication factor R serves R replicas on each)")->check(CLI::Range(1u, 64u));
   app.add_option("--batch,-b", options.batch,
                  "samples per request (default: the model's batch); without --batching-dim a multiple of it")
       ->check(CLI::PositiveNumber);

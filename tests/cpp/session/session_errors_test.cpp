@@ -66,12 +66,6 @@ TEST(SessionErrorsTest, UnknownNamesAreNotFound) {
   EXPECT_EQ(y, std::vector<float>(16, 5.0f));
 }
 
-TEST(SessionErrorsTest, ReplicatedModelsAreRejected) {
-  const Error error = captureError([] { Session session(exampleModel("replicated")); });
-  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
-  EXPECT_THAT(error.what(), HasSubstr("replication factor 2"));
-}
-
 TEST(SessionErrorsTest, RemoteBufferAnchorWithoutDataIsRejected) {
   const auto model = exampleModel("remote_buffer");
   popef::ModelParts parts = partsOf(*model);

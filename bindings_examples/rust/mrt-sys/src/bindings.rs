@@ -1406,6 +1406,16 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
+    pub fn mrt_session_set_replica_callback_for_anchor(
+        session: *mut mrt_session,
+        anchor_handle: *const ::std::os::raw::c_char,
+        replica: u32,
+        fn_: mrt_anchor_callback_fn,
+        user_data: *mut ::std::os::raw::c_void,
+        user_data_free: ::std::option::Option<unsafe extern "C" fn(arg1: *mut ::std::os::raw::c_void)>,
+    ) -> mrt_status;
+}
+extern "C" {
     pub fn mrt_session_set_remote_buffer_data(
         session: *mut mrt_session,
         anchor_handle: *const ::std::os::raw::c_char,
@@ -2852,6 +2862,9 @@ extern "C" {
         out_cycles: *mut u64,
         out_clock_hz: *mut f64,
     ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_model_runner_num_replicas(runner: *const mrt_model_runner, out_count: *mut u32) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_model_runner_model(runner: *const mrt_model_runner, out: *mut *mut mrt_model) -> mrt_status;
