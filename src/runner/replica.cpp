@@ -142,13 +142,6 @@ Replica::Replica(unsigned id, std::shared_ptr<Session> session, unsigned lane, c
   pipelined_ = session_->mainIsPipelined();
 }
 
-void Replica::bindStream(const popef::Anchor &anchor, CallbackHandle callback) {
-  if (sharesDevice()) {
-    session_->setCallbackForAnchor(anchor.handle(), lane_, std::move(callback));
-  } else {
-    session_->setCallbackForAnchor(anchor.handle(), std::move(callback));
-  }
-}
 
 void Replica::bindSideStreams(const RunnerLayout &layout) {
   for (const FrozenTensor &frozen : layout.frozenInputs()) {
@@ -159,7 +152,7 @@ void Replica::bindSideStreams(const RunnerLayout &layout) {
           popef::SharedBytes(bytes.data, {static_cast<const std::byte *>(bytes.data.get()), bytes.data_size_bytes}));
       continue;
     }
-    bindStream(*frozen.anchor, [bytes](void *device_buffer) {
+    session_->setCallbackForAnchor(frozen.anchor->handle(), lane_, [bytes](void *device_buffer) {
       std::memcpy(device_buffer, bytes.data.get(), bytes.data_size_bytes);
     });
   }
@@ -175,7 +168,7 @@ void Replica::bindSideStreams(const RunnerLayout &layout) {
         callback = [view](void *device_buffer) { std::memcpy(view.data, device_buffer, view.data_size_bytes); };
       }
     }
-    bindStream(*anchor, std::move(callback));
+    session_->setCallbackForAnchor(anchor->handle(), lane_, std::move(callback));
   }
 }
 

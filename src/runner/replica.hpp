@@ -178,8 +178,6 @@ class Replica {
   Error deviceError(const Error &error, const std::string &advice = {}) const;
   void bindSideStreams(const RunnerLayout &layout);
 
-  // Binds a callback to this replica's stream of the anchor.
-  void bindStream(const popef::Anchor &anchor, CallbackHandle callback);
   // Other replicas share this one's device (in-model replication).
   bool sharesDevice() const { return session_->replicationFactor() > 1; }
 

@@ -214,6 +214,10 @@ struct Session::Impl {
     return replica;
   }
 
+  // The replica argument that addresses replica r's streams: a model that is
+  // not replicated has one replica, bound and checked as "every replica".
+  unsigned streamReplica(unsigned r) const { return replicas == 1 ? kAllReplicas : r; }
+
   // Of `replica`, or of every replica for kAllReplicas.
   void setBinding(const std::string &handle, Binding binding, unsigned replica = kAllReplicas) {
     std::vector<Binding> &of = bindings[handle];
@@ -266,7 +270,7 @@ struct Session::Impl {
       }
       // Replicated models: a callback per replica (CallbackInfo::replica).
       for (unsigned r = 0; r < replicas; ++r) {
-        const unsigned replica = replicas == 1 ? kAllReplicas : r;
+        const unsigned replica = streamReplica(r);
         if (skipConnected && !unbound(anchor.handle(), replica)) continue;
         CallbackHandle callback = factory(CallbackInfo{anchor, r});
         if (callback) connect(anchor, std::move(callback), replica);
@@ -474,7 +478,7 @@ struct Session::Impl {
       for (unsigned r = first; r < last; ++r) {
         std::vector<char> &verified = verifiedPrograms[r];
         if (index < verified.size() && verified[index]) continue;
-        errorIfNotConnected({index}, replicas == 1 ? kAllReplicas : r);
+        errorIfNotConnected({index}, streamReplica(r));
         if (index >= verified.size()) verified.resize(index + 1, 0);
         verified[index] = 1;
       }
@@ -657,7 +661,7 @@ void Session::setCallbackForAnchor(const std::string &anchor_handle, CallbackHan
 
 void Session::setCallbackForAnchor(const std::string &anchor_handle, unsigned replica, CallbackHandle callback) {
   const popef::Anchor &anchor = impl_->streamAnchor(anchor_handle);
-  impl_->connect(anchor, std::move(callback), impl_->checkReplica(replica));
+  impl_->connect(anchor, std::move(callback), impl_->streamReplica(impl_->checkReplica(replica)));
 }
 
 const popef::Anchor &Session::checkRemoteBufferData(const std::string &anchor_handle, const void *data,
@@ -725,7 +729,7 @@ std::unique_ptr<QueueManager> Session::releaseQueueManager(unsigned replica) {
   if (!queues) return nullptr;
   // None of the manager's callbacks may stay on the engine.
   for (const QueueManager::AnchorStream &stream : queues->streams()) {
-    im.connect(im.streamAnchor(stream.handle), {}, im.replicas == 1 ? kAllReplicas : replica);
+    im.connect(im.streamAnchor(stream.handle), {}, im.streamReplica(replica));
   }
   im.queuesForStop[replica].store(nullptr);
   return std::move(queues);
@@ -745,7 +749,7 @@ QueueManager *Session::adoptQueueManager(std::unique_ptr<QueueManager> manager, 
   im.checkReplica(replica);
   releaseQueueManager(replica);  // the old manager, if any, goes
   for (const QueueManager::AnchorStream &stream : manager->streams()) {
-    im.connect(im.streamAnchor(stream.handle), stream.callback, im.replicas == 1 ? kAllReplicas : replica,
+    im.connect(im.streamAnchor(stream.handle), stream.callback, im.streamReplica(replica),
                stream.prefetch);
   }
   im.queuesForStop[replica].store(manager.get());

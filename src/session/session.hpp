@@ -129,7 +129,7 @@ class Session {
   // an empty (dummy) callback. May be called before binding to a device.
   void setCallbackForAnchor(const std::string &anchor_handle, CallbackHandle callback);
   // The same for the stream of replica `replica` only (InvalidArgument if
-  // out of range).
+  // out of range; replica 0 of a model that is not replicated is its only one).
   void setCallbackForAnchor(const std::string &anchor_handle, unsigned replica, CallbackHandle callback);
   // Fills the remote buffer of the anchor whose handle is anchor_handle from
   // `bytes` (all its slots, anchor.tensorInfo().sizeInBytes()) instead of

@@ -23,16 +23,6 @@
 #define NEWER(type) struct { type current; uint64_t appended_field; }
 static const uint64_t kCanary = 0xA5A5A5A5A5A5A5A5ull;
 
-/* A heap block of exactly `size` bytes holding the first `size` bytes of
- * `full`, struct_size set to `size`. */
-static void *older_copy(const void *full, size_t size) {
-  void *block = malloc(size);
-  assert_non_null(block);
-  memcpy(block, full, size);
-  memcpy(block, &size, sizeof size); /* struct_size comes first */
-  return block;
-}
-
 /* A zeroed heap block of `size` bytes, struct_size set to `size`: the
  * struct of a program built against an older header. Its fields are read
  * with OLDER_FIELD: the current type is larger than the block, and access
@@ -45,6 +35,13 @@ static void *older_block(size_t size) {
 }
 #define OLDER_FIELD(block, type, field, out) \
   memcpy(&(out), (const char *)(block) + offsetof(type, field), sizeof(out))
+
+/* An older block holding the first `size` bytes of `full` after struct_size. */
+static void *older_copy(const void *full, size_t size) {
+  void *block = older_block(size);
+  memcpy((char *)block + sizeof size, (const char *)full + sizeof size, size - sizeof size);
+  return block;
+}
 
 static void info_structs_are_written_only_as_far_as_struct_size(void **state) {
   (void)state;
