@@ -1,7 +1,8 @@
 package mrt_test
 
 // Shared by the tests: they need the mlp example model,
-// MRT_TEST_MODEL=<path to mlp.popef> (tests/bindings/go sets it).
+// MRT_TEST_MODEL=<path to mlp.popef> (tests/bindings/go sets it), and
+// replicas_test.go the replicated one, MRT_TEST_REPLICATED_MODEL.
 
 import (
 	"context"
