@@ -8,7 +8,6 @@ package mrt_test
 
 import (
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 
@@ -22,16 +21,7 @@ const (
 
 func loadReplicatedModel(t *testing.T) *mrt.Model {
 	t.Helper()
-	path := os.Getenv("MRT_TEST_REPLICATED_MODEL")
-	if path == "" {
-		t.Fatal("MRT_TEST_REPLICATED_MODEL must name the replicated example model (mrt-gen replicated -o replicated.popef)")
-	}
-	model, err := mrt.LoadModel(path)
-	if err != nil {
-		t.Fatalf("loading %s: %v", path, err)
-	}
-	t.Cleanup(func() { model.Close() })
-	return model
+	return loadModelNamedBy(t, "MRT_TEST_REPLICATED_MODEL", "replicated")
 }
 
 // replicaInput is distinct for every (replica, request).
