@@ -713,7 +713,9 @@ typedef struct mrt_anchor_callback {
  * fills *out_callback (zeroed before the call) and returns true, or returns
  * false for "no callback: keep the anchor's binding". If it returns false
  * but set user_data_free, that is called at once. Called on the thread that
- * called mrt_session_set_user_*_handler(), once per anchor, never overlapping. */
+ * called mrt_session_set_user_*_handler(), once per anchor (of a replicated
+ * model: once per anchor and replica, anchor->replica saying which), never
+ * overlapping. */
 typedef bool (*mrt_callback_factory_fn)(const mrt_anchor_info *anchor, mrt_anchor_callback *out_callback,
                                         void *user_data);
 
