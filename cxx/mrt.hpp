@@ -350,6 +350,9 @@ struct AnchorInfo {
   DataSource data_source = DataSource::NONE;
   std::string remote_buffer;  // "" if none
   int64_t remote_buffer_repeats = 0;
+  // For the anchor a CallbackFactory is given: the replica its callback will
+  // serve (a replicated model's factory is called once per replica); 0 elsewhere.
+  uint32_t replica = 0;
 
   static AnchorInfo from(const mrt_anchor_info &c) {
     AnchorInfo a;
@@ -364,6 +367,8 @@ struct AnchorInfo {
     a.data_source = static_cast<DataSource>(c.data_source);
     a.remote_buffer = detail::str(c.remote_buffer);
     a.remote_buffer_repeats = c.remote_buffer_repeats;
+    // A library older than the field fills less of the struct.
+    if (c.struct_size >= MRT_STRUCT_SIZE(mrt_anchor_info, replica)) a.replica = c.replica;
     return a;
   }
 };
@@ -1313,6 +1318,22 @@ class Session : public detail::OwnedHandle<mrt_session> {
   // Runs Load first if it has not run since the executable was loaded.
   void runMainPrograms() { run(mrt_session_run_main_programs); }
   void runSavePrograms() { run(mrt_session_run_save_programs); }
+  // Main on replica `replica` (0 .. numReplicas() - 1) only, on this thread,
+  // which runs that replica's callbacks and queue transfers. Runs for
+  // distinct replicas may overlap, each on its own thread, once the
+  // executable is loaded; nothing else may be called meanwhile but stop()
+  // and isStopped().
+  void runMainPrograms(unsigned replica) {
+    detail::CallbackScope scope;
+    scope.check(mrt_session_run_main_programs_for_replica(get(), replica));
+  }
+  // The model's replication factor R: replicas 0 .. R - 1 (1 for a model
+  // that is not replicated). Any thread.
+  unsigned numReplicas() const {
+    uint32_t count = 0;
+    check(mrt_session_num_replicas(get(), &count));
+    return count;
+  }
   void runPrograms(const std::vector<uint64_t> &programs) {
     detail::CallbackScope scope;
     scope.check(mrt_session_run_programs(get(), programs.empty() ? nullptr : programs.data(), programs.size()));
@@ -1320,16 +1341,15 @@ class Session : public detail::OwnedHandle<mrt_session> {
 
   // Binds callback to the anchor whose handle is anchor_handle (an empty
   // function binds an empty callback). A replaced callback is freed when the
-  // session no longer needs it.
+  // session no longer needs it. On a replicated model it binds every
+  // replica: the callback is then called from each replica's thread,
+  // concurrently.
   void setCallbackForAnchor(const std::string &anchor_handle, AnchorCallback callback) {
-    mrt_session *s = get();
-    if (!callback) {
-      check(mrt_session_set_callback_for_anchor(s, anchor_handle.c_str(), nullptr, nullptr, nullptr));
-      return;
-    }
-    using Box = detail::AnchorCallbackBox;
-    auto *box = new Box{std::move(callback), s};
-    check(mrt_session_set_callback_for_anchor(s, anchor_handle.c_str(), &Box::call, box, &detail::deleteBox<Box>));
+    bindCallback(anchor_handle, std::nullopt, std::move(callback));
+  }
+  // The same for replica `replica` (0 .. numReplicas() - 1) only.
+  void setCallbackForAnchor(const std::string &anchor_handle, unsigned replica, AnchorCallback callback) {
+    bindCallback(anchor_handle, replica, std::move(callback));
   }
 
   // Fills the anchor's remote buffer from `size` bytes at `data` (copied)
@@ -1408,11 +1428,14 @@ class Session : public detail::OwnedHandle<mrt_session> {
   // The manager and session may be destroyed in either order: a manager
   // outliving its session fails its calls with MRT_FAILED_PRECONDITION.
   QueueManager createQueueManager(const QueueManagerConfig &config = {}) {
-    mrt_session *s = get();
-    const detail::CQueueManagerConfig c = detail::queueManagerConfig(config);
-    mrt_queue_manager *out = nullptr;
-    check(mrt_session_create_queue_manager(s, &c.c, &out));
-    return QueueManager::adopt(out);
+    return makeQueueManager(std::nullopt, config);
+  }
+  // A replicated model has a manager per replica (createQueueManager refuses
+  // it): replica `replica`'s, fed whenever that replica runs its programs
+  // (runMainPrograms(replica) on its own thread, or runMainPrograms()).
+  // A second call for the same replica replaces that replica's manager only.
+  QueueManager createQueueManagerForReplica(unsigned replica, const QueueManagerConfig &config = {}) {
+    return makeQueueManager(replica, config);
   }
 
   // Leaves the device (without Save) and frees the callbacks.
@@ -1438,6 +1461,27 @@ class Session : public detail::OwnedHandle<mrt_session> {
   void run(mrt_status (*fn)(mrt_session *)) {
     detail::CallbackScope scope;
     scope.check(fn(get()));
+  }
+
+  // createQueueManagerForReplica, or createQueueManager without a replica.
+  QueueManager makeQueueManager(std::optional<unsigned> replica, const QueueManagerConfig &config) {
+    mrt_session *s = get();
+    const detail::CQueueManagerConfig c = detail::queueManagerConfig(config);
+    mrt_queue_manager *out = nullptr;
+    check(replica ? mrt_session_create_queue_manager_for_replica(s, *replica, &c.c, &out)
+                  : mrt_session_create_queue_manager(s, &c.c, &out));
+    return QueueManager::adopt(out);
+  }
+
+  // setCallbackForAnchor on one replica, or on every replica without one.
+  void bindCallback(const std::string &anchor_handle, std::optional<unsigned> replica, AnchorCallback callback) {
+    mrt_session *s = get();
+    using Box = detail::AnchorCallbackBox;
+    Box *box = callback ? new Box{std::move(callback), s} : nullptr;
+    const mrt_anchor_callback_fn fn = box ? &Box::call : nullptr;
+    void (*const free_box)(void *) = box ? &detail::deleteBox<Box> : nullptr;
+    check(replica ? mrt_session_set_replica_callback_for_anchor(s, anchor_handle.c_str(), *replica, fn, box, free_box)
+                  : mrt_session_set_callback_for_anchor(s, anchor_handle.c_str(), fn, box, free_box));
   }
 
   template <class Fn>

@@ -395,6 +395,12 @@ typedef struct mrt_anchor_info {
   int32_t data_source;           /* an mrt_data_source */
   const char *remote_buffer;     /* remote buffer name, NULL if none */
   int64_t remote_buffer_repeats; /* its number of slots, 0 if none */
+  /* ---- appended after V1 ---- */
+  /* For the anchor a callback factory (mrt_callback_factory_fn) is given:
+   * the replica whose stream its callback will serve (a replicated model's
+   * factory is called once per replica). 0 everywhere else. Present when
+   * struct_size >= MRT_STRUCT_SIZE(mrt_anchor_info, replica). */
+  uint32_t replica;
 } mrt_anchor_info;
 #define MRT_ANCHOR_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_anchor_info, remote_buffer_repeats)
 
@@ -626,8 +632,8 @@ MRT_API mrt_status mrt_device_num_ipus(const mrt_device *device, int64_t *out_nu
  * Errors: MRT_FAILED_PRECONDITION for a call in the wrong state (not bound,
  * stopped, after a device error: the message says what to call),
  * MRT_NOT_FOUND for an unknown anchor handle or program index,
- * MRT_INVALID_ARGUMENT for unsupported models (replication factor other
- * than 1, remote-buffer anchors without TensorData), MRT_VERSION_MISMATCH
+ * MRT_INVALID_ARGUMENT for unsupported models (remote-buffer anchors without
+ * TensorData) and for a replica index out of range, MRT_VERSION_MISMATCH
  * for a model built for another runtime package (unless check_package_hash
  * is false), MRT_DEVICE_ERROR for a simulated device failure (the message
  * names the recovery action, mrt_last_error_recovery_action() gives it;
@@ -635,9 +641,10 @@ MRT_API mrt_status mrt_device_num_ipus(const mrt_device *device, int64_t *out_nu
  * A failed call leaves the session usable.
  *
  * Thread safety: mrt_session_stop() and mrt_session_is_stopped() may be
- * called from any thread at any time. Every other call on a session must
- * not overlap another call on it, and sessions sharing a device must be
- * used one at a time. */
+ * called from any thread at any time, and so may mrt_session_num_replicas().
+ * Every other call on a session must not overlap another call on it (but
+ * mrt_session_run_main_programs_for_replica() for distinct replicas may),
+ * and sessions sharing a device must be used one at a time. */
 typedef struct mrt_session mrt_session;
 
 /* An anchor predicate: for one anchor, a policy - an
@@ -706,7 +713,9 @@ typedef struct mrt_anchor_callback {
  * fills *out_callback (zeroed before the call) and returns true, or returns
  * false for "no callback: keep the anchor's binding". If it returns false
  * but set user_data_free, that is called at once. Called on the thread that
- * called mrt_session_set_user_*_handler(), once per anchor, never overlapping. */
+ * called mrt_session_set_user_*_handler(), once per anchor (of a replicated
+ * model: once per anchor and replica, anchor->replica saying which), never
+ * overlapping. */
 typedef bool (*mrt_callback_factory_fn)(const mrt_anchor_info *anchor, mrt_anchor_callback *out_callback,
                                         void *user_data);
 
@@ -875,11 +884,26 @@ MRT_API mrt_status mrt_session_set_callback_for_anchor(mrt_session *session, con
  * mrt_session_set_callback_for_anchor does otherwise. MRT_INVALID_ARGUMENT
  * naming the replica if it is out of range (user_data_free runs then too).
  * Handler factories (mrt_session_set_user_input_handler) are called once per
- * replica, in replica order, each result binding that replica. */
+ * replica, in replica order, each result binding that replica (the anchor
+ * they are given says which: mrt_anchor_info's replica). */
 MRT_API mrt_status mrt_session_set_replica_callback_for_anchor(mrt_session *session, const char *anchor_handle,
                                                                uint32_t replica, mrt_anchor_callback_fn fn,
                                                                void *user_data,
                                                                void (*user_data_free)(void *)) MRT_NOEXCEPT;
+/* The replicas of the session's model: its replication factor R (1 for a
+ * model that is not replicated); replica indices run 0 .. R - 1. Any thread. */
+MRT_API mrt_status mrt_session_num_replicas(const mrt_session *session, uint32_t *out_count) MRT_NOEXCEPT;
+/* mrt_session_run_main_programs() on replica `replica` (0 .. R - 1) only, on
+ * the calling thread, which runs that replica's anchor callbacks and queue
+ * transfers: one in-model replica served by its own thread. Runs the
+ * replica's Load programs first if they have not run on it since the
+ * executable was loaded. Runs for distinct replicas may overlap, each on
+ * its own thread, once the executable is loaded (the session is bound and
+ * no other session has run on its device since); nothing else may be called
+ * on the session meanwhile but mrt_session_stop() and
+ * mrt_session_is_stopped(). MRT_INVALID_ARGUMENT naming the replica if it is
+ * out of range; other errors as mrt_session_run_main_programs(). */
+MRT_API mrt_status mrt_session_run_main_programs_for_replica(mrt_session *session, uint32_t replica) MRT_NOEXCEPT;
 
 /* Fills the remote buffer of the anchor whose handle is anchor_handle from
  * the `size` bytes at `data` (all its slots) instead of its TensorData: at
@@ -1076,6 +1100,22 @@ MRT_API mrt_status mrt_queue_manager_create(const mrt_model *model,
 MRT_API mrt_status mrt_session_create_queue_manager(mrt_session *session,
                                                     const mrt_queue_manager_config *config,
                                                     mrt_queue_manager **out) MRT_NOEXCEPT;
+/* A replicated model (mrt_session_num_replicas() R > 1) has a manager per
+ * replica, which mrt_session_create_queue_manager() refuses
+ * (MRT_INVALID_ARGUMENT): this makes replica `replica`'s (0 .. R - 1), its
+ * queues connected to that replica's streams, fed whenever the replica runs
+ * its programs (mrt_session_run_main_programs_for_replica() on the
+ * replica's thread, or mrt_session_run_main_programs() running every
+ * replica, each on a thread of its own, which then calls the timeout
+ * callback). Each replica has one manager at a time: a second call for the
+ * same replica replaces that replica's manager only. Everything else
+ * (ownership, destroy order, stop and reload, user_data_free) as
+ * mrt_session_create_queue_manager(). Replica 0 of a model that is not
+ * replicated is its only one. MRT_INVALID_ARGUMENT naming the replica if it
+ * is out of range. */
+MRT_API mrt_status mrt_session_create_queue_manager_for_replica(mrt_session *session, uint32_t replica,
+                                                                const mrt_queue_manager_config *config,
+                                                                mrt_queue_manager **out) MRT_NOEXCEPT;
 
 /* Frees a manager from either function above (see there for a session's
  * manager). NULL is ignored. No thread may be inside a call on the manager

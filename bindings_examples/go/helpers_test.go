@@ -1,7 +1,8 @@
 package mrt_test
 
 // Shared by the tests: they need the mlp example model,
-// MRT_TEST_MODEL=<path to mlp.popef> (tests/bindings/go sets it).
+// MRT_TEST_MODEL=<path to mlp.popef> (tests/bindings/go sets it), and
+// replicas_test.go the replicated one, MRT_TEST_REPLICATED_MODEL.
 
 import (
 	"context"
@@ -21,9 +22,16 @@ const (
 
 func loadModel(t *testing.T) *mrt.Model {
 	t.Helper()
-	path := os.Getenv("MRT_TEST_MODEL")
+	return loadModelNamedBy(t, "MRT_TEST_MODEL", "mlp")
+}
+
+// loadModelNamedBy loads the example model `name` (mrt-gen name -o
+// name.popef) from the path in environment variable `variable`.
+func loadModelNamedBy(t *testing.T, variable, name string) *mrt.Model {
+	t.Helper()
+	path := os.Getenv(variable)
 	if path == "" {
-		t.Fatal("MRT_TEST_MODEL must name the mlp example model (mrt-gen mlp -o mlp.popef)")
+		t.Fatalf("%s must name the %s example model (mrt-gen %s -o %s.popef)", variable, name, name, name)
 	}
 	model, err := mrt.LoadModel(path)
 	if err != nil {

@@ -151,6 +151,10 @@ type AnchorInfo struct {
 	DataSource          DataSource
 	RemoteBuffer        string
 	RemoteBufferRepeats int64
+	// Replica is, for the anchor a CallbackFactory is given, the replica its
+	// callback will serve (a replicated model's factory is asked once per
+	// replica); 0 elsewhere.
+	Replica uint32
 }
 
 func anchorInfoFromC(a *C.mrt_anchor_info) AnchorInfo {
@@ -160,6 +164,10 @@ func anchorInfoFromC(a *C.mrt_anchor_info) AnchorInfo {
 		RemoteBuffer: C.GoString(a.remote_buffer), RemoteBufferRepeats: int64(a.remote_buffer_repeats)}
 	info.Shape = int64s(unsafe.Pointer(a.shape), int(a.rank))
 	info.Programs = uint64s(unsafe.Pointer(a.programs), int(a.num_programs))
+	// A library older than the field fills less of the struct.
+	if uintptr(a.struct_size) >= unsafe.Offsetof(a.replica)+unsafe.Sizeof(a.replica) {
+		info.Replica = uint32(a.replica)
+	}
 	return info
 }
 

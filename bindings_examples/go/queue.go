@@ -95,13 +95,32 @@ func NewQueueManager(model *Model, options *QueueOptions) (*QueueManager, error)
 
 // CreateQueueManager is a manager whose queues the session's device
 // transfers whenever it runs programs (replacing an earlier manager, which
-// stays valid but detached).
+// stays valid but detached). A replicated model has one per replica:
+// CreateQueueManagerForReplica.
 func (s *Session) CreateQueueManager(options *QueueOptions) (*QueueManager, error) {
+	return s.createQueueManager(options, func(p *C.mrt_session, config *C.mrt_queue_manager_config,
+		out **C.mrt_queue_manager) C.mrt_status {
+		return C.mrt_session_create_queue_manager(p, config, out)
+	})
+}
+
+// CreateQueueManagerForReplica is replica `replica`'s manager (0 ..
+// NumReplicas()-1), fed whenever that replica runs its programs; it
+// replaces that replica's earlier manager only.
+func (s *Session) CreateQueueManagerForReplica(replica uint32, options *QueueOptions) (*QueueManager, error) {
+	return s.createQueueManager(options, func(p *C.mrt_session, config *C.mrt_queue_manager_config,
+		out **C.mrt_queue_manager) C.mrt_status {
+		return C.mrt_session_create_queue_manager_for_replica(p, C.uint32_t(replica), config, out)
+	})
+}
+
+func (s *Session) createQueueManager(options *QueueOptions,
+	create func(*C.mrt_session, *C.mrt_queue_manager_config, **C.mrt_queue_manager) C.mrt_status) (*QueueManager, error) {
 	var ptr *C.mrt_queue_manager
 	err := s.do(func(p *C.mrt_session) C.mrt_status {
 		config, free := options.config() // its callback's handle is C's from here
 		defer free()
-		return C.mrt_session_create_queue_manager(p, &config, &ptr)
+		return create(p, &config, &ptr)
 	})
 	return newQueueManager(ptr, err)
 }

@@ -478,6 +478,19 @@ func (r *ModelRunner) Count(replica uint32) (RequestCounts, error) {
 	return RequestCounts{int64(c.request_us), int64(c.read_preparation_us), int64(c.read_queue_us), int64(c.computation_us)}, err
 }
 
+// NumReplicas is how many replicas the runner serves (replica ids 0 ..
+// NumReplicas()-1): the replication factor copies x the model's own
+// replication factor.
+func (r *ModelRunner) NumReplicas() (count uint32, err error) {
+	err = r.use(func() error {
+		var c C.uint32_t
+		err := call(func() C.mrt_status { return C.mrt_model_runner_num_replicas(r.ptr, &c) })
+		count = uint32(c)
+		return err
+	})
+	return count, err
+}
+
 // Model is the runner's model (a new reference: Close it).
 func (r *ModelRunner) Model() (model *Model, err error) {
 	err = r.use(func() error {

@@ -39,12 +39,23 @@ type SessionOptions struct {
 }
 
 // Session links one model to one device: it loads the executable, binds
-// every anchor's stream and runs the Load, Main and Save programs. Stop may
-// be called from any goroutine at any time; the other calls are serialized.
+// every anchor's stream and runs the Load, Main and Save programs. Stop,
+// IsStopped and NumReplicas may be called from any goroutine at any time;
+// RunMainProgramsForReplica of distinct replicas run at once; the other
+// calls are serialized.
+//
+// A model compiled with replication factor R (NumReplicas) has a stream per
+// anchor per replica: SetReplicaCallbackForAnchor and
+// CreateQueueManagerForReplica address one replica, factories are asked
+// once per replica (AnchorInfo.Replica), and RunMainProgramsForReplica
+// serves one replica on the calling goroutine.
 type Session struct {
 	life sync.RWMutex // Close against every call
-	mu   sync.Mutex   // one call at a time (Stop excepted)
-	ptr  *C.mrt_session
+	// One call at a time (Stop excepted), but runs of replicas share it.
+	mu sync.RWMutex
+	// [replica]: one run of each replica at a time.
+	replicaMu []sync.Mutex
+	ptr       *C.mrt_session
 }
 
 // NewSession makes a session of model.
@@ -95,7 +106,12 @@ func newSession(options *SessionOptions, create func(*C.mrt_session_config, **C.
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{ptr: ptr}
+	var replicas C.uint32_t
+	if err := call(func() C.mrt_status { return C.mrt_session_num_replicas(ptr, &replicas) }); err != nil {
+		C.mrt_session_destroy(ptr)
+		return nil, err
+	}
+	s := &Session{ptr: ptr, replicaMu: make([]sync.Mutex, int(replicas))}
 	runtime.SetFinalizer(s, (*Session).Close)
 	return s, nil
 }
@@ -171,6 +187,41 @@ func (s *Session) RunMainPrograms(ctx context.Context) error {
 	return s.run(ctx, func(p *C.mrt_session) C.mrt_status { return C.mrt_session_run_main_programs(p) })
 }
 
+// RunMainProgramsForReplica runs the Main phase of replica `replica` (0 ..
+// NumReplicas()-1) only, Load first if it has not run on it, as
+// RunLoadPrograms: the replica's callbacks and queue transfers run on this
+// goroutine. Runs of distinct replicas proceed at once, each on its own
+// goroutine; runs of one replica, and the session's other calls, wait their
+// turn. When ctx ends the session stops (every replica's run ends) and
+// needs Reload.
+func (s *Session) RunMainProgramsForReplica(ctx context.Context, replica uint32) error {
+	return interruptible(ctx, func() { s.Stop() }, func() error {
+		s.life.RLock()
+		defer s.life.RUnlock()
+		if s.ptr == nil {
+			return closedError("Session")
+		}
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		if int(replica) < len(s.replicaMu) { // otherwise the library names the bad replica
+			s.replicaMu[replica].Lock()
+			defer s.replicaMu[replica].Unlock()
+		}
+		return call(func() C.mrt_status { return C.mrt_session_run_main_programs_for_replica(s.ptr, C.uint32_t(replica)) })
+	})
+}
+
+// NumReplicas is the model's replication factor R: replicas 0 .. R-1 (1
+// for a model that is not replicated). Any goroutine, any time.
+func (s *Session) NumReplicas() (uint32, error) {
+	s.life.RLock()
+	defer s.life.RUnlock()
+	if s.ptr == nil {
+		return 0, closedError("Session")
+	}
+	return uint32(len(s.replicaMu)), nil
+}
+
 // RunSavePrograms runs the Save phase, as RunLoadPrograms.
 func (s *Session) RunSavePrograms(ctx context.Context) error {
 	return s.run(ctx, func(p *C.mrt_session) C.mrt_status { return C.mrt_session_run_save_programs(p) })
@@ -209,7 +260,8 @@ func (s *Session) IsStopped() (bool, error) {
 }
 
 // SetCallbackForAnchor binds fn (nil: an empty callback) to the stream of
-// the anchor with handle anchorHandle.
+// the anchor with handle anchorHandle: on a replicated model, of every
+// replica (fn is then called from each replica's thread, concurrently).
 func (s *Session) SetCallbackForAnchor(anchorHandle string, fn AnchorCallback) error {
 	cHandle := C.CString(anchorHandle)
 	defer C.free(unsafe.Pointer(cHandle))
@@ -220,6 +272,22 @@ func (s *Session) SetCallbackForAnchor(anchorHandle string, fn AnchorCallback) e
 	}
 	return s.do(func(p *C.mrt_session) C.mrt_status {
 		return C.gomrt_session_set_callback_for_anchor(p, cHandle, C.uintptr_t(cgo.NewHandle(fn)))
+	})
+}
+
+// SetReplicaCallbackForAnchor is SetCallbackForAnchor for replica `replica`
+// (0 .. NumReplicas()-1) only.
+func (s *Session) SetReplicaCallbackForAnchor(anchorHandle string, replica uint32, fn AnchorCallback) error {
+	cHandle := C.CString(anchorHandle)
+	defer C.free(unsafe.Pointer(cHandle))
+	if fn == nil {
+		return s.do(func(p *C.mrt_session) C.mrt_status {
+			return C.mrt_session_set_replica_callback_for_anchor(p, cHandle, C.uint32_t(replica), nil, nil, nil)
+		})
+	}
+	return s.do(func(p *C.mrt_session) C.mrt_status {
+		return C.gomrt_session_set_replica_callback_for_anchor(p, cHandle, C.uint32_t(replica),
+			C.uintptr_t(cgo.NewHandle(fn)))
 	})
 }
 

@@ -31,6 +31,11 @@ mrt_status gomrt_session_set_callback_for_anchor(mrt_session *session, const cha
   return mrt_session_set_callback_for_anchor(session, anchor_handle, anchor_trampoline, USER_DATA(handle),
                                              delete_handle);
 }
+mrt_status gomrt_session_set_replica_callback_for_anchor(mrt_session *session, const char *anchor_handle,
+                                                         uint32_t replica, uintptr_t handle) {
+  return mrt_session_set_replica_callback_for_anchor(session, anchor_handle, replica, anchor_trampoline,
+                                                     USER_DATA(handle), delete_handle);
+}
 
 static bool factory_trampoline(const mrt_anchor_info *anchor, mrt_anchor_callback *out, void *user_data) {
   uintptr_t callback = goCallbackFactory((mrt_anchor_info *)anchor, HANDLE(user_data));

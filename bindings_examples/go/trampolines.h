@@ -25,6 +25,8 @@ mrt_status gomrt_set_log_callback(uintptr_t handle);
 mrt_status gomrt_future_on_ready(mrt_future *future, uintptr_t handle);
 mrt_status gomrt_session_set_callback_for_anchor(mrt_session *session, const char *anchor_handle,
                                                  uintptr_t handle);
+mrt_status gomrt_session_set_replica_callback_for_anchor(mrt_session *session, const char *anchor_handle,
+                                                         uint32_t replica, uintptr_t handle);
 mrt_status gomrt_session_set_user_handler(mrt_session *session, int outputs, uintptr_t factory,
                                           const mrt_anchor_predicate *predicate, bool skip_connected);
 mrt_status gomrt_anchor_predicate_create_user(int32_t kind, uintptr_t handle, mrt_anchor_predicate **out);

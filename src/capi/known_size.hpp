@@ -20,7 +20,7 @@ struct KnownSize;  // not defined: a struct the library fills must be listed bel
   }
 
 MRT_CAPI_KNOWN_SIZE(mrt_model_info, shared_executable);
-MRT_CAPI_KNOWN_SIZE(mrt_anchor_info, remote_buffer_repeats);
+MRT_CAPI_KNOWN_SIZE(mrt_anchor_info, replica);
 MRT_CAPI_KNOWN_SIZE(mrt_device_info, target_name);
 MRT_CAPI_KNOWN_SIZE(mrt_queue_info, connected);
 MRT_CAPI_KNOWN_SIZE(mrt_model_runner_config, model_name);

@@ -232,7 +232,9 @@ mrt::SessionConfig sessionConfigOf(const mrt_session_config *config) {
 void createSession(std::shared_ptr<popef::Model> model, const mrt::SessionConfig &config, mrt_session **out) {
   requireNotNull(out, "out");
   auto session = std::make_unique<mrt::Session>(model, config);
-  *out = new mrt_session{std::move(model), std::move(session), nullptr};
+  auto handle = std::make_unique<mrt_session>(mrt_session{std::move(model), std::move(session), {}});
+  handle->queue_links.resize(handle->session->replicationFactor());
+  *out = handle.release();
 }
 
 // A C callback as a CallbackHandle; the user data goes with the last copy.
@@ -249,7 +251,8 @@ void setHandler(mrt_session *session, mrt_callback_factory_fn factory, void *use
   mrt::AnchorCallbackPredicate pred;
   if (predicate != nullptr) pred = predicateOfKind<CallbackPolicy>(predicate, "predicate");
   const mrt::CallbackFactory wrapped = [&](const mrt::CallbackInfo &info) -> mrt::CallbackHandle {
-    const mrt_anchor_info anchor = anchorInfo(info.anchor);
+    mrt_anchor_info anchor = anchorInfo(info.anchor);
+    anchor.replica = info.replica;
     mrt_anchor_callback callback{};
     const bool given = factory(&anchor, &callback, owner->get());
     auto callbackOwner = ownUserData(callback.user_data, callback.user_data_free);
@@ -464,7 +467,7 @@ MRT_API mrt_status mrt_session_create_from_files(const char *const *paths, size_
 
 MRT_API void mrt_session_destroy(mrt_session *session) noexcept {
   if (session == nullptr) return;
-  mrt::capi::detachQueueManager(*session, "its session was destroyed");
+  mrt::capi::detachQueueManagers(*session, "its session was destroyed");
   delete session;
 }
 
@@ -497,6 +500,21 @@ MRT_API mrt_status mrt_session_run_load_programs(mrt_session *session) noexcept 
 
 MRT_API mrt_status mrt_session_run_main_programs(mrt_session *session) noexcept {
   return onSession(__func__, session, [](mrt::Session &s) { s.runMainPrograms(); });
+}
+
+MRT_API mrt_status mrt_session_run_main_programs_for_replica(mrt_session *session, uint32_t replica) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    mrt::Session &s = sessionOf(session);
+    s.runMainPrograms(mrt::capi::requireReplica(*session, replica));
+  });
+}
+
+MRT_API mrt_status mrt_session_num_replicas(const mrt_session *session, uint32_t *out_count) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const mrt::Session &s = sessionOf(session);
+    requireNotNull(out_count, "out_count");
+    *out_count = s.replicationFactor();
+  });
 }
 
 MRT_API mrt_status mrt_session_run_save_programs(mrt_session *session) noexcept {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install_prefix.sh BUILD_DIR PREFIX MRT_GEN MODEL
 # Fixture of the bindings tests: a fresh install of this build into PREFIX
-# (the only libmrt the tests may see) and the mlp example model at MODEL.
+# (the only libmrt the tests may see), the mlp example model at MODEL and
+# the replicated one (add_one with replication factor 2) beside it.
 set -euo pipefail
 build_dir=$1 prefix=$2 mrt_gen=$3 model=$4
 rm -rf "$prefix"
@@ -12,4 +13,5 @@ done
 [ -e "$prefix/lib/pkgconfig/mrt.pc" ] || { echo "install lacks lib/pkgconfig/mrt.pc" >&2; exit 1; }
 mkdir -p "$(dirname "$model")"
 "$mrt_gen" mlp -o "$model"
+"$mrt_gen" replicated -o "$(dirname "$model")/replicated.popef"
 echo "installed into $prefix; model $model"

@@ -31,12 +31,8 @@
 /* A deferred session of `name`, bound to its own small IPU Model device. */
 static mrt_session *bound_session(const char *name, const mrt_session_config *config) {
   mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", name);
-  mrt_session *session = NULL;
-  assert_int_equal(mrt_session_create(model, config, &session), MRT_OK);
-  mrt_device *device = test_small_device_for_model(model);
-  assert_int_equal(mrt_session_bind_to_device(session, device), MRT_OK);
-  mrt_device_destroy(device); /* the session keeps it */
-  mrt_model_destroy(model);   /* and the model */
+  mrt_session *session = test_bound_session(model, config);
+  mrt_model_destroy(model); /* the session keeps it */
   return session;
 }
 

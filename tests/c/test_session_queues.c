@@ -24,16 +24,6 @@
 
 enum { ADD_ONE_N = 16 };
 
-/* A deferred session of `model`, bound to its own small IPU Model device. */
-static mrt_session *bound_session(const mrt_model *model) {
-  mrt_session *session = NULL;
-  assert_int_equal(mrt_session_create(model, NULL, &session), MRT_OK);
-  mrt_device *device = test_small_device_for_model(model);
-  assert_int_equal(mrt_session_bind_to_device(session, device), MRT_OK);
-  mrt_device_destroy(device); /* the session keeps it */
-  return session;
-}
-
 static void expect_message_contains(const char *needle) { test_expect_contains(mrt_last_error_message(), needle); }
 
 /* A manager of the session of add_one and its two queues. */
@@ -84,7 +74,7 @@ static void add_one_requests_through_the_queues(void **state) {
   (void)state;
   enum { REQUESTS = 300 };
   mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
-  mrt_session *session = bound_session(model);
+  mrt_session *session = test_bound_session(model, NULL);
   mrt_input_queue *x = NULL;
   mrt_output_queue *y = NULL;
   mrt_queue_manager *queues = add_one_queues(session, NULL, &x, &y);
@@ -125,7 +115,7 @@ static void mlp_requests_through_the_queues(void **state) {
   (void)state;
   enum { REQUESTS = 24 };
   mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "mlp");
-  mrt_session *session = bound_session(model);
+  mrt_session *session = test_bound_session(model, NULL);
   mrt_queue_manager_config config;
   mrt_queue_manager_config_init(&config);
   config.ring_size_multiplier = 3;
@@ -195,7 +185,7 @@ static void count_flusher_free(void *user_data) { ++((flusher *)user_data)->free
 static void timeout_callback_flushes_an_empty_input(void **state) {
   (void)state;
   mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
-  mrt_session *session = bound_session(model);
+  mrt_session *session = test_bound_session(model, NULL);
   flusher f = {NULL, 0, 0, "", -1};
   mrt_queue_manager_config config;
   mrt_queue_manager_config_init(&config);
@@ -230,7 +220,7 @@ static void *stop_after_a_while(void *arg) {
 static void stop_wakes_a_run_waiting_for_input_and_reload_resets(void **state) {
   (void)state;
   mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
-  mrt_session *session = bound_session(model);
+  mrt_session *session = test_bound_session(model, NULL);
   mrt_input_queue *x = NULL;
   mrt_output_queue *y = NULL;
   mrt_queue_manager *queues = add_one_queues(session, NULL, &x, &y);
@@ -286,7 +276,7 @@ static void *produce_until_refused(void *arg) {
 static void destroying_the_session_first_detaches_the_manager(void **state) {
   (void)state;
   mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
-  mrt_session *session = bound_session(model);
+  mrt_session *session = test_bound_session(model, NULL);
   mrt_queue_manager *queues = NULL;
   assert_int_equal(mrt_session_create_queue_manager(session, NULL, &queues), MRT_OK);
   blocked_producer producer = {NULL, {0}, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, MRT_OK};
@@ -329,7 +319,7 @@ static void destroying_the_session_first_detaches_the_manager(void **state) {
 static void destroying_the_manager_first_lets_runs_go_on(void **state) {
   (void)state;
   mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
-  mrt_session *session = bound_session(model);
+  mrt_session *session = test_bound_session(model, NULL);
   mrt_queue_manager *first = NULL;
   assert_int_equal(mrt_session_create_queue_manager(session, NULL, &first), MRT_OK);
   mrt_queue_manager_destroy(first);
@@ -366,7 +356,7 @@ static void count_free(void *user_data) {
 static void bad_arguments(void **state) {
   (void)state;
   mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
-  mrt_session *session = bound_session(model);
+  mrt_session *session = test_bound_session(model, NULL);
   mrt_queue_manager_config config;
   mrt_queue_manager_config_init(&config);
   config.timeout_user_data_free = count_free;

@@ -75,6 +75,17 @@ mrt_device *test_small_device_for_model(const mrt_model *model) {
   return device;
 }
 
+mrt_session *test_bound_session(const mrt_model *model, const mrt_session_config *config) {
+  mrt_session *session = NULL;
+  if (mrt_session_create(model, config, &session) != MRT_OK) fail_msg("mrt_session_create: %s", mrt_last_error_message());
+  mrt_device *device = test_small_device_for_model(model);
+  if (mrt_session_bind_to_device(session, device) != MRT_OK) {
+    fail_msg("mrt_session_bind_to_device: %s", mrt_last_error_message());
+  }
+  mrt_device_destroy(device); /* the session keeps it */
+  return session;
+}
+
 mrt_model_runner *test_small_runner_for_model(const mrt_model *model) {
   mrt_device *device = test_small_device_for_model(model);
   mrt_model_runner_config config;

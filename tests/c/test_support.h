@@ -33,6 +33,11 @@ mrt_model *test_load_model(const char *dir_variable, const char *name);
  * released). The caller destroys it. */
 mrt_device *test_small_device_for_model(const mrt_model *model);
 
+/* A deferred session of `model` (config NULL for the defaults) bound to
+ * its own small IPU Model device; fails the test with the library's message
+ * if it cannot be made. The session keeps the model and the device alive. */
+mrt_session *test_bound_session(const mrt_model *model, const mrt_session_config *config);
+
 /* A runner of `model` (default config) on its own small IPU Model device;
  * fails the test with the library's message if it cannot be created. */
 mrt_model_runner *test_small_runner_for_model(const mrt_model *model);

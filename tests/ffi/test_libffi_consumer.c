@@ -81,7 +81,7 @@ static char *model_path(const char *name) {
 static dyn_struct tensor_view = {"mrt_tensor_view", "ppL", {0}, {0}, {0}, 0};
 static dyn_struct data_desc = {"mrt_data_desc", "plpzib", {0}, {0}, {0}, 0};
 static dyn_struct model_info = {"mrt_model_info", "zpLLubppzzzzzzp", {0}, {0}, {0}, 0};
-static dyn_struct anchor_info = {"mrt_anchor_info", "zppipzlpzbiipl", {0}, {0}, {0}, 0};
+static dyn_struct anchor_info = {"mrt_anchor_info", "zppipzlpzbiiplu", {0}, {0}, {0}, 0};
 static dyn_struct runner_config = {"mrt_model_runner_config", "zubbpzpzpzpblbublubllbzppppp",
                                    {0}, {0}, {0}, 0};
 static dyn_struct request_times = {"mrt_request_times", "zdddd", {0}, {0}, {0}, 0};
@@ -135,7 +135,7 @@ static void compute_layouts(void) {
          OFF(mrt_anchor_info, programs), OFF(mrt_anchor_info, num_programs),
          OFF(mrt_anchor_info, is_per_replica), OFF(mrt_anchor_info, tensor_type),
          OFF(mrt_anchor_info, data_source), OFF(mrt_anchor_info, remote_buffer),
-         OFF(mrt_anchor_info, remote_buffer_repeats));
+         OFF(mrt_anchor_info, remote_buffer_repeats), OFF(mrt_anchor_info, replica));
   LAYOUT(runner_config, mrt_model_runner_config, OFF(mrt_model_runner_config, struct_size),
          OFF(mrt_model_runner_config, replication_factor), OFF(mrt_model_runner_config, run_save_programs),
          OFF(mrt_model_runner_config, thread_safe), OFF(mrt_model_runner_config, frozen_inputs),

@@ -58,7 +58,9 @@ class AnchorInfo(ctypes.Structure):
                 ("shape", P(c_i64)), ("rank", c_size), ("size_in_bytes", c_i64),
                 ("programs", P(c_u64)), ("num_programs", c_size), ("is_per_replica", c_bool),
                 ("tensor_type", c_i32), ("data_source", c_i32), ("remote_buffer", c_str),
-                ("remote_buffer_repeats", c_i64)]
+                ("remote_buffer_repeats", c_i64),
+                # Appended after V1:
+                ("replica", c_u32)]
 
 
 # ---- devices ----

@@ -53,6 +53,9 @@ class AnchorInfo:
     data_source: DataSource
     remote_buffer: str | None
     remote_buffer_repeats: int
+    # For the anchor a handler factory is given: the replica its callback
+    # will serve (a replicated model's factory is asked once per replica).
+    replica: int = 0
 
     @property
     def is_input(self) -> bool:
@@ -65,7 +68,14 @@ def anchor_from_struct(a: s.AnchorInfo) -> AnchorInfo:
                       shape_tuple(a.programs, a.num_programs), a.is_per_replica,
                       TensorType(a.tensor_type), DataSource(a.data_source),
                       a.remote_buffer.decode() if a.remote_buffer else None,
-                      a.remote_buffer_repeats)
+                      a.remote_buffer_repeats, _appended(a, "replica", 0))
+
+
+def _appended(struct, field: str, default):
+    """struct.field if the library filled it (a library older than the
+    field sets a smaller struct_size), default otherwise."""
+    end = getattr(type(struct), field).offset + getattr(type(struct), field).size
+    return getattr(struct, field) if struct.struct_size >= end else default
 
 
 def paths_argument(paths: PathLike | Iterable[PathLike]):

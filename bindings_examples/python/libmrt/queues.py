@@ -191,7 +191,8 @@ class QueueManager(Closable):
                                         ctypes.byref(config)), C.mrt_queue_manager_destroy)
 
     @classmethod
-    def _for_session(cls, session: "Session", ring_size_multiplier: int | None = None,
+    def _for_session(cls, session: "Session", replica: int | None,
+                     ring_size_multiplier: int | None = None,
                      load_save_ring_size_multiplier: int | None = None,
                      ring_size_overrides: Mapping[str, int] | None = None,
                      timeout: float | None | _LibraryDefault = LIBRARY_DEFAULT,
@@ -199,8 +200,13 @@ class QueueManager(Closable):
         config = cls._config(ring_size_multiplier, load_save_ring_size_multiplier,
                              ring_size_overrides, timeout, on_timeout)
         manager = object.__new__(cls)
-        manager._handle = Handle(out_value(C.mrt_session_create_queue_manager, session._pointer(),
-                                           ctypes.byref(config)), C.mrt_queue_manager_destroy)
+        if replica is None:
+            pointer = out_value(C.mrt_session_create_queue_manager, session._pointer(),
+                                ctypes.byref(config))
+        else:
+            pointer = out_value(C.mrt_session_create_queue_manager_for_replica, session._pointer(),
+                                replica, ctypes.byref(config))
+        manager._handle = Handle(pointer, C.mrt_queue_manager_destroy)
         return manager
 
     @staticmethod

@@ -400,6 +400,12 @@ class ModelRunner(Closable):
         """The runner's model (a new reference)."""
         return Model._adopt(out_value(C.mrt_model_runner_model, self._pointer()))
 
+    @property
+    def num_replicas(self) -> int:
+        """The replicas served (replica ids 0 .. num_replicas - 1):
+        replication_factor copies x the model's own replication factor."""
+        return out_value(C.mrt_model_runner_num_replicas, self._pointer(), out_type=s.c_u32)
+
     def config(self) -> dict:
         """The scalar options the runner runs with (durations in seconds,
         None for forever / never)."""

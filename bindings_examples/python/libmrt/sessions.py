@@ -167,8 +167,14 @@ class Session(Closable):
     waiting `wait` seconds (None: forever); max_look_ahead: host syncs
     prepared ahead (None: unlimited).
 
-    stop() and stopped may be used from any thread; every other call must
-    not overlap another call on the session.
+    A model compiled with replication factor R (num_replicas) has a stream
+    per anchor per replica: set_callback and create_queue_manager take a
+    replica, handler factories are asked once per replica (AnchorInfo.replica)
+    and run_main(replica) serves one replica on the calling thread.
+
+    stop(), stopped and num_replicas may be used from any thread;
+    run_main(replica) for distinct replicas may overlap, each on its own
+    thread; every other call must not overlap another call on the session.
     """
     _kind = "Session"
 
@@ -220,10 +226,20 @@ class Session(Closable):
         with surfacing():
             C.mrt_session_run_load_programs(self._pointer())
 
-    def run_main(self) -> None:
-        """Runs the Main programs (and Load first if it has not run)."""
+    def run_main(self, replica: int | None = None) -> None:
+        """Runs the Main programs (and Load first if it has not run) of
+        every replica, or of replica `replica` (0 .. num_replicas - 1) only,
+        whose callbacks and queue transfers then run on this thread."""
         with surfacing():
-            C.mrt_session_run_main_programs(self._pointer())
+            if replica is None:
+                C.mrt_session_run_main_programs(self._pointer())
+            else:
+                C.mrt_session_run_main_programs_for_replica(self._pointer(), replica)
+
+    @property
+    def num_replicas(self) -> int:
+        """The model's replication factor R: replicas 0 .. R - 1."""
+        return out_value(C.mrt_session_num_replicas, self._pointer(), out_type=s.c_u32)
 
     def run_save(self) -> None:
         with surfacing():
@@ -236,17 +252,21 @@ class Session(Closable):
             C.mrt_session_run_programs(self._pointer(), ids, count)
 
     # Binding anchors.
-    def set_callback(self, anchor_handle: str, function: AnchorFunction | None) -> None:
+    def set_callback(self, anchor_handle: str, function: AnchorFunction | None,
+                     replica: int | None = None) -> None:
         """Binds function(array) to the anchor's stream (None: an empty
-        callback), replacing the previous binding."""
+        callback), replacing the previous binding: of every replica (then
+        called from each replica's thread), or of replica `replica` only."""
         if function is None:
-            C.mrt_session_set_callback_for_anchor(self._pointer(), anchor_handle.encode(),
-                                                  s.ANCHOR_CALLBACK_FN(), None, NO_FREE)
-            return
-        anchor = self._model.anchor_by_handle(anchor_handle)
-        C.mrt_session_set_callback_for_anchor(
-            self._pointer(), anchor_handle.encode(),
-            *_anchor_callback(checked_callable(function, "anchor callback"), anchor))
+            callback = (s.ANCHOR_CALLBACK_FN(), None, NO_FREE)
+        else:
+            callback = _anchor_callback(checked_callable(function, "anchor callback"),
+                                        self._model.anchor_by_handle(anchor_handle))
+        if replica is None:
+            C.mrt_session_set_callback_for_anchor(self._pointer(), anchor_handle.encode(), *callback)
+        else:
+            C.mrt_session_set_replica_callback_for_anchor(self._pointer(), anchor_handle.encode(),
+                                                          replica, *callback)
 
     def set_remote_buffer_data(self, anchor_handle: str, array: np.ndarray) -> None:
         """Fills a remote-buffer anchor (all its slots) from array (copied)."""
@@ -327,10 +347,11 @@ class Session(Closable):
     def clear_simulated_errors(self) -> None:
         C.mrt_session_clear_simulated_errors(self._pointer())
 
-    def create_queue_manager(self, **options) -> "QueueManager":
+    def create_queue_manager(self, replica: int | None = None, **options) -> "QueueManager":
         """A QueueManager whose queues feed this session's anchors that
         need user data, moved whenever the session runs programs; the
         options are QueueManager's (ring_size_multiplier,
-        load_save_ring_size_multiplier, timeout, on_timeout)."""
+        load_save_ring_size_multiplier, timeout, on_timeout). A replicated
+        model has one per replica: pass `replica` (0 .. num_replicas - 1)."""
         from .queues import QueueManager
-        return QueueManager._for_session(self, **options)
+        return QueueManager._for_session(self, replica, **options)

@@ -3,7 +3,8 @@ reference, waiting helpers, and collecting callback errors.
 
 The suite runs against whichever libmrt package `import libmrt` finds (in
 ctest: the one pip installed into a fresh venv) with MRT_TEST_MODEL naming
-the mlp example model (mrt-gen mlp -o mlp.popef).
+the mlp example model (mrt-gen mlp -o mlp.popef) and MRT_TEST_REPLICATED_MODEL
+the replicated one (mrt-gen replicated -o replicated.popef).
 """
 import os
 import threading
@@ -16,6 +17,11 @@ import libmrt
 
 MODEL = os.environ.get("MRT_TEST_MODEL", "")
 needs_model = unittest.skipUnless(MODEL, "MRT_TEST_MODEL must name the mlp model")
+# add_one (x, y: float32 [1, 16]) compiled with replication factor 2
+# (mrt-gen replicated -o replicated.popef).
+REPLICATED_MODEL = os.environ.get("MRT_TEST_REPLICATED_MODEL", "")
+needs_replicated_model = unittest.skipUnless(
+    REPLICATED_MODEL, "MRT_TEST_REPLICATED_MODEL must name the replicated model")
 
 
 def deterministic_image():

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -84,6 +85,29 @@ struct LiveCounter {
   LiveCounter &operator=(const LiveCounter &) = delete;
   ~LiveCounter() { --*live; }
 };
+
+// A deferred session of `model` bound to its own small IPU Model device.
+inline mrt::Session boundSession(const mrt::Model &model, const mrt::SessionConfig &config = {}) {
+  mrt::Session session(model, config);
+  mrt::DeviceManager devices;
+  session.bindToDevice(devices.createSmallIpuModelDevice(model));  // the session keeps the device
+  return session;
+}
+
+// Copies `source` into the device's buffer (an input anchor's callback).
+inline mrt::AnchorCallback feed(const std::vector<float> &source) {
+  return [&source](void *buffer, uint64_t size) {
+    ASSERT_EQ(size, source.size() * sizeof(float));
+    std::memcpy(buffer, source.data(), size);
+  };
+}
+// Copies the device's buffer into `sink` (an output anchor's callback).
+inline mrt::AnchorCallback drain(std::vector<float> &sink) {
+  return [&sink](void *buffer, uint64_t size) {
+    ASSERT_EQ(size, sink.size() * sizeof(float));
+    std::memcpy(sink.data(), buffer, size);
+  };
+}
 
 }  // namespace mrt_cxx_test
 

@@ -14,7 +14,10 @@
 
 namespace {
 
+using mrt_cxx_test::boundSession;
+using mrt_cxx_test::drain;
 using mrt_cxx_test::expectNear;
+using mrt_cxx_test::feed;
 using mrt_cxx_test::kAddOneN;
 using mrt_cxx_test::kClasses;
 using mrt_cxx_test::kImage;
@@ -22,29 +25,6 @@ using mrt_cxx_test::LiveCounter;
 using mrt_cxx_test::mlpReference;
 using mrt_cxx_test::modelPath;
 using mrt_cxx_test::randomFloats;
-
-// A deferred session of `model` bound to its own small IPU Model device.
-mrt::Session boundSession(const mrt::Model &model, const mrt::SessionConfig &config = {}) {
-  mrt::Session session(model, config);
-  mrt::DeviceManager devices;
-  session.bindToDevice(devices.createSmallIpuModelDevice(model));  // the session keeps the device
-  return session;
-}
-
-// Copies `source` into the device's buffer (an input anchor's callback).
-mrt::AnchorCallback feed(const std::vector<float> &source) {
-  return [&source](void *buffer, uint64_t size) {
-    ASSERT_EQ(size, source.size() * sizeof(float));
-    std::memcpy(buffer, source.data(), size);
-  };
-}
-// Copies the device's buffer into `sink` (an output anchor's callback).
-mrt::AnchorCallback drain(std::vector<float> &sink) {
-  return [&sink](void *buffer, uint64_t size) {
-    ASSERT_EQ(size, sink.size() * sizeof(float));
-    std::memcpy(sink.data(), buffer, size);
-  };
-}
 
 TEST(CxxSession, AnchorCallbacksRunAddOneAndAreFreedOnce) {
   std::atomic<int> live{0};

@@ -412,10 +412,11 @@ pub struct mrt_anchor_info {
     pub data_source: i32,
     pub remote_buffer: *const ::std::os::raw::c_char,
     pub remote_buffer_repeats: i64,
+    pub replica: u32,
 }
 #[test]
 fn bindgen_test_layout_mrt_anchor_info() {
-    assert_eq!(::std::mem::size_of::<mrt_anchor_info>(), 104usize, concat!("Size of: ", stringify!(mrt_anchor_info)));
+    assert_eq!(::std::mem::size_of::<mrt_anchor_info>(), 112usize, concat!("Size of: ", stringify!(mrt_anchor_info)));
     assert_eq!(
         ::std::mem::align_of::<mrt_anchor_info>(),
         8usize,
@@ -589,6 +590,18 @@ fn bindgen_test_layout_mrt_anchor_info() {
         );
     }
     test_field_remote_buffer_repeats();
+    fn test_field_replica() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_anchor_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).replica) as usize - ptr as usize
+            },
+            104usize,
+            concat!("Offset of field: ", stringify!(mrt_anchor_info), "::", stringify!(replica))
+        );
+    }
+    test_field_replica();
 }
 extern "C" {
     pub fn mrt_model_anchor(model: *const mrt_model, index: usize, out_anchor: *mut mrt_anchor_info) -> mrt_status;
@@ -1416,6 +1429,12 @@ extern "C" {
     ) -> mrt_status;
 }
 extern "C" {
+    pub fn mrt_session_num_replicas(session: *const mrt_session, out_count: *mut u32) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_session_run_main_programs_for_replica(session: *mut mrt_session, replica: u32) -> mrt_status;
+}
+extern "C" {
     pub fn mrt_session_set_remote_buffer_data(
         session: *mut mrt_session,
         anchor_handle: *const ::std::os::raw::c_char,
@@ -1725,6 +1744,14 @@ extern "C" {
 extern "C" {
     pub fn mrt_session_create_queue_manager(
         session: *mut mrt_session,
+        config: *const mrt_queue_manager_config,
+        out: *mut *mut mrt_queue_manager,
+    ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_session_create_queue_manager_for_replica(
+        session: *mut mrt_session,
+        replica: u32,
         config: *const mrt_queue_manager_config,
         out: *mut *mut mrt_queue_manager,
     ) -> mrt_status;

@@ -95,6 +95,10 @@ pub struct AnchorInfo {
     pub data_source: DataSource,
     /// The remote buffer's name and slots, if the anchor has one.
     pub remote_buffer: Option<(String, i64)>,
+    /// For the anchor a callback factory is given: the replica its callback
+    /// will serve (a replicated model's factory is asked once per replica).
+    /// 0 elsewhere.
+    pub replica: u32,
 }
 
 impl AnchorInfo {
@@ -119,8 +123,16 @@ impl AnchorInfo {
             } else {
                 Some((string_from_c(raw.remote_buffer), raw.remote_buffer_repeats))
             },
+            // A library older than the field fills less of the struct.
+            replica: if raw.struct_size >= end_of_replica(raw) { raw.replica } else { 0 },
         }
     }
+}
+
+/// Where mrt_anchor_info's replica field ends (std::mem::offset_of! is
+/// newer than the crate's rust-version).
+fn end_of_replica(raw: &sys::mrt_anchor_info) -> usize {
+    std::ptr::addr_of!(raw.replica) as usize - raw as *const sys::mrt_anchor_info as usize + std::mem::size_of::<u32>()
 }
 
 impl Model {

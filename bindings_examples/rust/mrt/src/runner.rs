@@ -329,6 +329,14 @@ impl ModelRunner {
             .collect())
     }
 
+    /// The replicas served (replica ids 0 .. num_replicas()):
+    /// replication_factor copies x the model's own replication factor.
+    pub fn num_replicas(&self) -> Result<u32> {
+        let mut count = 0;
+        check(unsafe { sys::mrt_model_runner_num_replicas(self.raw.as_ptr(), &mut count) })?;
+        Ok(count)
+    }
+
     /// The runner's model.
     pub fn model(&self) -> Result<Model> {
         let mut out = ptr::null_mut();

@@ -81,7 +81,9 @@ impl Drop for RawSession {
 
 /// A session. Calls on it must not overlap: it is Send but not Sync, and
 /// callbacks given to it are 'static and Send, so they cannot reach it
-/// either. Stopping from another thread goes through `stopper()`.
+/// either. Stopping from another thread goes through `stopper()`; serving
+/// the replicas of a replicated model on threads of their own through
+/// `replicas()`.
 pub struct Session {
     raw: Arc<RawSession>,
     _not_sync: PhantomData<Cell<()>>,
@@ -105,6 +107,40 @@ impl SessionStopper {
         let mut stopped = false;
         check(unsafe { sys::mrt_session_is_stopped(self.raw.0.as_ptr(), &mut stopped) })?;
         Ok(stopped)
+    }
+}
+
+/// One replica of a replicated session, to serve on a thread of its own
+/// (Session::replicas): it runs that replica's Main programs, whose
+/// callbacks and queue transfers then run on its thread. While any exists
+/// the session is borrowed, so no other call on it can overlap the runs.
+pub struct SessionReplica<'s> {
+    raw: NonNull<sys::mrt_session>,
+    replica: u32,
+    _session: PhantomData<&'s mut Session>,
+}
+
+// The header allows runs of distinct replicas at once, each on its own
+// thread; each SessionReplica is the only one of its replica, and runs take
+// &mut self.
+unsafe impl Send for SessionReplica<'_> {}
+
+impl SessionReplica<'_> {
+    /// The replica this runs.
+    pub fn replica(&self) -> u32 {
+        self.replica
+    }
+
+    /// Runs the replica's Main programs (its Load programs first if they
+    /// have not run on it since the executable was loaded).
+    pub fn run_main_programs(&mut self) -> Result<()> {
+        check(unsafe { sys::mrt_session_run_main_programs_for_replica(self.raw.as_ptr(), self.replica) })
+    }
+}
+
+impl std::fmt::Debug for SessionReplica<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SessionReplica({:p}, {})", self.raw, self.replica)
     }
 }
 
@@ -185,8 +221,31 @@ impl Session {
     }
 
     /// Runs Load first if it has not run since the executable was loaded.
+    /// A replicated model runs every replica, each on a thread of its own.
     pub fn run_main_programs(&self) -> Result<()> {
         check(unsafe { sys::mrt_session_run_main_programs(self.as_ptr()) })
+    }
+
+    /// The Main programs of replica `replica` (0 .. num_replicas()) only,
+    /// on this thread. To run replicas at once, use replicas().
+    pub fn run_main_programs_for_replica(&self, replica: u32) -> Result<()> {
+        check(unsafe { sys::mrt_session_run_main_programs_for_replica(self.as_ptr(), replica) })
+    }
+
+    /// The model's replication factor R: replicas 0 .. R (1 for a model
+    /// that is not replicated).
+    pub fn num_replicas(&self) -> Result<u32> {
+        let mut count = 0;
+        check(unsafe { sys::mrt_session_num_replicas(self.as_ptr(), &mut count) })?;
+        Ok(count)
+    }
+
+    /// One SessionReplica per replica, in replica order, each to move to a
+    /// thread of its own (e.g. std::thread::scope): the replicas then run
+    /// at once. They borrow the session until dropped.
+    pub fn replicas(&mut self) -> Result<Vec<SessionReplica<'_>>> {
+        let raw = self.raw.0;
+        Ok((0..self.num_replicas()?).map(|replica| SessionReplica { raw, replica, _session: PhantomData }).collect())
     }
 
     pub fn run_save_programs(&self) -> Result<()> {
@@ -199,22 +258,38 @@ impl Session {
     }
 
     /// Binds `callback` (None: an empty one) to the stream of the anchor
-    /// whose handle is `handle`, replacing the previous binding.
+    /// whose handle is `handle`, replacing the previous binding. A
+    /// replicated model's every replica: the callback is then called from
+    /// each replica's thread (one at a time: it is behind a mutex).
     pub fn set_callback(&self, handle: &str, callback: Option<AnchorCallback>) -> Result<()> {
+        self.bind_callback(handle, None, callback)
+    }
+
+    /// As set_callback, for replica `replica` (0 .. num_replicas()) only.
+    pub fn set_replica_callback(&self, handle: &str, replica: u32, callback: Option<AnchorCallback>) -> Result<()> {
+        self.bind_callback(handle, Some(replica), callback)
+    }
+
+    fn bind_callback(&self, handle: &str, replica: Option<u32>, callback: Option<AnchorCallback>) -> Result<()> {
         let handle = name_to_c(handle)?;
-        let code = match callback {
-            None => unsafe {
-                sys::mrt_session_set_callback_for_anchor(self.as_ptr(), handle.as_ptr(), None, ptr::null_mut(), None)
-            },
-            Some(callback) => {
-                let (fn_, user_data, free) = raw_anchor_callback(callback);
-                // The library frees user_data itself if this fails.
-                unsafe {
-                    sys::mrt_session_set_callback_for_anchor(self.as_ptr(), handle.as_ptr(), fn_, user_data, free)
-                }
-            }
+        let (fn_, user_data, free) = match callback {
+            None => (None, ptr::null_mut(), None),
+            Some(callback) => raw_anchor_callback(callback),
         };
-        check(code)
+        // The library frees user_data itself if this fails.
+        check(unsafe {
+            match replica {
+                None => sys::mrt_session_set_callback_for_anchor(self.as_ptr(), handle.as_ptr(), fn_, user_data, free),
+                Some(replica) => sys::mrt_session_set_replica_callback_for_anchor(
+                    self.as_ptr(),
+                    handle.as_ptr(),
+                    replica,
+                    fn_,
+                    user_data,
+                    free,
+                ),
+            }
+        })
     }
 
     /// Fills the remote buffer of anchor `handle` (all its slots) from
@@ -340,9 +415,19 @@ impl Session {
     /// A queue manager whose queues replace the callbacks of the anchors
     /// needing user data; the session moves the data when it runs programs.
     /// The manager may outlive the session (it is then detached).
+    /// A replicated model has one per replica: see create_queue_manager_for_replica.
     pub fn create_queue_manager(&self, config: QueueManagerConfig) -> Result<QueueManager> {
         QueueManager::create(config, |raw_config, out| unsafe {
             sys::mrt_session_create_queue_manager(self.as_ptr(), raw_config, out)
+        })
+    }
+
+    /// Replica `replica`'s queue manager (0 .. num_replicas()), fed whenever
+    /// that replica runs its programs. A second call for the same replica
+    /// replaces that replica's manager only.
+    pub fn create_queue_manager_for_replica(&self, replica: u32, config: QueueManagerConfig) -> Result<QueueManager> {
+        QueueManager::create(config, |raw_config, out| unsafe {
+            sys::mrt_session_create_queue_manager_for_replica(self.as_ptr(), replica, raw_config, out)
         })
     }
 

@@ -1,5 +1,6 @@
 //! What the integration tests share: the mlp example model
-//! (MRT_TEST_MODEL=<path to mlp.popef>, set by tests/bindings/rust), a
+//! (MRT_TEST_MODEL=<path to mlp.popef>, set by tests/bindings/rust) and the
+//! replicated one (MRT_TEST_REPLICATED_MODEL), a
 //! runner that waits for a free simulated device, and a tiny executor.
 #![allow(dead_code)] // each test binary uses its own part of this module
 
@@ -19,6 +20,15 @@ pub fn model() -> Model {
     let path = std::env::var("MRT_TEST_MODEL")
         .expect("MRT_TEST_MODEL must name the mlp example model (mrt-gen mlp -o mlp.popef)");
     Model::load(path).expect("loading the mlp model")
+}
+
+/// add_one (x, y: f32 [1, 16]) compiled with replication factor 2
+/// (MRT_TEST_REPLICATED_MODEL=<path to replicated.popef>, mrt-gen replicated).
+pub fn replicated_model() -> Model {
+    let path = std::env::var("MRT_TEST_REPLICATED_MODEL").expect(
+        "MRT_TEST_REPLICATED_MODEL must name the replicated example model (mrt-gen replicated -o replicated.popef)",
+    );
+    Model::load(path).expect("loading the replicated model")
 }
 
 /// cargo runs tests on several threads and each runner holds a simulated
