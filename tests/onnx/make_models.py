@@ -469,6 +469,31 @@ def runtime_shapes(out):
     onnx.save(model, os.path.join(out, "runtime_shape_unknown", "model.onnx"))
 
 
+def runtime_windows(out):
+    """Slice and Pad whose starts, ends, axes, steps, pads and constant_value
+    are fed at run time (docs/onnx.md, "Operands computed at run time"):
+    negative axes, starts and steps, starts beyond the end, and pads that
+    crop one side while padding the other (cropped first, as ONNX Runtime)."""
+    x, x2 = rand(5, 6, 4), rand(3, 4)
+    starts, ends, axes, steps = ([3, 1, 10], [0, 4, -100], [-1, 0, 1], [-2, 2, -1])
+    pads = [2, -1, -1, 3]  # axis 0: 2 before, 1 cropped after; axis 1: 1 cropped before, 3 after
+    kept = x2[0:2, 1:4]
+    widths = ((2, 0), (0, 3))
+    operands = [(name + "_f", np.array(v, dtype=np.float32)) for name, v in
+                (("starts", starts), ("ends", ends), ("axes", axes), ("steps", steps), ("pads", pads))]
+    write(out, "runtime_windows", [
+        *[helper.make_node("Cast", [name + "_f"], [name], to=TensorProto.INT64)
+          for name in ("starts", "ends", "axes", "steps", "pads")],
+        helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["sliced"]),
+        helper.make_node("Pad", ["x2", "pads", "value"], ["constant"], mode="constant"),
+        helper.make_node("Pad", ["x2", "pads"], ["edge"], mode="edge"),
+        helper.make_node("Pad", ["x2", "pads"], ["reflect"], mode="reflect"),
+    ], [("x", x), ("x2", x2), *operands, ("value", np.array(2.5, dtype=np.float32))],
+        [("sliced", x[1:4:2, 10:-100:-1, 3:0:-2]),
+         ("constant", np.pad(kept, widths, mode="constant", constant_values=2.5)),
+         ("edge", np.pad(kept, widths, mode="edge")), ("reflect", np.pad(kept, widths, mode="reflect"))])
+
+
 def where_select(out):
     """Where on run-time values picks, never blends: Log gives -inf and NaN
     where x <= 0, and those must not leak into the elements Where does not
@@ -557,7 +582,7 @@ def main():
     with open(os.path.join(out, "own_models.txt"), "w") as f:
         f.write("".join(case + "\n" for case, _ in OWN_MODELS))
     for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, conv_pool_3d, pool_indices, runtime_indices,
-                 runtime_shapes, where_select, unsupported):
+                 runtime_shapes, runtime_windows, where_select, unsupported):
         make(out)
 
 
