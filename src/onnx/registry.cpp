@@ -36,6 +36,7 @@ const OpRegistry &opRegistry() {
     registerQuantizeOps(r);
     registerEinsumOps(r);
     registerDftOps(r);
+    registerGridSampleOps(r);
     return r;
   }();
   return registry;

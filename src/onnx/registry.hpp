@@ -49,5 +49,6 @@ void registerCumSumOps(OpRegistry &registry);
 void registerQuantizeOps(OpRegistry &registry);
 void registerEinsumOps(OpRegistry &registry);
 void registerDftOps(OpRegistry &registry);
+void registerGridSampleOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx

@@ -2,6 +2,7 @@
 
 #include <hwsim/ops.hpp>
 
+#include "onnx/device_math.hpp"
 #include "onnx/device_ops.hpp"
 
 namespace mrt::onnx {
@@ -9,58 +10,11 @@ namespace {
 
 using ::onnx::NodeProto;
 
-// Index arithmetic on small S32 device tensors (vectors of positions and
-// one-element scalars), each step named after the node.
-class IndexMath {
- public:
-  IndexMath(LoweringContext &ctx, std::string base) : ctx_(ctx), base_(std::move(base)) {}
-
-  hwsim::Tensor op(const char *codelet, const hwsim::Tensor &a, const hwsim::Tensor &b) {
-    return broadcastBinary(ctx_, codelet, a, b, next());
-  }
-  hwsim::Tensor op(const char *codelet, const hwsim::Tensor &a, double b) { return scalarBinary(ctx_, codelet, a, b, next()); }
-  // 1 where `a <codelet> b` holds, else 0.
-  hwsim::Tensor test(const char *codelet, const hwsim::Tensor &a, double b) {
-    return mask(ctx_, codelet, a, b, next(), hwsim::Type::S32);
-  }
-  hwsim::Tensor test(const char *codelet, const hwsim::Tensor &a, const hwsim::Tensor &b) {
-    return s32(op(codelet, a, b));
-  }
-  hwsim::Tensor unary(const char *codelet, const hwsim::Tensor &a) {
-    return hwsim::ops::unary(ctx_.graph(), ctx_.main(), codelet, a, next());
-  }
-  hwsim::Tensor clamp(const hwsim::Tensor &a, double lo, double hi) { return op("Min", op("Max", a, lo), hi); }
-  hwsim::Tensor s32(const hwsim::Tensor &t) {
-    return t.elementType() == hwsim::Type::S32 ? t : hwsim::ops::unary(ctx_.graph(), ctx_.main(), "Cast", t, next(), hwsim::Type::S32);
-  }
-  // Element k of the 1-D run-time vector v, as S32 [1].
-  hwsim::Tensor element(const hwsim::Tensor &v, std::size_t k) { return s32(v.reshape({v.numElements()}).slice(k, k + 1, 0)); }
-  // 0, 1, ..., n - 1.
-  hwsim::Tensor iota(std::size_t n) {
-    HostTensor t{::onnx::TensorProto::INT32, {static_cast<std::int64_t>(n)}, {}};
-    for (std::size_t i = 0; i < n; ++i) t.values.push_back(static_cast<double>(i));
-    return ctx_.deviceConstant(t, next());
-  }
-  // The sum of t's elements, as [1].
-  hwsim::Tensor sum(const hwsim::Tensor &t) { return hwsim::ops::reduce(ctx_.graph(), ctx_.main(), "ReduceSum", t, {}, next()); }
-  // x's elements at the run-time positions `indices` along `axis`.
-  hwsim::Tensor take(const hwsim::Tensor &x, const hwsim::Tensor &indices, std::size_t axis) {
-    return hwsim::ops::gather(ctx_.graph(), ctx_.main(), x, indices, axis, next());
-  }
-
- private:
-  std::string next() { return ctx_.uniqueName(base_ + "/index" + std::to_string(count_++)); }
-
-  LoweringContext &ctx_;
-  std::string base_;
-  int count_ = 0;
-};
-
 // The positions start, start + step, ... (n of them) of a Slice along an
 // axis of size dim: start counted from the end when negative, then clamped
 // to [0, dim] ([0, dim - 1] for a negative step) as ONNX defines it. A step
 // of nullptr is 1.
-hwsim::Tensor slicePositions(IndexMath &m, const hwsim::Tensor &start, const hwsim::Tensor *step, std::int64_t dim,
+hwsim::Tensor slicePositions(DeviceMath &m, const hwsim::Tensor &start, const hwsim::Tensor *step, std::int64_t dim,
                              std::size_t n) {
   hwsim::Tensor s = m.op("Add", start, m.op("Mul", m.test("Less", start, 0.0), static_cast<double>(dim)));
   s = m.op("Max", s, 0.0);
@@ -80,7 +34,7 @@ void lowerRuntimeSlice(LoweringContext &ctx, const NodeProto &node) {
                 toString(toDims(y.shape())));
   }
   if (numElements(out) == 0) throw UnsupportedNode("a Slice with an empty result (tensors with no elements)");
-  IndexMath m(ctx, node.output(0));
+  DeviceMath m(ctx, node.output(0));
   const hwsim::Tensor starts = ctx.device(node.input(1));
   const std::size_t k = starts.numElements();
   const bool hasSteps = !inputName(node, 4).empty();
@@ -130,7 +84,7 @@ namespace {
 // then for edge and reflect folded into the part of the axis that cropping
 // (a negative pad) keeps, [lo, hi]. Constant padding reads position dim,
 // the padding value appended to the axis, for every position outside it.
-hwsim::Tensor padPositions(IndexMath &m, const hwsim::Tensor &before, std::int64_t dim, std::size_t n, PadMode mode) {
+hwsim::Tensor padPositions(DeviceMath &m, const hwsim::Tensor &before, std::int64_t dim, std::size_t n, PadMode mode) {
   const auto d = static_cast<double>(dim);
   const hwsim::Tensor source = m.op("Sub", m.iota(n), before);
   if (mode == PadMode::Constant) {
@@ -182,7 +136,7 @@ void lowerRuntimePad(LoweringContext &ctx, const NodeProto &node, PadMode mode) 
                 toString(toDims(y.shape())));
   }
   if (numElements(out) == 0) throw UnsupportedNode("a Pad with an empty result (tensors with no elements)");
-  IndexMath m(ctx, node.output(0));
+  DeviceMath m(ctx, node.output(0));
   const std::string &valueName = inputName(node, 2);
   for (std::size_t i = 0; i < axes.size(); ++i) {
     const auto axis = static_cast<unsigned>(axes[i]);

@@ -1,0 +1,68 @@
+// DeviceMath: elementwise arithmetic on small device tensors (positions,
+// coordinates, weights and one-element scalars) for operators whose indices
+// are computed at run time, each step a uniquely named op after the node.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <hwsim/ops.hpp>
+
+#include "onnx/device_ops.hpp"
+
+namespace mrt::onnx {
+
+class DeviceMath {
+ public:
+  DeviceMath(LoweringContext &ctx, std::string base) : ctx_(ctx), base_(std::move(base)) {}
+
+  hwsim::Tensor op(const char *codelet, const hwsim::Tensor &a, const hwsim::Tensor &b) {
+    return broadcastBinary(ctx_, codelet, a, b, next());
+  }
+  hwsim::Tensor op(const char *codelet, const hwsim::Tensor &a, double b) { return scalarBinary(ctx_, codelet, a, b, next()); }
+  // 1 where `a <codelet> b` holds, else 0, as `type`.
+  hwsim::Tensor test(const char *codelet, const hwsim::Tensor &a, double b, hwsim::Type type = hwsim::Type::S32) {
+    return mask(ctx_, codelet, a, b, next(), type);
+  }
+  hwsim::Tensor test(const char *codelet, const hwsim::Tensor &a, const hwsim::Tensor &b,
+                     hwsim::Type type = hwsim::Type::S32) {
+    return cast(op(codelet, a, b), type);
+  }
+  hwsim::Tensor unary(const char *codelet, const hwsim::Tensor &a) {
+    return hwsim::ops::unary(ctx_.graph(), ctx_.main(), codelet, a, next());
+  }
+  hwsim::Tensor clamp(const hwsim::Tensor &a, double lo, double hi) { return op("Min", op("Max", a, lo), hi); }
+  hwsim::Tensor cast(const hwsim::Tensor &t, hwsim::Type type) {
+    return t.elementType() == type ? t : hwsim::ops::unary(ctx_.graph(), ctx_.main(), "Cast", t, next(), type);
+  }
+  hwsim::Tensor s32(const hwsim::Tensor &t) { return cast(t, hwsim::Type::S32); }
+  // Element k of the 1-D run-time vector v, as S32 [1].
+  hwsim::Tensor element(const hwsim::Tensor &v, std::size_t k) { return s32(v.reshape({v.numElements()}).slice(k, k + 1, 0)); }
+  // 0, 1, ..., n - 1.
+  hwsim::Tensor iota(std::size_t n) {
+    HostTensor t{::onnx::TensorProto::INT32, {static_cast<std::int64_t>(n)}, {}};
+    for (std::size_t i = 0; i < n; ++i) t.values.push_back(static_cast<double>(i));
+    return ctx_.deviceConstant(t, next());
+  }
+  // The sum of t's elements, as [1].
+  hwsim::Tensor sum(const hwsim::Tensor &t) { return hwsim::ops::reduce(ctx_.graph(), ctx_.main(), "ReduceSum", t, {}, next()); }
+  // x's elements at the run-time positions `indices` along `axis`.
+  hwsim::Tensor take(const hwsim::Tensor &x, const hwsim::Tensor &indices, std::size_t axis) {
+    return hwsim::ops::gather(ctx_.graph(), ctx_.main(), x, indices, axis, next());
+  }
+  // GatherElements of x along `axis` by run-time `indices` of x's rank.
+  hwsim::Tensor takeElements(const hwsim::Tensor &x, const hwsim::Tensor &indices, std::size_t axis) {
+    return hwsim::ops::gatherElements(ctx_.graph(), ctx_.main(), x, indices, axis, next());
+  }
+  // A new variable holding the view (a broadcast, a concat...).
+  hwsim::Tensor materialized(const hwsim::Tensor &view) { return materialize(ctx_, view, next()); }
+
+ private:
+  std::string next() { return ctx_.uniqueName(base_ + "/step" + std::to_string(count_++)); }
+
+  LoweringContext &ctx_;
+  std::string base_;
+  int count_ = 0;
+};
+
+}  // namespace mrt::onnx
