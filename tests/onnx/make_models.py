@@ -494,6 +494,69 @@ def runtime_windows(out):
          ("edge", np.pad(kept, widths, mode="edge")), ("reflect", np.pad(kept, widths, mode="reflect"))])
 
 
+def grid_sample(x, grid, mode, padding, align):
+    """PyTorch's grid_sampler_2d (what ONNX's GridSample node tests were made with)."""
+    n_, c_, h, w = x.shape
+    def unnormalize(g, size):
+        return (g + 1) / 2 * (size - 1) if align else ((g + 1) * size - 1) / 2
+    def reflect(p, twice_low, twice_high):
+        if twice_low == twice_high:
+            return 0.0
+        low, span = twice_low / 2, (twice_high - twice_low) / 2
+        d = abs(p - low)
+        extra, flips = np.fmod(d, span), np.floor(d / span)
+        return extra + low if flips % 2 == 0 else span - extra + low
+    def pad(p, size):
+        if padding == "border":
+            return min(max(p, 0), size - 1)
+        if padding == "reflection":
+            r = reflect(p, 0, 2 * (size - 1)) if align else reflect(p, -1, 2 * size - 1)
+            return min(max(r, 0), size - 1)
+        return p
+    def cubic(t, a=-0.75):
+        near = lambda d: ((a + 2) * d - (a + 3)) * d * d + 1
+        far = lambda d: ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+        return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    y = np.zeros((n_, c_) + grid.shape[1:3], dtype=np.float64)
+    for n in range(n_):
+        for i in range(grid.shape[1]):
+            for j in range(grid.shape[2]):
+                px, py = unnormalize(float(grid[n, i, j, 0]), w), unnormalize(float(grid[n, i, j, 1]), h)
+                def at(ix, iy):
+                    ix, iy = int(ix), int(iy)
+                    inside = 0 <= ix < w and 0 <= iy < h
+                    return x[n, :, iy, ix].astype(np.float64) if inside else np.zeros(c_)
+                if mode == "nearest":
+                    y[n, :, i, j] = at(np.rint(pad(px, w)), np.rint(pad(py, h)))
+                elif mode == "bilinear":
+                    qx, qy = pad(px, w), pad(py, h)
+                    x0, y0 = np.floor(qx), np.floor(qy)
+                    fx, fy = qx - x0, qy - y0
+                    y[n, :, i, j] = (at(x0, y0) * (1 - fx) * (1 - fy) + at(x0 + 1, y0) * fx * (1 - fy) +
+                                     at(x0, y0 + 1) * (1 - fx) * fy + at(x0 + 1, y0 + 1) * fx * fy)
+                else:
+                    x0, y0 = np.floor(px), np.floor(py)
+                    wx, wy = cubic(px - x0), cubic(py - y0)
+                    y[n, :, i, j] = sum(at(np.floor(pad(x0 - 1 + a, w)), np.floor(pad(y0 - 1 + b, h))) * wx[a] * wy[b]
+                                        for a in range(4) for b in range(4))
+    return y.astype(np.float32)
+
+
+def grid_sample_modes(out):
+    """GridSample with every mode, padding_mode and align_corners, on a run-time
+    grid reaching past the input's border (the node tests try few combinations)."""
+    x, grid = rand(2, 3, 4, 5), rand(2, 3, 4, 2, low=-1.4, high=1.4)
+    nodes, outputs = [], []
+    for mode in ("nearest", "bilinear", "bicubic"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (0, 1):
+                name = f"{mode}_{padding}_{align}"
+                nodes.append(helper.make_node("GridSample", ["x", "grid"], [name], mode=mode, padding_mode=padding,
+                                              align_corners=align))
+                outputs.append((name, grid_sample(x, grid, mode, padding, align)))
+    write(out, "grid_sample_modes", nodes, [("x", x), ("grid", grid)], outputs, opset=16)
+
+
 def where_select(out):
     """Where on run-time values picks, never blends: Log gives -inf and NaN
     where x <= 0, and those must not leak into the elements Where does not
@@ -582,7 +645,7 @@ def main():
     with open(os.path.join(out, "own_models.txt"), "w") as f:
         f.write("".join(case + "\n" for case, _ in OWN_MODELS))
     for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, conv_pool_3d, pool_indices, runtime_indices,
-                 runtime_shapes, runtime_windows, where_select, unsupported):
+                 runtime_shapes, runtime_windows, grid_sample_modes, where_select, unsupported):
         make(out)
 
 
