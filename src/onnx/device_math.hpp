@@ -38,6 +38,12 @@ class DeviceMath {
   hwsim::Tensor s32(const hwsim::Tensor &t) { return cast(t, hwsim::Type::S32); }
   // Element k of the 1-D run-time vector v, as S32 [1].
   hwsim::Tensor element(const hwsim::Tensor &v, std::size_t k) { return s32(v.reshape({v.numElements()}).slice(k, k + 1, 0)); }
+  // A graph constant of `shape`, every element `value`.
+  hwsim::Tensor constant(const hwsim::Shape &shape, double value, hwsim::Type type) {
+    hwsim::Tensor c = ctx_.graph().addConstant(type, shape, value, next());
+    ctx_.graph().setTileMapping(c, ctx_.firstTile());
+    return c;
+  }
   // 0, 1, ..., n - 1.
   hwsim::Tensor iota(std::size_t n) {
     HostTensor t{::onnx::TensorProto::INT32, {static_cast<std::int64_t>(n)}, {}};

@@ -37,6 +37,7 @@ const OpRegistry &opRegistry() {
     registerEinsumOps(r);
     registerDftOps(r);
     registerGridSampleOps(r);
+    registerNmsOps(r);
     return r;
   }();
   return registry;

@@ -50,5 +50,6 @@ void registerQuantizeOps(OpRegistry &registry);
 void registerEinsumOps(OpRegistry &registry);
 void registerDftOps(OpRegistry &registry);
 void registerGridSampleOps(OpRegistry &registry);
+void registerNmsOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx

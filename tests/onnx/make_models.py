@@ -36,11 +36,12 @@ def write_data_set(data, inputs, outputs):
                 f.write(numpy_helper.from_array(array, name).SerializeToString())
 
 
-def write_model(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13, batch=None):
+def write_model(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13, batch=None, value_info=()):
     """OUT_DIR/<case>/model.onnx. inputs/outputs: lists of (name, array), whose
     shapes and types the graph declares; initializers: (name, array). batch:
     the symbolic name of every input's and output's first dimension (dynamic:
-    set by mrt_onnx_options.batch_size), None for static shapes."""
+    set by mrt_onnx_options.batch_size), None for static shapes. value_info:
+    (name, element type, shape) declared for intermediate tensors."""
     def info(name, array):
         shape = list(array.shape)
         if batch is not None:
@@ -48,7 +49,8 @@ def write_model(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13
         return helper.make_tensor_value_info(name, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[array.dtype], shape)
     graph = helper.make_graph(
         nodes, case, [info(n, a) for n, a in inputs], [info(n, a) for n, a in outputs],
-        [numpy_helper.from_array(a, n) for n, a in initializers])
+        [numpy_helper.from_array(a, n) for n, a in initializers],
+        value_info=[helper.make_tensor_value_info(*v) for v in value_info])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
     onnx.checker.check_model(model)
@@ -56,9 +58,9 @@ def write_model(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13
     onnx.save(model, os.path.join(out_dir, case, "model.onnx"))
 
 
-def write(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13):
+def write(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13, value_info=()):
     """A static model and its one data set, test_data_set_0."""
-    write_model(out_dir, case, nodes, inputs, outputs, initializers, opset)
+    write_model(out_dir, case, nodes, inputs, outputs, initializers, opset, value_info=value_info)
     write_data_set(os.path.join(out_dir, case, "test_data_set_0"), inputs, outputs)
 
 
@@ -557,6 +559,58 @@ def grid_sample_modes(out):
     write(out, "grid_sample_modes", nodes, [("x", x), ("grid", grid)], outputs, opset=16)
 
 
+def non_max_suppression(boxes, scores, max_per_class, iou_threshold, score_threshold, center_point):
+    """ONNX Runtime's greedy NMS: per batch and class, boxes scoring above
+    score_threshold best first (lower index on ties), each kept unless its
+    IoU with a box kept before exceeds iou_threshold."""
+    def corners(box):
+        if center_point:
+            x, y, w, h = box
+            return x - w / 2, y - h / 2, x + w / 2, y + h / 2
+        y1, x1, y2, x2 = box
+        return min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)
+    def iou(a, b):
+        (ax1, ay1, ax2, ay2), (bx1, by1, bx2, by2) = corners(a), corners(b)
+        area_a, area_b = (ax2 - ax1) * (ay2 - ay1), (bx2 - bx1) * (by2 - by1)
+        if area_a <= 0 or area_b <= 0:
+            return 0.0
+        inter = max(0.0, min(ax2, bx2) - max(ax1, bx1)) * max(0.0, min(ay2, by2) - max(ay1, by1))
+        return inter / (area_a + area_b - inter)
+    selected = []
+    for b in range(boxes.shape[0]):
+        for c in range(scores.shape[1]):
+            order = sorted((i for i in range(boxes.shape[1]) if scores[b, c, i] > score_threshold),
+                           key=lambda i: (-scores[b, c, i], i))
+            kept = []
+            for i in order:
+                if len(kept) < max_per_class and all(iou(boxes[b, i], boxes[b, j]) <= iou_threshold for j in kept):
+                    kept.append(i)
+            selected += [[b, c, i] for i in kept]
+    return np.array(selected, dtype=np.float32)
+
+
+def nms_formats(out):
+    """NonMaxSuppression on overlapping boxes in both box formats, with its
+    limit and thresholds fed at run time (declared output shapes)."""
+    boxes = np.concatenate([rand(2, 10, 2, low=0.0, high=0.6), rand(2, 10, 2, low=0.3, high=1.0)], axis=2)
+    boxes[:, ::3] = boxes[:, ::3, [2, 3, 0, 1]]  # some given by their other two corners
+    scores = rand(2, 3, 10, low=0.0, high=1.0)
+    limit, iou_threshold, score_threshold = 5, 0.1, 0.2
+    corner = non_max_suppression(boxes, scores, limit, iou_threshold, score_threshold, False)
+    center = non_max_suppression(boxes, scores, limit, iou_threshold, score_threshold, True)
+    operands = ["boxes", "scores", "limit", "iou_threshold", "score_threshold"]
+    write(out, "nms_formats", [
+        helper.make_node("Cast", ["limit_f"], ["limit"], to=TensorProto.INT64),
+        helper.make_node("NonMaxSuppression", operands, ["corner_i"]),
+        helper.make_node("NonMaxSuppression", operands, ["center_i"], center_point_box=1),
+        helper.make_node("Cast", ["corner_i"], ["corner"], to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["center_i"], ["center"], to=TensorProto.FLOAT),
+    ], [("boxes", boxes), ("scores", scores), ("limit_f", np.array([limit], np.float32)),
+        ("iou_threshold", np.array([iou_threshold], np.float32)), ("score_threshold", np.array([score_threshold], np.float32))],
+        [("corner", corner), ("center", center)], opset=11,
+        value_info=[("corner_i", TensorProto.INT64, corner.shape), ("center_i", TensorProto.INT64, center.shape)])
+
+
 def where_select(out):
     """Where on run-time values picks, never blends: Log gives -inf and NaN
     where x <= 0, and those must not leak into the elements Where does not
@@ -645,7 +699,7 @@ def main():
     with open(os.path.join(out, "own_models.txt"), "w") as f:
         f.write("".join(case + "\n" for case, _ in OWN_MODELS))
     for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, conv_pool_3d, pool_indices, runtime_indices,
-                 runtime_shapes, runtime_windows, grid_sample_modes, where_select, unsupported):
+                 runtime_shapes, runtime_windows, grid_sample_modes, nms_formats, where_select, unsupported):
         make(out)
 
 
