@@ -3,6 +3,7 @@
 // are computed at run time, each step a uniquely named op after the node.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -70,5 +71,19 @@ class DeviceMath {
   std::string base_;
   int count_ = 0;
 };
+
+// Cubic convolution weights (Keys, coefficient a) of the taps at -1, 0, 1, 2
+// from floor(p), for t = p - floor(p) in [0, 1].
+inline std::array<hwsim::Tensor, 4> cubicWeights(DeviceMath &m, const hwsim::Tensor &t, double a) {
+  // Near taps, |d| <= 1: ((a + 2) d - (a + 3)) d^2 + 1; far ones, 1 < |d| < 2: ((a d - 5a) d + 8a) d - 4a.
+  auto near = [&](const hwsim::Tensor &d) {
+    return m.op("Add", m.op("Mul", m.op("Mul", m.op("Sub", m.op("Mul", d, a + 2), a + 3), d), d), 1.0);
+  };
+  auto far = [&](const hwsim::Tensor &d) {
+    return m.op("Sub", m.op("Mul", m.op("Add", m.op("Mul", m.op("Sub", m.op("Mul", d, a), 5 * a), d), 8 * a), d), 4 * a);
+  };
+  const hwsim::Tensor oneLess = m.op("Add", m.op("Mul", t, -1.0), 1.0);  // 1 - t
+  return {far(m.op("Add", t, 1.0)), near(t), near(oneLess), far(m.op("Add", oneLess, 1.0))};
+}
 
 }  // namespace mrt::onnx

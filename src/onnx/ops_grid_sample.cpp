@@ -55,21 +55,6 @@ hwsim::Tensor pad(DeviceMath &m, const hwsim::Tensor &p, double size, const Grid
   return p;
 }
 
-// Cubic convolution weights (A = -0.75) of the taps at -1, 0, 1, 2 from
-// floor(p), t = p - floor(p).
-std::array<hwsim::Tensor, 4> cubicWeights(DeviceMath &m, const hwsim::Tensor &t) {
-  constexpr double a = -0.75;
-  // Near taps, |d| <= 1: ((a + 2) d - (a + 3)) d^2 + 1; far ones, 1 < |d| < 2: ((a d - 5a) d + 8a) d - 4a.
-  auto near = [&](const hwsim::Tensor &d) {
-    return m.op("Add", m.op("Mul", m.op("Mul", m.op("Sub", m.op("Mul", d, a + 2), a + 3), d), d), 1.0);
-  };
-  auto far = [&](const hwsim::Tensor &d) {
-    return m.op("Sub", m.op("Mul", m.op("Add", m.op("Mul", m.op("Sub", m.op("Mul", d, a), 5 * a), d), 8 * a), d), 4 * a);
-  };
-  const hwsim::Tensor oneLess = m.op("Add", m.op("Mul", t, -1.0), 1.0);  // 1 - t
-  return {far(m.op("Add", t, 1.0)), near(t), near(oneLess), far(m.op("Add", oneLess, 1.0))};
-}
-
 struct Tap {
   hwsim::Tensor x, y;  // integral positions (F32), possibly outside the input
   hwsim::Tensor weight;
@@ -125,7 +110,7 @@ std::vector<Tap> tapsOf(DeviceMath &m, const NodeProto &node, const hwsim::Tenso
   if (mode == "bicubic") {
     // The point is not padded; each tap's position is.
     const hwsim::Tensor x0 = m.unary("Floor", x), y0 = m.unary("Floor", y);
-    const auto wx = cubicWeights(m, m.op("Sub", x, x0)), wy = cubicWeights(m, m.op("Sub", y, y0));
+    const auto wx = cubicWeights(m, m.op("Sub", x, x0), -0.75), wy = cubicWeights(m, m.op("Sub", y, y0), -0.75);
     std::vector<Tap> taps;
     for (int j = 0; j < 4; ++j) {
       const hwsim::Tensor ty = m.unary("Floor", pad(m, m.op("Add", y0, j - 1), hd, s));

@@ -611,6 +611,65 @@ def nms_formats(out):
         value_info=[("corner_i", TensorProto.INT64, corner.shape), ("center_i", TensorProto.INT64, center.shape)])
 
 
+def resize_reference(x, scales, out_shape, mode, transform, nearest_mode, cubic_a=-0.75, exclude_outside=0):
+    """ONNX's reference Resize, axis by axis (the last first), in float64."""
+    coordinate = {
+        "half_pixel": lambda j, n, s: (j + 0.5) / s - 0.5,
+        "pytorch_half_pixel": lambda j, n, s: -0.5 if n * s == 1 else (j + 0.5) / s - 0.5,
+        "asymmetric": lambda j, n, s: j / s,
+        "tf_half_pixel_for_nn": lambda j, n, s: (j + 0.5) / s,
+        "align_corners": lambda j, n, s: 0.0 if n * s == 1 else j * (n - 1) / (n * s - 1),
+    }[transform]
+    rounds_up = {"round_prefer_floor": lambda f: f > 0.5, "round_prefer_ceil": lambda f: f >= 0.5,
+                 "floor": lambda f: False, "ceil": lambda f: f > 0}[nearest_mode]
+    def cubic(r, a=cubic_a):
+        far = lambda d: ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+        near = lambda d: ((a + 2) * d - (a + 3)) * d * d + 1
+        return [far(r + 1), near(r), near(1 - r), far(2 - r)]
+    y = x.astype(np.float64)
+    for axis in reversed(range(x.ndim)):
+        n, taken = y.shape[axis], []
+        for j in range(out_shape[axis]):
+            c = coordinate(j, n, float(scales[axis]))
+            below = np.floor(c)
+            f = c - below
+            if mode == "nearest":
+                taken.append(y.take(int(min(max(below + (1 if f > 0 and rounds_up(f) else 0), 0), n - 1)), axis))
+                continue
+            if f == 0:
+                below, f = below - 1, 1.0
+            w = [1 - f, f] if mode == "linear" else cubic(f)
+            first = int(below) - (len(w) // 2 - 1)
+            if exclude_outside:
+                w = [wt if 0 <= first + t < n else 0.0 for t, wt in enumerate(w)]
+                w = [wt / sum(w) for wt in w]
+            taken.append(sum(wt * y.take(min(max(first + t, 0), n - 1), axis) for t, wt in enumerate(w)))
+        y = np.stack(taken, axis)
+    return y.astype(np.float32)
+
+
+def resize_runtime_scales(out):
+    """Resize with its scales fed at run time, in each mode with the other
+    coordinate transforms and nearest modes than the node tests try. The
+    scales are chosen so no coordinate lands on a rounding boundary, where
+    float32 and float64 could round apart."""
+    x, scales = rand(1, 2, 6, 5), np.array([1.0, 1.0, 1.55, 0.7], dtype=np.float32)
+    out_shape = (1, 2, 9, 3)
+    cases = [("nearest", "half_pixel", "round_prefer_floor", {}), ("nearest", "asymmetric", "round_prefer_ceil", {}),
+             ("nearest", "align_corners", "floor", {}), ("nearest", "tf_half_pixel_for_nn", "ceil", {}),
+             ("linear", "pytorch_half_pixel", "round_prefer_floor", {}), ("linear", "align_corners", "round_prefer_floor", {}),
+             ("cubic", "half_pixel", "round_prefer_floor", {"cubic_coeff_a": -0.5, "exclude_outside": 1}),
+             ("cubic", "asymmetric", "round_prefer_floor", {})]
+    nodes, outputs = [], []
+    for i, (mode, transform, nearest_mode, extra) in enumerate(cases):
+        name = f"y{i}_{mode}_{transform}"
+        nodes.append(helper.make_node("Resize", ["x", "", "scales"], [name], mode=mode,
+                                      coordinate_transformation_mode=transform, nearest_mode=nearest_mode, **extra))
+        outputs.append((name, resize_reference(x, scales, out_shape, mode, transform, nearest_mode,
+                                               extra.get("cubic_coeff_a", -0.75), extra.get("exclude_outside", 0))))
+    write(out, "resize_runtime_scales", nodes, [("x", x), ("scales", scales)], outputs)
+
+
 def where_select(out):
     """Where on run-time values picks, never blends: Log gives -inf and NaN
     where x <= 0, and those must not leak into the elements Where does not
@@ -699,7 +758,8 @@ def main():
     with open(os.path.join(out, "own_models.txt"), "w") as f:
         f.write("".join(case + "\n" for case, _ in OWN_MODELS))
     for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, conv_pool_3d, pool_indices, runtime_indices,
-                 runtime_shapes, runtime_windows, grid_sample_modes, nms_formats, where_select, unsupported):
+                 runtime_shapes, runtime_windows, grid_sample_modes, nms_formats, resize_runtime_scales,
+                 where_select, unsupported):
         make(out)
 
 
