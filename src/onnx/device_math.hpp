@@ -61,6 +61,29 @@ class DeviceMath {
   hwsim::Tensor takeElements(const hwsim::Tensor &x, const hwsim::Tensor &indices, std::size_t axis) {
     return hwsim::ops::gatherElements(ctx_.graph(), ctx_.main(), x, indices, axis, next());
   }
+  // Each row's exclusive prefix sums: out[r][j] = sum of v[r][i] for i < j,
+  // v an F16/F32 [rows, m] matrix, as one multiply by an m x m triangular
+  // matrix of ones (so for small m).
+  hwsim::Tensor prefixBefore(const hwsim::Tensor &v) {
+    const std::size_t n = v.dim(1);
+    HostTensor upper{::onnx::TensorProto::FLOAT, {static_cast<std::int64_t>(n), static_cast<std::int64_t>(n)}, {}};
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j < n; ++j) upper.values.push_back(i < j ? 1.0 : 0.0);
+    }
+    return hwsim::ops::matMul(ctx_.graph(), ctx_.main(), cast(v, hwsim::Type::F32), ctx_.deviceConstant(upper, next()), next());
+  }
+  // The positions (S32 [k]) of the first k ones of the F32 0/1 vector
+  // `keep`, in order: each kept position's place among them (a prefix sum)
+  // gets the position by a scatter; places k and beyond are dropped.
+  hwsim::Tensor keptPositions(const hwsim::Tensor &keep, std::size_t k) {
+    const std::size_t n = keep.numElements();
+    const hwsim::Tensor flag = keep.reshape({1, n});
+    const hwsim::Tensor place = prefixBefore(flag);
+    // keep ? place : k, as (place - k) * keep + k.
+    const hwsim::Tensor target = s32(op("Add", op("Mul", op("Sub", place, static_cast<double>(k)), flag), static_cast<double>(k)));
+    return hwsim::ops::scatterElements(ctx_.graph(), ctx_.main(), constant({k}, 0.0, hwsim::Type::S32), target.reshape({n}),
+                                       iota(n), 0, hwsim::ops::ScatterReduction::None, next());
+  }
   // A new variable holding the view (a broadcast, a concat...).
   hwsim::Tensor materialized(const hwsim::Tensor &view) { return materialize(ctx_, view, next()); }
 

@@ -51,15 +51,6 @@ hwsim::Tensor survivors(DeviceMath &m, const Corners &c, const hwsim::Tensor &io
   return m.op("Sub", m.op("Mul", m.test("Greater", iou, iouThreshold, hwsim::Type::F32), -1.0), -1.0);
 }
 
-// An F32 [n, n] constant with 1 where row < column: v x it is the exclusive prefix sum of v.
-hwsim::Tensor strictlyUpper(LoweringContext &ctx, std::size_t n, const std::string &name) {
-  HostTensor t{::onnx::TensorProto::FLOAT, {static_cast<std::int64_t>(n), static_cast<std::int64_t>(n)}, {}};
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < n; ++j) t.values.push_back(i < j ? 1.0 : 0.0);
-  }
-  return ctx.deviceConstant(t, ctx.uniqueName(name));
-}
-
 // The run-time scalar input i as F32 [1], or `fallback` when it is absent.
 hwsim::Tensor scalarInput(LoweringContext &ctx, DeviceMath &m, const NodeProto &node, int i, double fallback) {
   if (!inputName(node, i).empty()) return m.cast(ctx.device(node.input(i)).reshape({1}), hwsim::Type::F32);
@@ -119,11 +110,9 @@ void lowerNonMaxSuppression(LoweringContext &ctx, const NodeProto &node) {
   // those of the rows before; K (dropped by the scatter) for no selection.
   const hwsim::Tensor picked = m.materialized(hwsim::concat(picks, 1));
   const hwsim::Tensor selected = m.materialized(hwsim::concat(valid, 1));
-  const hwsim::Tensor inRow = hwsim::ops::matMul(ctx.graph(), ctx.main(), selected, strictlyUpper(ctx, rounds, out + "/rounds"),
-                                                 ctx.uniqueName(out + "/in_row"));
+  const hwsim::Tensor inRow = m.prefixBefore(selected);
   const hwsim::Tensor counts = hwsim::ops::reduce(ctx.graph(), ctx.main(), "ReduceSum", selected, {1}, ctx.uniqueName(out + "/counts"));
-  const hwsim::Tensor before = hwsim::ops::matMul(ctx.graph(), ctx.main(), counts.reshape({1, rows}),
-                                                  strictlyUpper(ctx, rows, out + "/rows"), ctx.uniqueName(out + "/before"));
+  const hwsim::Tensor before = m.prefixBefore(counts.reshape({1, rows}));
   const hwsim::Tensor position = m.op("Add", inRow, before.reshape({rows, 1}));
   const hwsim::Tensor target = m.s32(m.op("Add", m.op("Mul", m.op("Sub", position, k), selected), k));
   const std::size_t total = rows * rounds;

@@ -38,6 +38,7 @@ const OpRegistry &opRegistry() {
     registerDftOps(r);
     registerGridSampleOps(r);
     registerNmsOps(r);
+    registerSelectOps(r);
     return r;
   }();
   return registry;

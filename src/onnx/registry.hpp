@@ -51,5 +51,6 @@ void registerEinsumOps(OpRegistry &registry);
 void registerDftOps(OpRegistry &registry);
 void registerGridSampleOps(OpRegistry &registry);
 void registerNmsOps(OpRegistry &registry);
+void registerSelectOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx

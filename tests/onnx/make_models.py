@@ -670,6 +670,32 @@ def resize_runtime_scales(out):
     write(out, "resize_runtime_scales", nodes, [("x", x), ("scales", scales)], outputs)
 
 
+def compress_nonzero(out):
+    """Compress and NonZero of conditions computed at run time (declared
+    output shapes): the kept elements in order, with and without an axis."""
+    x = rand(4, 5)
+    keep_rows = x[:, 0] > 0
+    keep_flat = x.ravel()[:17] > 0.3
+    nz = np.array(np.nonzero(x > 0.2)).astype(np.float32)
+    write(out, "compress_nonzero", [
+        helper.make_node("Slice", ["x", "zero", "one", "one"], ["column"]),
+        helper.make_node("Greater", ["column", "zero_f"], ["rows_2d"]),
+        helper.make_node("Reshape", ["rows_2d", "minus_one"], ["rows"]),
+        helper.make_node("Compress", ["x", "rows"], ["kept_rows"], axis=-2),
+        helper.make_node("Reshape", ["x", "minus_one"], ["flat"]),
+        helper.make_node("Slice", ["flat", "zero", "seventeen"], ["head"]),
+        helper.make_node("Greater", ["head", "threshold"], ["keep"]),
+        helper.make_node("Compress", ["x", "keep"], ["kept_flat"]),
+        helper.make_node("Greater", ["x", "nz_threshold"], ["positive"]),
+        helper.make_node("NonZero", ["positive"], ["nz_i"]),
+        helper.make_node("Cast", ["nz_i"], ["nz"], to=TensorProto.FLOAT),
+    ], [("x", x)], [("kept_rows", x[keep_rows]), ("kept_flat", x.ravel()[:17][keep_flat]), ("nz", nz)],
+        [("zero", np.array([0], np.int64)), ("one", np.array([1], np.int64)), ("seventeen", np.array([17], np.int64)),
+         ("minus_one", np.array([-1], np.int64)), ("zero_f", np.array(0.0, np.float32)),
+         ("threshold", np.array(0.3, np.float32)), ("nz_threshold", np.array(0.2, np.float32))],
+        value_info=[("nz_i", TensorProto.INT64, nz.shape)])
+
+
 def where_select(out):
     """Where on run-time values picks, never blends: Log gives -inf and NaN
     where x <= 0, and those must not leak into the elements Where does not
@@ -758,7 +784,7 @@ def main():
     with open(os.path.join(out, "own_models.txt"), "w") as f:
         f.write("".join(case + "\n" for case, _ in OWN_MODELS))
     for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, conv_pool_3d, pool_indices, runtime_indices,
-                 runtime_shapes, runtime_windows, grid_sample_modes, nms_formats, resize_runtime_scales,
+                 runtime_shapes, runtime_windows, grid_sample_modes, nms_formats, resize_runtime_scales, compress_nonzero,
                  where_select, unsupported):
         make(out)
 
