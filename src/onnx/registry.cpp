@@ -39,6 +39,7 @@ const OpRegistry &opRegistry() {
     registerGridSampleOps(r);
     registerNmsOps(r);
     registerSelectOps(r);
+    registerMaxUnpoolOps(r);
     return r;
   }();
   return registry;

@@ -52,5 +52,6 @@ void registerDftOps(OpRegistry &registry);
 void registerGridSampleOps(OpRegistry &registry);
 void registerNmsOps(OpRegistry &registry);
 void registerSelectOps(OpRegistry &registry);
+void registerMaxUnpoolOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx

@@ -696,6 +696,23 @@ def compress_nonzero(out):
         value_info=[("nz_i", TensorProto.INT64, nz.shape)])
 
 
+def max_unpool(out):
+    """MaxPool's values and Indices through MaxUnpool (batches and channels:
+    the indices are flat over the whole tensor), with the unpooled shape and
+    with a larger output_shape (zeros after each dimension's end)."""
+    x = rand(2, 3, 4, 6)
+    windows = x.reshape(2, 3, 2, 2, 3, 2).transpose(0, 1, 2, 4, 3, 5).reshape(2, 3, 2, 3, 4)
+    pooled = windows.max(axis=-1)
+    y = np.where(x == np.repeat(np.repeat(pooled, 2, axis=2), 2, axis=3), x, 0).astype(np.float32)
+    bigger = np.zeros((2, 3, 5, 7), np.float32)
+    bigger[:, :, :4, :6] = y
+    write(out, "max_unpool", [
+        helper.make_node("MaxPool", ["x"], ["pooled", "indices"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("MaxUnpool", ["pooled", "indices"], ["y"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("MaxUnpool", ["pooled", "indices", "shape"], ["bigger"], kernel_shape=[2, 2], strides=[2, 2]),
+    ], [("x", x)], [("y", y), ("bigger", bigger)], [("shape", np.array([2, 3, 5, 7], np.int64))], opset=11)
+
+
 def where_select(out):
     """Where on run-time values picks, never blends: Log gives -inf and NaN
     where x <= 0, and those must not leak into the elements Where does not
@@ -784,7 +801,7 @@ def main():
     with open(os.path.join(out, "own_models.txt"), "w") as f:
         f.write("".join(case + "\n" for case, _ in OWN_MODELS))
     for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, conv_pool_3d, pool_indices, runtime_indices,
-                 runtime_shapes, runtime_windows, grid_sample_modes, nms_formats, resize_runtime_scales, compress_nonzero,
+                 runtime_shapes, runtime_windows, grid_sample_modes, nms_formats, resize_runtime_scales, compress_nonzero, max_unpool,
                  where_select, unsupported):
         make(out)
 
