@@ -40,6 +40,7 @@ const OpRegistry &opRegistry() {
     registerNmsOps(r);
     registerSelectOps(r);
     registerMaxUnpoolOps(r);
+    registerDetOps(r);
     return r;
   }();
   return registry;

@@ -53,5 +53,6 @@ void registerGridSampleOps(OpRegistry &registry);
 void registerNmsOps(OpRegistry &registry);
 void registerSelectOps(OpRegistry &registry);
 void registerMaxUnpoolOps(OpRegistry &registry);
+void registerDetOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx

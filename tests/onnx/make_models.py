@@ -713,6 +713,14 @@ def max_unpool(out):
     ], [("x", x)], [("y", y), ("bigger", bigger)], [("shape", np.array([2, 3, 5, 7], np.int64))], opset=11)
 
 
+def determinants(out):
+    """Det of a batch of 4 x 4 matrices and of one 5 x 5 matrix."""
+    a, b = rand(2, 3, 4, 4), rand(5, 5)
+    write(out, "determinants", [helper.make_node("Det", ["a"], ["det_a"]), helper.make_node("Det", ["b"], ["det_b"])],
+          [("a", a), ("b", b)], [("det_a", np.linalg.det(a.astype(np.float64)).astype(np.float32)),
+                                 ("det_b", np.array(np.linalg.det(b.astype(np.float64)), np.float32))], opset=11)
+
+
 def where_select(out):
     """Where on run-time values picks, never blends: Log gives -inf and NaN
     where x <= 0, and those must not leak into the elements Where does not
@@ -801,7 +809,7 @@ def main():
     with open(os.path.join(out, "own_models.txt"), "w") as f:
         f.write("".join(case + "\n" for case, _ in OWN_MODELS))
     for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, conv_pool_3d, pool_indices, runtime_indices,
-                 runtime_shapes, runtime_windows, grid_sample_modes, nms_formats, resize_runtime_scales, compress_nonzero, max_unpool,
+                 runtime_shapes, runtime_windows, grid_sample_modes, nms_formats, resize_runtime_scales, compress_nonzero, max_unpool, determinants,
                  where_select, unsupported):
         make(out)
 

@@ -133,6 +133,7 @@ TEST(OnnxModels, GridSampleEveryModePaddingAndAlignment) { checkModel(generated(
 TEST(OnnxModels, ResizeByRunTimeScalesEveryModeAndTransform) { checkModel(generated("resize_runtime_scales"), 1e-4, 1e-5); }
 TEST(OnnxModels, CompressAndNonZeroOfRunTimeConditions) { checkModel(generated("compress_nonzero"), 0.0, 0.0); }
 TEST(OnnxModels, MaxUnpoolOfMaxPoolIndices) { checkModel(generated("max_unpool"), 0.0, 0.0); }
+TEST(OnnxModels, DeterminantsOfSmallMatrices) { checkModel(generated("determinants"), 1e-4, 1e-5); }
 TEST(OnnxModels, NonMaxSuppressionBothBoxFormatsRunTimeThresholds) { checkModel(generated("nms_formats"), 0.0, 0.0); }
 TEST(OnnxModels, WhereSelectsWithoutBlending) { checkModel(generated("where_select"), 0.0, 1e-6); }
 TEST(OnnxModels, PadModesAndTile) { checkModel(generated("pad_tile"), 0.0, 0.0); }
