@@ -738,8 +738,9 @@ def where_select(out):
 
 
 def unsupported(out):
-    """Two nodes this frontend cannot lower: the error must name both."""
-    x = rand(2, 3, 3)
+    """Two nodes this frontend cannot lower (a Det of matrices beyond 8 x 8,
+    and Unique): the error must name both."""
+    x = rand(2, 9, 9)
     write(out, "unsupported", [
         helper.make_node("Det", ["x"], ["d"], name="my_det"),
         helper.make_node("Unique", ["d"], ["y"], name="my_unique"),
