@@ -407,8 +407,11 @@ def max_pool_indices(x, kernel, strides, pads, dilations, column_major):
 
 def pool_indices(out):
     """MaxPool's Indices output with pads, strides and dilations, row-major
-    and column-major (storage_order 1); x has ties, the first one wins."""
+    and column-major (storage_order 1), 2-D and 1-D (the 2-D reference on
+    a 1-high x); x has ties, the first one wins."""
     x = np.round(rand(2, 3, 7, 6) * 4) / 4
+    x1 = np.round(rand(2, 3, 9) * 4) / 4
+    y1, idx1 = max_pool_indices(x1[:, :, None, :], [1, 3], [1, 2], [0, 1, 0, 1], [1, 2], column_major=False)
     attrs = dict(kernel_shape=[2, 3], strides=[2, 1], pads=[1, 1, 0, 1], dilations=[2, 1])
     args = (attrs["kernel_shape"], attrs["strides"], attrs["pads"], attrs["dilations"])
     y, rows = max_pool_indices(x, *args, column_major=False)
@@ -419,8 +422,11 @@ def pool_indices(out):
         helper.make_node("MaxPool", ["x"], ["y_cols", "cols"], storage_order=1, **attrs),
         helper.make_node("Cast", ["rows"], ["rows_f"], to=TensorProto.FLOAT),
         helper.make_node("Cast", ["cols"], ["cols_f"], to=TensorProto.FLOAT),
-    ], [("x", x)], [("y", y), ("rows_f", rows.astype(np.float32)), ("y_cols", y),
-                    ("cols_f", cols.astype(np.float32))])
+        helper.make_node("MaxPool", ["x1"], ["y1", "idx1"], kernel_shape=[3], strides=[2], pads=[1, 1], dilations=[2]),
+        helper.make_node("Cast", ["idx1"], ["idx1_f"], to=TensorProto.FLOAT),
+    ], [("x", x), ("x1", x1)], [("y", y), ("rows_f", rows.astype(np.float32)), ("y_cols", y),
+                                ("cols_f", cols.astype(np.float32)), ("y1", y1[:, :, 0, :]),
+                                ("idx1_f", idx1[:, :, 0, :].astype(np.float32))])
 
 
 def runtime_indices(out):
