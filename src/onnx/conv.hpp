@@ -23,7 +23,7 @@ hwsim::Tensor convolve(LoweringContext &ctx, const hwsim::Tensor &x, std::int32_
 // over (H, W) then a 1-D pool along D. Params hold 3 spatial entries.
 hwsim::Tensor convolve3d(LoweringContext &ctx, const hwsim::Tensor &x, std::int32_t type, const std::string &weights,
                          const hwsim::ops::ConvParams &params, const std::string &name);
-// MaxPool's Indices output (pool_indices.cpp; 2-D): for x and its pooled
+// MaxPool's Indices output (pool_indices.cpp; 1-D and 2-D): for x and its pooled
 // maxima y, each maximum's flat index into x (S32), row-major or, with
 // columnMajor (storage_order 1), H and W swapped.
 hwsim::Tensor maxPoolIndices(LoweringContext &ctx, const hwsim::Tensor &x, const hwsim::Tensor &y,

@@ -7,13 +7,12 @@
 
 #include "onnx/device_ops.hpp"
 #include "onnx/registry.hpp"
+#include "onnx/runtime_operands.hpp"
 
 namespace mrt::onnx {
 namespace {
 
 using ::onnx::NodeProto;
-
-enum class PadMode { Constant, Edge, Reflect };
 
 PadMode padModeOf(const NodeProto &node) {
   const std::string mode = attrString(node, "mode", "constant");
@@ -72,6 +71,10 @@ void lowerPad(LoweringContext &ctx, const NodeProto &node) {
   const PadMode mode = padModeOf(node);
   // opset < 11: pads is an attribute; from 11 an input, with optional axes from 18.
   std::vector<std::int64_t> pads = attrInts(node, "pads").value_or(std::vector<std::int64_t>{});
+  const std::string &valueInput = inputName(node, 2);
+  if (pads.empty() && (!isConstantInput(ctx, node, 1) || (!valueInput.empty() && !ctx.isHost(valueInput)))) {
+    return lowerRuntimePad(ctx, node, mode);
+  }
   if (pads.empty()) pads = constantInts(ctx, node, 1, "Pad's pads");
   std::vector<std::size_t> axes;
   if (!inputName(node, 3).empty()) {

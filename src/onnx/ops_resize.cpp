@@ -1,5 +1,6 @@
 // Resize (opsets 10-13) and Upsample with constant scales or sizes (sizes
-// computed at run time are the declared output shape), one axis at a time
+// computed at run time are the declared output shape; run-time scales are
+// resize_runtime.cpp's), one axis at a time
 // (the interpolation is separable). Every output position along an axis
 // maps back to an input coordinate computed on the host; nearest takes the
 // input element there (a gather view with compile-time indices), linear and
@@ -15,13 +16,14 @@
 
 #include "onnx/device_ops.hpp"
 #include "onnx/registry.hpp"
+#include "onnx/resize_runtime.hpp"
 
 namespace mrt::onnx {
 namespace {
 
 using ::onnx::NodeProto;
 
-enum class Mode { Nearest, Linear, Cubic };
+using Mode = ResizeMode;
 
 // Output position j of an axis resized from `in` by `scale`, as an input coordinate.
 using CoordinateFn = std::function<double(double j, double in, double scale)>;
@@ -248,11 +250,16 @@ void lowerResize(LoweringContext &ctx, const NodeProto &node) {
   const Mode mode = modeOf(node);
   rejectUnsupportedAttributes(node);
   if (ctx.opset() < 11) {
+    if (!isConstantInput(ctx, node, 1)) return resizeByRuntimeScales(ctx, node, mode, "asymmetric", "floor", 1);
     resize(ctx, node, samplingOf(node, mode, "asymmetric", "floor"), constantValues(ctx, node, 1, "Resize's scales"), {});
     return;
   }
-  const Sampling s = samplingOf(node, mode, attrString(node, "coordinate_transformation_mode", "half_pixel"),
-                                attrString(node, "nearest_mode", "round_prefer_floor"));
+  const std::string transform = attrString(node, "coordinate_transformation_mode", "half_pixel");
+  const std::string nearestMode = attrString(node, "nearest_mode", "round_prefer_floor");
+  const Sampling s = samplingOf(node, mode, transform, nearestMode);
+  if (!inputName(node, 2).empty() && !isConstantInput(ctx, node, 2)) {
+    return resizeByRuntimeScales(ctx, node, mode, transform, nearestMode, 2);
+  }
   std::vector<double> scales;
   if (!inputName(node, 2).empty()) scales = constantValues(ctx, node, 2, "Resize's scales");
   std::vector<std::int64_t> sizes;
@@ -271,6 +278,7 @@ void lowerUpsample(LoweringContext &ctx, const NodeProto &node) {
   const Sampling s = samplingOf(node, modeOf(node), "asymmetric", "floor");
   std::vector<double> scales;
   if (const auto *attr = findAttribute(node, "scales")) scales.assign(attr->floats().begin(), attr->floats().end());
+  else if (!isConstantInput(ctx, node, 1)) return resizeByRuntimeScales(ctx, node, s.mode, "asymmetric", "floor", 1);
   else scales = constantValues(ctx, node, 1, "Upsample's scales");
   resize(ctx, node, s, scales, {});
 }

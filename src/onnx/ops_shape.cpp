@@ -8,6 +8,7 @@
 
 #include "onnx/device_ops.hpp"
 #include "onnx/registry.hpp"
+#include "onnx/runtime_operands.hpp"
 #include "onnx/shapes.hpp"
 
 namespace mrt::onnx {
@@ -157,6 +158,9 @@ void lowerSlice(LoweringContext &ctx, const NodeProto &node) {
     ends = attrInts(node, "ends").value_or(std::vector<std::int64_t>{});
     axes = attrInts(node, "axes").value_or(std::vector<std::int64_t>{});
   } else {
+    for (int i = 1; i <= 4; ++i) {
+      if (!inputName(node, i).empty() && !isConstantInput(ctx, node, i)) return lowerRuntimeSlice(ctx, node);
+    }
     starts = constantInts(ctx, node, 1, "Slice's starts");
     ends = constantInts(ctx, node, 2, "Slice's ends");
     if (!inputName(node, 3).empty()) axes = constantInts(ctx, node, 3, "Slice's axes");

@@ -1,4 +1,4 @@
-// MaxPool's Indices output (2-D): for each output, the flat index into x
+// MaxPool's Indices output (1-D and 2-D): for each output, the flat index into x
 // (row-major over [N, C, H, W], or with H and W swapped for storage_order
 // 1, as ONNX Runtime counts them) of the first element of its window, in
 // scan order, that equals the pooled maximum. Every kernel offset's view of
@@ -37,7 +37,17 @@ std::vector<std::int64_t> readAt(std::size_t out, std::size_t stride, std::size_
 
 hwsim::Tensor maxPoolIndices(LoweringContext &ctx, const hwsim::Tensor &x, const hwsim::Tensor &y,
                              const hwsim::ops::PoolParams &params, bool columnMajor, const std::string &name) {
-  if (x.rank() != 4) throw UnsupportedNode("MaxPool's Indices output of a pool over " + std::to_string(x.rank() - 2) + " dimensions (2-D only)");
+  if (x.rank() == 3) {
+    // A 1-D pool is the 2-D pool of [N, C, 1, L] with a 1-high window, and
+    // its flat indices are the same.
+    const hwsim::ops::PoolParams flat{{1, params.kernelShape.at(0)}, {1, params.strides.at(0)}, {0, params.padsBegin.at(0)},
+                                      {0, params.padsEnd.at(0)},     {1, params.dilations.at(0)}, params.countIncludePad,
+                                      params.ceilMode};
+    return maxPoolIndices(ctx, x.reshape({x.dim(0), x.dim(1), 1, x.dim(2)}), y.reshape({y.dim(0), y.dim(1), 1, y.dim(2)}),
+                          flat, columnMajor, name)
+        .reshape(y.shape());
+  }
+  if (x.rank() != 4) throw UnsupportedNode("MaxPool's Indices output of a pool over " + std::to_string(x.rank() - 2) + " dimensions (1-D and 2-D only)");
   const std::size_t h = x.dim(2), w = x.dim(3), oh = y.dim(2), ow = y.dim(3), planes = x.dim(0) * x.dim(1);
   const std::size_t kh = params.kernelShape.at(0), kw = params.kernelShape.at(1);
   // The last window (ceil_mode) may reach past the end padding: pad to it.

@@ -36,6 +36,11 @@ const OpRegistry &opRegistry() {
     registerQuantizeOps(r);
     registerEinsumOps(r);
     registerDftOps(r);
+    registerGridSampleOps(r);
+    registerNmsOps(r);
+    registerSelectOps(r);
+    registerMaxUnpoolOps(r);
+    registerDetOps(r);
     return r;
   }();
   return registry;

@@ -49,5 +49,10 @@ void registerCumSumOps(OpRegistry &registry);
 void registerQuantizeOps(OpRegistry &registry);
 void registerEinsumOps(OpRegistry &registry);
 void registerDftOps(OpRegistry &registry);
+void registerGridSampleOps(OpRegistry &registry);
+void registerNmsOps(OpRegistry &registry);
+void registerSelectOps(OpRegistry &registry);
+void registerMaxUnpoolOps(OpRegistry &registry);
+void registerDetOps(OpRegistry &registry);
 
 }  // namespace mrt::onnx

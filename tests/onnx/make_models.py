@@ -36,11 +36,12 @@ def write_data_set(data, inputs, outputs):
                 f.write(numpy_helper.from_array(array, name).SerializeToString())
 
 
-def write_model(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13, batch=None):
+def write_model(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13, batch=None, value_info=()):
     """OUT_DIR/<case>/model.onnx. inputs/outputs: lists of (name, array), whose
     shapes and types the graph declares; initializers: (name, array). batch:
     the symbolic name of every input's and output's first dimension (dynamic:
-    set by mrt_onnx_options.batch_size), None for static shapes."""
+    set by mrt_onnx_options.batch_size), None for static shapes. value_info:
+    (name, element type, shape) declared for intermediate tensors."""
     def info(name, array):
         shape = list(array.shape)
         if batch is not None:
@@ -48,7 +49,8 @@ def write_model(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13
         return helper.make_tensor_value_info(name, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[array.dtype], shape)
     graph = helper.make_graph(
         nodes, case, [info(n, a) for n, a in inputs], [info(n, a) for n, a in outputs],
-        [numpy_helper.from_array(a, n) for n, a in initializers])
+        [numpy_helper.from_array(a, n) for n, a in initializers],
+        value_info=[helper.make_tensor_value_info(*v) for v in value_info])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
     onnx.checker.check_model(model)
@@ -56,9 +58,9 @@ def write_model(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13
     onnx.save(model, os.path.join(out_dir, case, "model.onnx"))
 
 
-def write(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13):
+def write(out_dir, case, nodes, inputs, outputs, initializers=(), opset=13, value_info=()):
     """A static model and its one data set, test_data_set_0."""
-    write_model(out_dir, case, nodes, inputs, outputs, initializers, opset)
+    write_model(out_dir, case, nodes, inputs, outputs, initializers, opset, value_info=value_info)
     write_data_set(os.path.join(out_dir, case, "test_data_set_0"), inputs, outputs)
 
 
@@ -405,8 +407,11 @@ def max_pool_indices(x, kernel, strides, pads, dilations, column_major):
 
 def pool_indices(out):
     """MaxPool's Indices output with pads, strides and dilations, row-major
-    and column-major (storage_order 1); x has ties, the first one wins."""
+    and column-major (storage_order 1), 2-D and 1-D (the 2-D reference on
+    a 1-high x); x has ties, the first one wins."""
     x = np.round(rand(2, 3, 7, 6) * 4) / 4
+    x1 = np.round(rand(2, 3, 9) * 4) / 4
+    y1, idx1 = max_pool_indices(x1[:, :, None, :], [1, 3], [1, 2], [0, 1, 0, 1], [1, 2], column_major=False)
     attrs = dict(kernel_shape=[2, 3], strides=[2, 1], pads=[1, 1, 0, 1], dilations=[2, 1])
     args = (attrs["kernel_shape"], attrs["strides"], attrs["pads"], attrs["dilations"])
     y, rows = max_pool_indices(x, *args, column_major=False)
@@ -417,8 +422,11 @@ def pool_indices(out):
         helper.make_node("MaxPool", ["x"], ["y_cols", "cols"], storage_order=1, **attrs),
         helper.make_node("Cast", ["rows"], ["rows_f"], to=TensorProto.FLOAT),
         helper.make_node("Cast", ["cols"], ["cols_f"], to=TensorProto.FLOAT),
-    ], [("x", x)], [("y", y), ("rows_f", rows.astype(np.float32)), ("y_cols", y),
-                    ("cols_f", cols.astype(np.float32))])
+        helper.make_node("MaxPool", ["x1"], ["y1", "idx1"], kernel_shape=[3], strides=[2], pads=[1, 1], dilations=[2]),
+        helper.make_node("Cast", ["idx1"], ["idx1_f"], to=TensorProto.FLOAT),
+    ], [("x", x), ("x1", x1)], [("y", y), ("rows_f", rows.astype(np.float32)), ("y_cols", y),
+                                ("cols_f", cols.astype(np.float32)), ("y1", y1[:, :, 0, :]),
+                                ("idx1_f", idx1[:, :, 0, :].astype(np.float32))])
 
 
 def runtime_indices(out):
@@ -469,6 +477,256 @@ def runtime_shapes(out):
     onnx.save(model, os.path.join(out, "runtime_shape_unknown", "model.onnx"))
 
 
+def runtime_windows(out):
+    """Slice and Pad whose starts, ends, axes, steps, pads and constant_value
+    are fed at run time (docs/onnx.md, "Operands computed at run time"):
+    negative axes, starts and steps, starts beyond the end, and pads that
+    crop one side while padding the other (cropped first, as ONNX Runtime)."""
+    x, x2 = rand(5, 6, 4), rand(3, 4)
+    starts, ends, axes, steps = ([3, 1, 10], [0, 4, -100], [-1, 0, 1], [-2, 2, -1])
+    pads = [2, -1, -1, 3]  # axis 0: 2 before, 1 cropped after; axis 1: 1 cropped before, 3 after
+    kept = x2[0:2, 1:4]
+    widths = ((2, 0), (0, 3))
+    operands = [(name + "_f", np.array(v, dtype=np.float32)) for name, v in
+                (("starts", starts), ("ends", ends), ("axes", axes), ("steps", steps), ("pads", pads))]
+    write(out, "runtime_windows", [
+        *[helper.make_node("Cast", [name + "_f"], [name], to=TensorProto.INT64)
+          for name in ("starts", "ends", "axes", "steps", "pads")],
+        helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["sliced"]),
+        helper.make_node("Pad", ["x2", "pads", "value"], ["constant"], mode="constant"),
+        helper.make_node("Pad", ["x2", "pads"], ["edge"], mode="edge"),
+        helper.make_node("Pad", ["x2", "pads"], ["reflect"], mode="reflect"),
+    ], [("x", x), ("x2", x2), *operands, ("value", np.array(2.5, dtype=np.float32))],
+        [("sliced", x[1:4:2, 10:-100:-1, 3:0:-2]),
+         ("constant", np.pad(kept, widths, mode="constant", constant_values=2.5)),
+         ("edge", np.pad(kept, widths, mode="edge")), ("reflect", np.pad(kept, widths, mode="reflect"))])
+
+
+def grid_sample(x, grid, mode, padding, align):
+    """PyTorch's grid_sampler_2d (what ONNX's GridSample node tests were made with)."""
+    n_, c_, h, w = x.shape
+    def unnormalize(g, size):
+        return (g + 1) / 2 * (size - 1) if align else ((g + 1) * size - 1) / 2
+    def reflect(p, twice_low, twice_high):
+        if twice_low == twice_high:
+            return 0.0
+        low, span = twice_low / 2, (twice_high - twice_low) / 2
+        d = abs(p - low)
+        extra, flips = np.fmod(d, span), np.floor(d / span)
+        return extra + low if flips % 2 == 0 else span - extra + low
+    def pad(p, size):
+        if padding == "border":
+            return min(max(p, 0), size - 1)
+        if padding == "reflection":
+            r = reflect(p, 0, 2 * (size - 1)) if align else reflect(p, -1, 2 * size - 1)
+            return min(max(r, 0), size - 1)
+        return p
+    def cubic(t, a=-0.75):
+        near = lambda d: ((a + 2) * d - (a + 3)) * d * d + 1
+        far = lambda d: ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+        return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    y = np.zeros((n_, c_) + grid.shape[1:3], dtype=np.float64)
+    for n in range(n_):
+        for i in range(grid.shape[1]):
+            for j in range(grid.shape[2]):
+                px, py = unnormalize(float(grid[n, i, j, 0]), w), unnormalize(float(grid[n, i, j, 1]), h)
+                def at(ix, iy):
+                    ix, iy = int(ix), int(iy)
+                    inside = 0 <= ix < w and 0 <= iy < h
+                    return x[n, :, iy, ix].astype(np.float64) if inside else np.zeros(c_)
+                if mode == "nearest":
+                    y[n, :, i, j] = at(np.rint(pad(px, w)), np.rint(pad(py, h)))
+                elif mode == "bilinear":
+                    qx, qy = pad(px, w), pad(py, h)
+                    x0, y0 = np.floor(qx), np.floor(qy)
+                    fx, fy = qx - x0, qy - y0
+                    y[n, :, i, j] = (at(x0, y0) * (1 - fx) * (1 - fy) + at(x0 + 1, y0) * fx * (1 - fy) +
+                                     at(x0, y0 + 1) * (1 - fx) * fy + at(x0 + 1, y0 + 1) * fx * fy)
+                else:
+                    x0, y0 = np.floor(px), np.floor(py)
+                    wx, wy = cubic(px - x0), cubic(py - y0)
+                    y[n, :, i, j] = sum(at(np.floor(pad(x0 - 1 + a, w)), np.floor(pad(y0 - 1 + b, h))) * wx[a] * wy[b]
+                                        for a in range(4) for b in range(4))
+    return y.astype(np.float32)
+
+
+def grid_sample_modes(out):
+    """GridSample with every mode, padding_mode and align_corners, on a run-time
+    grid reaching past the input's border (the node tests try few combinations)."""
+    x, grid = rand(2, 3, 4, 5), rand(2, 3, 4, 2, low=-1.4, high=1.4)
+    nodes, outputs = [], []
+    for mode in ("nearest", "bilinear", "bicubic"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (0, 1):
+                name = f"{mode}_{padding}_{align}"
+                nodes.append(helper.make_node("GridSample", ["x", "grid"], [name], mode=mode, padding_mode=padding,
+                                              align_corners=align))
+                outputs.append((name, grid_sample(x, grid, mode, padding, align)))
+    write(out, "grid_sample_modes", nodes, [("x", x), ("grid", grid)], outputs, opset=16)
+
+
+def non_max_suppression(boxes, scores, max_per_class, iou_threshold, score_threshold, center_point):
+    """ONNX Runtime's greedy NMS: per batch and class, boxes scoring above
+    score_threshold best first (lower index on ties), each kept unless its
+    IoU with a box kept before exceeds iou_threshold."""
+    def corners(box):
+        if center_point:
+            x, y, w, h = box
+            return x - w / 2, y - h / 2, x + w / 2, y + h / 2
+        y1, x1, y2, x2 = box
+        return min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)
+    def iou(a, b):
+        (ax1, ay1, ax2, ay2), (bx1, by1, bx2, by2) = corners(a), corners(b)
+        area_a, area_b = (ax2 - ax1) * (ay2 - ay1), (bx2 - bx1) * (by2 - by1)
+        if area_a <= 0 or area_b <= 0:
+            return 0.0
+        inter = max(0.0, min(ax2, bx2) - max(ax1, bx1)) * max(0.0, min(ay2, by2) - max(ay1, by1))
+        return inter / (area_a + area_b - inter)
+    selected = []
+    for b in range(boxes.shape[0]):
+        for c in range(scores.shape[1]):
+            order = sorted((i for i in range(boxes.shape[1]) if scores[b, c, i] > score_threshold),
+                           key=lambda i: (-scores[b, c, i], i))
+            kept = []
+            for i in order:
+                if len(kept) < max_per_class and all(iou(boxes[b, i], boxes[b, j]) <= iou_threshold for j in kept):
+                    kept.append(i)
+            selected += [[b, c, i] for i in kept]
+    return np.array(selected, dtype=np.float32)
+
+
+def nms_formats(out):
+    """NonMaxSuppression on overlapping boxes in both box formats, with its
+    limit and thresholds fed at run time (declared output shapes)."""
+    boxes = np.concatenate([rand(2, 10, 2, low=0.0, high=0.6), rand(2, 10, 2, low=0.3, high=1.0)], axis=2)
+    boxes[:, ::3] = boxes[:, ::3, [2, 3, 0, 1]]  # some given by their other two corners
+    scores = rand(2, 3, 10, low=0.0, high=1.0)
+    limit, iou_threshold, score_threshold = 5, 0.1, 0.2
+    corner = non_max_suppression(boxes, scores, limit, iou_threshold, score_threshold, False)
+    center = non_max_suppression(boxes, scores, limit, iou_threshold, score_threshold, True)
+    operands = ["boxes", "scores", "limit", "iou_threshold", "score_threshold"]
+    write(out, "nms_formats", [
+        helper.make_node("Cast", ["limit_f"], ["limit"], to=TensorProto.INT64),
+        helper.make_node("NonMaxSuppression", operands, ["corner_i"]),
+        helper.make_node("NonMaxSuppression", operands, ["center_i"], center_point_box=1),
+        helper.make_node("Cast", ["corner_i"], ["corner"], to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["center_i"], ["center"], to=TensorProto.FLOAT),
+    ], [("boxes", boxes), ("scores", scores), ("limit_f", np.array([limit], np.float32)),
+        ("iou_threshold", np.array([iou_threshold], np.float32)), ("score_threshold", np.array([score_threshold], np.float32))],
+        [("corner", corner), ("center", center)], opset=11,
+        value_info=[("corner_i", TensorProto.INT64, corner.shape), ("center_i", TensorProto.INT64, center.shape)])
+
+
+def resize_reference(x, scales, out_shape, mode, transform, nearest_mode, cubic_a=-0.75, exclude_outside=0):
+    """ONNX's reference Resize, axis by axis (the last first), in float64."""
+    coordinate = {
+        "half_pixel": lambda j, n, s: (j + 0.5) / s - 0.5,
+        "pytorch_half_pixel": lambda j, n, s: -0.5 if n * s == 1 else (j + 0.5) / s - 0.5,
+        "asymmetric": lambda j, n, s: j / s,
+        "tf_half_pixel_for_nn": lambda j, n, s: (j + 0.5) / s,
+        "align_corners": lambda j, n, s: 0.0 if n * s == 1 else j * (n - 1) / (n * s - 1),
+    }[transform]
+    rounds_up = {"round_prefer_floor": lambda f: f > 0.5, "round_prefer_ceil": lambda f: f >= 0.5,
+                 "floor": lambda f: False, "ceil": lambda f: f > 0}[nearest_mode]
+    def cubic(r, a=cubic_a):
+        far = lambda d: ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+        near = lambda d: ((a + 2) * d - (a + 3)) * d * d + 1
+        return [far(r + 1), near(r), near(1 - r), far(2 - r)]
+    y = x.astype(np.float64)
+    for axis in reversed(range(x.ndim)):
+        n, taken = y.shape[axis], []
+        for j in range(out_shape[axis]):
+            c = coordinate(j, n, float(scales[axis]))
+            below = np.floor(c)
+            f = c - below
+            if mode == "nearest":
+                taken.append(y.take(int(min(max(below + (1 if f > 0 and rounds_up(f) else 0), 0), n - 1)), axis))
+                continue
+            if f == 0:
+                below, f = below - 1, 1.0
+            w = [1 - f, f] if mode == "linear" else cubic(f)
+            first = int(below) - (len(w) // 2 - 1)
+            if exclude_outside:
+                w = [wt if 0 <= first + t < n else 0.0 for t, wt in enumerate(w)]
+                w = [wt / sum(w) for wt in w]
+            taken.append(sum(wt * y.take(min(max(first + t, 0), n - 1), axis) for t, wt in enumerate(w)))
+        y = np.stack(taken, axis)
+    return y.astype(np.float32)
+
+
+def resize_runtime_scales(out):
+    """Resize with its scales fed at run time, in each mode with the other
+    coordinate transforms and nearest modes than the node tests try. The
+    scales are chosen so no coordinate lands on a rounding boundary, where
+    float32 and float64 could round apart."""
+    x, scales = rand(1, 2, 6, 5), np.array([1.0, 1.0, 1.55, 0.7], dtype=np.float32)
+    out_shape = (1, 2, 9, 3)
+    cases = [("nearest", "half_pixel", "round_prefer_floor", {}), ("nearest", "asymmetric", "round_prefer_ceil", {}),
+             ("nearest", "align_corners", "floor", {}), ("nearest", "tf_half_pixel_for_nn", "ceil", {}),
+             ("linear", "pytorch_half_pixel", "round_prefer_floor", {}), ("linear", "align_corners", "round_prefer_floor", {}),
+             ("cubic", "half_pixel", "round_prefer_floor", {"cubic_coeff_a": -0.5, "exclude_outside": 1}),
+             ("cubic", "asymmetric", "round_prefer_floor", {})]
+    nodes, outputs = [], []
+    for i, (mode, transform, nearest_mode, extra) in enumerate(cases):
+        name = f"y{i}_{mode}_{transform}"
+        nodes.append(helper.make_node("Resize", ["x", "", "scales"], [name], mode=mode,
+                                      coordinate_transformation_mode=transform, nearest_mode=nearest_mode, **extra))
+        outputs.append((name, resize_reference(x, scales, out_shape, mode, transform, nearest_mode,
+                                               extra.get("cubic_coeff_a", -0.75), extra.get("exclude_outside", 0))))
+    write(out, "resize_runtime_scales", nodes, [("x", x), ("scales", scales)], outputs)
+
+
+def compress_nonzero(out):
+    """Compress and NonZero of conditions computed at run time (declared
+    output shapes): the kept elements in order, with and without an axis."""
+    x = rand(4, 5)
+    keep_rows = x[:, 0] > 0
+    keep_flat = x.ravel()[:17] > 0.3
+    nz = np.array(np.nonzero(x > 0.2)).astype(np.float32)
+    write(out, "compress_nonzero", [
+        helper.make_node("Slice", ["x", "zero", "one", "one"], ["column"]),
+        helper.make_node("Greater", ["column", "zero_f"], ["rows_2d"]),
+        helper.make_node("Reshape", ["rows_2d", "minus_one"], ["rows"]),
+        helper.make_node("Compress", ["x", "rows"], ["kept_rows"], axis=-2),
+        helper.make_node("Reshape", ["x", "minus_one"], ["flat"]),
+        helper.make_node("Slice", ["flat", "zero", "seventeen"], ["head"]),
+        helper.make_node("Greater", ["head", "threshold"], ["keep"]),
+        helper.make_node("Compress", ["x", "keep"], ["kept_flat"]),
+        helper.make_node("Greater", ["x", "nz_threshold"], ["positive"]),
+        helper.make_node("NonZero", ["positive"], ["nz_i"]),
+        helper.make_node("Cast", ["nz_i"], ["nz"], to=TensorProto.FLOAT),
+    ], [("x", x)], [("kept_rows", x[keep_rows]), ("kept_flat", x.ravel()[:17][keep_flat]), ("nz", nz)],
+        [("zero", np.array([0], np.int64)), ("one", np.array([1], np.int64)), ("seventeen", np.array([17], np.int64)),
+         ("minus_one", np.array([-1], np.int64)), ("zero_f", np.array(0.0, np.float32)),
+         ("threshold", np.array(0.3, np.float32)), ("nz_threshold", np.array(0.2, np.float32))],
+        value_info=[("nz_i", TensorProto.INT64, nz.shape)])
+
+
+def max_unpool(out):
+    """MaxPool's values and Indices through MaxUnpool (batches and channels:
+    the indices are flat over the whole tensor), with the unpooled shape and
+    with a larger output_shape (zeros after each dimension's end)."""
+    x = rand(2, 3, 4, 6)
+    windows = x.reshape(2, 3, 2, 2, 3, 2).transpose(0, 1, 2, 4, 3, 5).reshape(2, 3, 2, 3, 4)
+    pooled = windows.max(axis=-1)
+    y = np.where(x == np.repeat(np.repeat(pooled, 2, axis=2), 2, axis=3), x, 0).astype(np.float32)
+    bigger = np.zeros((2, 3, 5, 7), np.float32)
+    bigger[:, :, :4, :6] = y
+    write(out, "max_unpool", [
+        helper.make_node("MaxPool", ["x"], ["pooled", "indices"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("MaxUnpool", ["pooled", "indices"], ["y"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("MaxUnpool", ["pooled", "indices", "shape"], ["bigger"], kernel_shape=[2, 2], strides=[2, 2]),
+    ], [("x", x)], [("y", y), ("bigger", bigger)], [("shape", np.array([2, 3, 5, 7], np.int64))], opset=11)
+
+
+def determinants(out):
+    """Det of a batch of 4 x 4 matrices and of one 5 x 5 matrix."""
+    a, b = rand(2, 3, 4, 4), rand(5, 5)
+    write(out, "determinants", [helper.make_node("Det", ["a"], ["det_a"]), helper.make_node("Det", ["b"], ["det_b"])],
+          [("a", a), ("b", b)], [("det_a", np.linalg.det(a.astype(np.float64)).astype(np.float32)),
+                                 ("det_b", np.array(np.linalg.det(b.astype(np.float64)), np.float32))], opset=11)
+
+
 def where_select(out):
     """Where on run-time values picks, never blends: Log gives -inf and NaN
     where x <= 0, and those must not leak into the elements Where does not
@@ -486,8 +744,9 @@ def where_select(out):
 
 
 def unsupported(out):
-    """Two nodes this frontend cannot lower: the error must name both."""
-    x = rand(2, 3, 3)
+    """Two nodes this frontend cannot lower (a Det of matrices beyond 8 x 8,
+    and Unique): the error must name both."""
+    x = rand(2, 9, 9)
     write(out, "unsupported", [
         helper.make_node("Det", ["x"], ["d"], name="my_det"),
         helper.make_node("Unique", ["d"], ["y"], name="my_unique"),
@@ -557,7 +816,8 @@ def main():
     with open(os.path.join(out, "own_models.txt"), "w") as f:
         f.write("".join(case + "\n" for case, _ in OWN_MODELS))
     for make in (broadcast, views, shape_fold, pad_tile, conv_transpose_grouped, conv_pool_3d, pool_indices, runtime_indices,
-                 runtime_shapes, where_select, unsupported):
+                 runtime_shapes, runtime_windows, grid_sample_modes, nms_formats, resize_runtime_scales, compress_nonzero, max_unpool, determinants,
+                 where_select, unsupported):
         make(out)
 
 

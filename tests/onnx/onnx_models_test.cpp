@@ -128,6 +128,13 @@ TEST(OnnxModels, ReshapeTransposeConcat) { checkModel(generated("views"), 1e-4, 
 TEST(OnnxModels, ShapeSubgraphFolds) { checkModel(generated("shape_fold"), 1e-4, 1e-6); }
 TEST(OnnxModels, RunTimeGatherIndicesAndLogSumExp) { checkModel(generated("runtime_indices"), 1e-4, 1e-5); }
 TEST(OnnxModels, RunTimeShapeOperandsTakeTheDeclaredShapes) { checkModel(generated("runtime_shapes"), 1e-5, 1e-6); }
+TEST(OnnxModels, RunTimeSliceAndPadOperandsMoveTheWindow) { checkModel(generated("runtime_windows"), 0.0, 0.0); }
+TEST(OnnxModels, GridSampleEveryModePaddingAndAlignment) { checkModel(generated("grid_sample_modes"), 1e-4, 1e-5); }
+TEST(OnnxModels, ResizeByRunTimeScalesEveryModeAndTransform) { checkModel(generated("resize_runtime_scales"), 1e-4, 1e-5); }
+TEST(OnnxModels, CompressAndNonZeroOfRunTimeConditions) { checkModel(generated("compress_nonzero"), 0.0, 0.0); }
+TEST(OnnxModels, MaxUnpoolOfMaxPoolIndices) { checkModel(generated("max_unpool"), 0.0, 0.0); }
+TEST(OnnxModels, DeterminantsOfSmallMatrices) { checkModel(generated("determinants"), 1e-4, 1e-5); }
+TEST(OnnxModels, NonMaxSuppressionBothBoxFormatsRunTimeThresholds) { checkModel(generated("nms_formats"), 0.0, 0.0); }
 TEST(OnnxModels, WhereSelectsWithoutBlending) { checkModel(generated("where_select"), 0.0, 1e-6); }
 TEST(OnnxModels, PadModesAndTile) { checkModel(generated("pad_tile"), 0.0, 0.0); }
 TEST(OnnxModels, ConvTransposeGrouped) { checkModel(generated("conv_transpose_grouped"), 1e-4, 1e-5); }
