@@ -2,7 +2,9 @@
 #include "capi/queue.hpp"
 
 #include <cstring>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "capi/durations.hpp"
 #include "capi/guard.hpp"
@@ -58,6 +60,57 @@ std::function<void()> callbackOf(mrt_queue_data_fn fn,
   return [fn, owner] { fn(owner->get()); };
 }
 
+template <class Queue>
+auto entriesOf(const Queue &queue) {
+  using Entry = std::conditional_t<std::is_same_v<Queue, mrt::InputQueue>, mrt_input_queue_entry, mrt_output_queue_entry>;
+  return std::vector<Entry>(static_cast<std::size_t>(queue.numBuffers()));
+}
+
+template <class Handle>
+const char *directionOf() {
+  return std::is_same_v<Handle, mrt_input_queue> ? "input" : "output";
+}
+
+// enqueue and flush would publish the entry the producer has locked and is
+// still filling: refused, naming the queue.
+template <class Handle>
+void requireNothingLocked(const Handle &handle) {
+  if (handle.queue->lockedSlot() >= 0) {
+    throw Error(ErrorCode::FailedPrecondition,
+                "{0} queue '{1}': an entry is locked (mrt_{0}_queue_enqueue_lock): complete it with "
+                "mrt_{0}_queue_enqueue_complete first",
+                directionOf<Handle>(), handle.queue->name());
+  }
+}
+
+// The next slot's entry, zeroed but for its slot, or the locked one again.
+template <class Handle>
+auto *lockEntry(Handle *handle) {
+  auto &queue = queueOf(handle);
+  const bool relock = queue.lockedSlot() >= 0;
+  queue.enqueueLock();
+  const std::int64_t slot = queue.lockedSlot();
+  auto &entry = handle->entries[static_cast<std::size_t>(slot)];
+  if (!relock) {
+    entry = {};
+    entry.slot = slot;
+  }
+  return &entry;
+}
+
+// The locked entry, for enqueue_complete to publish.
+template <class Handle>
+const auto &lockedEntry(Handle *handle) {
+  const std::int64_t slot = queueOf(handle).lockedSlot();
+  if (slot < 0) {
+    throw Error(ErrorCode::FailedPrecondition,
+                "{0} queue '{1}': no entry is locked (call mrt_{0}_queue_enqueue_lock first; a reset or "
+                "disconnect drops a locked entry)",
+                directionOf<Handle>(), handle->queue->name());
+  }
+  return handle->entries[static_cast<std::size_t>(slot)];
+}
+
 void fillInfo(const mrt::IQueue &queue, bool connected, std::int64_t sample_size,
               mrt_queue_info *out) {
   const mrt::popef::TensorInfo &info = queue.tensorInfo();
@@ -81,11 +134,11 @@ std::unique_ptr<mrt_queue_manager> wrapQueueManager(std::shared_ptr<QueueManager
                                                     std::shared_ptr<void> keep_alive) {
   auto handle = std::make_unique<mrt_queue_manager>();
   for (auto &[name, queue] : manager->inputs) {
-    auto &entry = *handle->inputs.try_emplace(name, mrt_input_queue{&queue, handle.get()}).first;
+    auto &entry = *handle->inputs.try_emplace(name, mrt_input_queue{&queue, handle.get(), entriesOf(queue)}).first;
     handle->input_names.push_back(&entry.first);
   }
   for (auto &[name, queue] : manager->outputs) {
-    auto &entry = *handle->outputs.try_emplace(name, mrt_output_queue{&queue, handle.get()}).first;
+    auto &entry = *handle->outputs.try_emplace(name, mrt_output_queue{&queue, handle.get(), entriesOf(queue)}).first;
     handle->output_names.push_back(&entry.first);
   }
   handle->manager = std::move(manager);
@@ -238,7 +291,12 @@ MRT_API mrt_status mrt_queue_manager_output_name(const mrt_queue_manager *manage
 }
 
 MRT_API mrt_status mrt_queue_manager_flush_all(mrt_queue_manager *manager) noexcept {
-  return mrt::capi::guard(__func__, [&] { managerOf(manager).flushAll(); });
+  return mrt::capi::guard(__func__, [&] {
+    mrt::QueueManager &queues = managerOf(manager);
+    for (const auto &input : manager->inputs) requireNothingLocked(input.second);
+    for (const auto &output : manager->outputs) requireNothingLocked(output.second);
+    queues.flushAll();
+  });
 }
 
 MRT_API mrt_status mrt_queue_manager_disconnect_all(mrt_queue_manager *manager) noexcept {
@@ -272,6 +330,7 @@ MRT_API mrt_status mrt_input_queue_enqueue(mrt_input_queue *queue, const void *d
   return mrt::capi::guard(__func__, [&] {
     auto owner = mrt::capi::ownUserData(user_data, user_data_free);
     mrt::InputQueue &input = queueOf(queue);
+    requireNothingLocked(*queue);
     requireNotNull(data, "data");
     requireSize(size_bytes);
     input.enqueue(data, size_bytes, callbackOf(read_start_fn, owner),
@@ -280,7 +339,11 @@ MRT_API mrt_status mrt_input_queue_enqueue(mrt_input_queue *queue, const void *d
 }
 
 MRT_API mrt_status mrt_input_queue_flush(mrt_input_queue *queue) noexcept {
-  return mrt::capi::guard(__func__, [&] { queueOf(queue).flush(); });
+  return mrt::capi::guard(__func__, [&] {
+    mrt::InputQueue &input = queueOf(queue);
+    requireNothingLocked(*queue);
+    input.flush();
+  });
 }
 
 MRT_API mrt_status mrt_input_queue_reset(mrt_input_queue *queue) noexcept {
@@ -298,14 +361,59 @@ MRT_API mrt_status mrt_output_queue_enqueue(mrt_output_queue *queue, void *data,
   return mrt::capi::guard(__func__, [&] {
     auto owner = mrt::capi::ownUserData(user_data, user_data_free);
     mrt::OutputQueue &output = queueOf(queue);
+    requireNothingLocked(*queue);
     requireNotNull(data, "data");
     requireSize(size_bytes);
     output.enqueue(data, size_bytes, callbackOf(write_complete_fn, owner));
   });
 }
 
+MRT_API mrt_status mrt_input_queue_enqueue_lock(mrt_input_queue *queue,
+                                                mrt_input_queue_entry **out_entry) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    requireNotNull(out_entry, "out_entry");
+    *out_entry = nullptr;
+    *out_entry = lockEntry(queue);
+  });
+}
+
+MRT_API mrt_status mrt_input_queue_enqueue_complete(mrt_input_queue *queue) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const mrt_input_queue_entry &entry = lockedEntry(queue);
+    mrt::InputQueue &input = *queue->queue;
+    input.checkEntry(entry.data, entry.size_bytes);  // before taking user_data: the entry stays locked
+    auto owner = mrt::capi::ownUserData(entry.user_data, entry.user_data_free);
+    // enqueue fills the locked slot in place and publishes it.
+    input.enqueue(entry.data, entry.size_bytes, callbackOf(entry.read_start_fn, owner),
+                  callbackOf(entry.read_complete_fn, owner));
+  });
+}
+
+MRT_API mrt_status mrt_output_queue_enqueue_lock(mrt_output_queue *queue,
+                                                 mrt_output_queue_entry **out_entry) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    requireNotNull(out_entry, "out_entry");
+    *out_entry = nullptr;
+    *out_entry = lockEntry(queue);
+  });
+}
+
+MRT_API mrt_status mrt_output_queue_enqueue_complete(mrt_output_queue *queue) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const mrt_output_queue_entry &entry = lockedEntry(queue);
+    mrt::OutputQueue &output = *queue->queue;
+    output.checkEntry(entry.data, entry.size_bytes);
+    auto owner = mrt::capi::ownUserData(entry.user_data, entry.user_data_free);
+    output.enqueue(entry.data, entry.size_bytes, callbackOf(entry.write_complete_fn, owner));
+  });
+}
+
 MRT_API mrt_status mrt_output_queue_flush(mrt_output_queue *queue) noexcept {
-  return mrt::capi::guard(__func__, [&] { queueOf(queue).flush(); });
+  return mrt::capi::guard(__func__, [&] {
+    mrt::OutputQueue &output = queueOf(queue);
+    requireNothingLocked(*queue);
+    output.flush();
+  });
 }
 
 MRT_API mrt_status mrt_output_queue_reset(mrt_output_queue *queue) noexcept {
