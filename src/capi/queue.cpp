@@ -83,24 +83,40 @@ void requireNothingLocked(const Handle &handle) {
   }
 }
 
-// The next slot's entry, zeroed but for its slot, or the locked one again.
-template <class Handle>
-auto *lockEntry(Handle *handle) {
+// *out_entry: the next slot's entry, zeroed but for its slot, or the
+// locked one again (NULL if locking fails).
+template <class Handle, class Entry>
+void lockEntry(Handle *handle, Entry **out_entry) {
+  requireNotNull(out_entry, "out_entry");
+  *out_entry = nullptr;
   auto &queue = queueOf(handle);
   const bool relock = queue.lockedSlot() >= 0;
   queue.enqueueLock();
   const std::int64_t slot = queue.lockedSlot();
-  auto &entry = handle->entries[static_cast<std::size_t>(slot)];
+  Entry &entry = handle->entries[static_cast<std::size_t>(slot)];
   if (!relock) {
     entry = {};
     entry.slot = slot;
   }
-  return &entry;
+  *out_entry = &entry;
 }
 
-// The locked entry, for enqueue_complete to publish.
+// enqueue with an entry's fields: on the locked slot, which it fills in
+// place and publishes.
+void enqueueEntry(mrt::InputQueue &queue, const mrt_input_queue_entry &entry,
+                  const std::shared_ptr<mrt::capi::UserData> &owner) {
+  queue.enqueue(entry.data, entry.size_bytes, callbackOf(entry.read_start_fn, owner),
+                callbackOf(entry.read_complete_fn, owner));
+}
+void enqueueEntry(mrt::OutputQueue &queue, const mrt_output_queue_entry &entry,
+                  const std::shared_ptr<mrt::capi::UserData> &owner) {
+  queue.enqueue(entry.data, entry.size_bytes, callbackOf(entry.write_complete_fn, owner));
+}
+
+// Publishes the locked entry, checked before its user data is taken so that
+// a bad entry stays locked to be fixed.
 template <class Handle>
-const auto &lockedEntry(Handle *handle) {
+void completeEntry(Handle *handle) {
   const std::int64_t slot = queueOf(handle).lockedSlot();
   if (slot < 0) {
     throw Error(ErrorCode::FailedPrecondition,
@@ -108,7 +124,9 @@ const auto &lockedEntry(Handle *handle) {
                 "disconnect drops a locked entry)",
                 directionOf<Handle>(), handle->queue->name());
   }
-  return handle->entries[static_cast<std::size_t>(slot)];
+  const auto &entry = handle->entries[static_cast<std::size_t>(slot)];
+  handle->queue->checkEntry(entry.data, entry.size_bytes);
+  enqueueEntry(*handle->queue, entry, mrt::capi::ownUserData(entry.user_data, entry.user_data_free));
 }
 
 void fillInfo(const mrt::IQueue &queue, bool connected, std::int64_t sample_size,
@@ -370,42 +388,20 @@ MRT_API mrt_status mrt_output_queue_enqueue(mrt_output_queue *queue, void *data,
 
 MRT_API mrt_status mrt_input_queue_enqueue_lock(mrt_input_queue *queue,
                                                 mrt_input_queue_entry **out_entry) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    requireNotNull(out_entry, "out_entry");
-    *out_entry = nullptr;
-    *out_entry = lockEntry(queue);
-  });
+  return mrt::capi::guard(__func__, [&] { lockEntry(queue, out_entry); });
 }
 
 MRT_API mrt_status mrt_input_queue_enqueue_complete(mrt_input_queue *queue) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const mrt_input_queue_entry &entry = lockedEntry(queue);
-    mrt::InputQueue &input = *queue->queue;
-    input.checkEntry(entry.data, entry.size_bytes);  // before taking user_data: the entry stays locked
-    auto owner = mrt::capi::ownUserData(entry.user_data, entry.user_data_free);
-    // enqueue fills the locked slot in place and publishes it.
-    input.enqueue(entry.data, entry.size_bytes, callbackOf(entry.read_start_fn, owner),
-                  callbackOf(entry.read_complete_fn, owner));
-  });
+  return mrt::capi::guard(__func__, [&] { completeEntry(queue); });
 }
 
 MRT_API mrt_status mrt_output_queue_enqueue_lock(mrt_output_queue *queue,
                                                  mrt_output_queue_entry **out_entry) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    requireNotNull(out_entry, "out_entry");
-    *out_entry = nullptr;
-    *out_entry = lockEntry(queue);
-  });
+  return mrt::capi::guard(__func__, [&] { lockEntry(queue, out_entry); });
 }
 
 MRT_API mrt_status mrt_output_queue_enqueue_complete(mrt_output_queue *queue) noexcept {
-  return mrt::capi::guard(__func__, [&] {
-    const mrt_output_queue_entry &entry = lockedEntry(queue);
-    mrt::OutputQueue &output = *queue->queue;
-    output.checkEntry(entry.data, entry.size_bytes);
-    auto owner = mrt::capi::ownUserData(entry.user_data, entry.user_data_free);
-    output.enqueue(entry.data, entry.size_bytes, callbackOf(entry.write_complete_fn, owner));
-  });
+  return mrt::capi::guard(__func__, [&] { completeEntry(queue); });
 }
 
 MRT_API mrt_status mrt_output_queue_flush(mrt_output_queue *queue) noexcept {

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "mrt_c.h"
+#include "queue_test_support.h"
 #include "test_support.h"
 
 enum { kRingEntries = 8, kTransferFloats = 8 };
@@ -49,22 +50,6 @@ static fixture make_fixture(void) {
   assert_int_equal(mrt_queue_manager_output_queue(f.manager, "y", &f.y), MRT_OK);
   return f;
 }
-
-/* The device: one transfer of x in, x + 1 out to y. */
-static void run_device_once(mrt_queue_manager *manager) {
-  float device[kTransferFloats];
-  assert_int_equal(mrt_queue_manager_transfer(manager, "x", device), MRT_OK);
-  for (int i = 0; i < kTransferFloats; ++i) device[i] += 1.0f;
-  assert_int_equal(mrt_queue_manager_transfer(manager, "y", device), MRT_OK);
-}
-
-typedef struct counters {
-  int started, completed, freed;
-} counters;
-
-static void on_start(void *user_data) { ((counters *)user_data)->started++; }
-static void on_complete(void *user_data) { ((counters *)user_data)->completed++; }
-static void on_free(void *user_data) { ((counters *)user_data)->freed++; }
 
 static mrt_input_queue_entry *lock_input(mrt_input_queue *x) {
   mrt_input_queue_entry *entry = NULL;
