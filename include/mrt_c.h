@@ -971,10 +971,11 @@ MRT_API mrt_status mrt_session_clear_simulated_errors(mrt_session *session) MRT_
  * split across several. Enqueue outputs in the same sample counts as the
  * inputs.
  *
- * Threads: each queue has ONE producer thread (enqueue, flush) at a time,
- * and the device thread on the other side. disconnect may be called from any
- * thread. reset only while no other thread uses the queue. A manager's
- * lookups may be called from any thread.
+ * Threads: each queue has ONE producer thread (enqueue, enqueue_lock and
+ * enqueue_complete, flush) at a time, and the device thread on the other
+ * side. disconnect may be called from any thread. reset only while no
+ * other thread uses the queue. A manager's lookups may be called from any
+ * thread.
  *
  * Lifetime: queue handles are borrowed from their manager and valid until
  * the manager is destroyed.
