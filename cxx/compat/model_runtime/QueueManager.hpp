@@ -3,7 +3,8 @@
 // over the queue manager of the C API (mrt_session_create_queue_manager).
 // A producer thread enqueues while the thread running the session's
 // programs consumes; one producer per queue at a time. Errors throw
-// mrt::Error (a std::runtime_error) naming the queue and the bad size.
+// mrt::Error (a std::runtime_error) naming the queue and the bad size or
+// call, with the C API's status as code().
 #pragma once
 
 #include <algorithm>
