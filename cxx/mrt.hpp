@@ -1015,6 +1015,16 @@ class InputQueue {
                ReadCompleteCallback read_complete = nullptr) const {
     enqueue(data.data(), static_cast<int64_t>(data.size_bytes()), std::move(read_start), std::move(read_complete));
   }
+  // Two-phase enqueue (mrt_input_queue_enqueue_lock): the entry of the
+  // ring's next slot, to fill in place (blocks while the ring is full; the
+  // same entry again while it stays locked); enqueueComplete() publishes it.
+  // The entry holds C callbacks: function pointers and user_data.
+  mrt_input_queue_entry &enqueueLock() const {
+    mrt_input_queue_entry *entry = nullptr;
+    check(mrt_input_queue_enqueue_lock(get(), &entry));
+    return *entry;
+  }
+  void enqueueComplete() const { check(mrt_input_queue_enqueue_complete(get())); }
   // Pads a partial transfer with zeros, or queues a whole transfer of zeros.
   void flush() const { check(mrt_input_queue_flush(get())); }
   // Empties the queue and reconnects it (no other thread may use it).
@@ -1058,6 +1068,13 @@ class OutputQueue {
   void enqueue(Span<T> data, WriteCompleteCallback write_complete = nullptr) const {
     enqueue(data.data(), static_cast<int64_t>(data.size_bytes()), std::move(write_complete));
   }
+  // As InputQueue's (mrt_output_queue_enqueue_lock).
+  mrt_output_queue_entry &enqueueLock() const {
+    mrt_output_queue_entry *entry = nullptr;
+    check(mrt_output_queue_enqueue_lock(get(), &entry));
+    return *entry;
+  }
+  void enqueueComplete() const { check(mrt_output_queue_enqueue_complete(get())); }
   // Gives the dummy output of a flushed input a scratch buffer.
   void flush() const { check(mrt_output_queue_flush(get())); }
   void reset() const { check(mrt_output_queue_reset(get())); }

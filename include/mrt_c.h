@@ -995,10 +995,11 @@ MRT_API mrt_status mrt_session_clear_simulated_errors(mrt_session *session) MRT_
  * split across several. Enqueue outputs in the same sample counts as the
  * inputs.
  *
- * Threads: each queue has ONE producer thread (enqueue, flush) at a time,
- * and the device thread on the other side. disconnect may be called from any
- * thread. reset only while no other thread uses the queue. A manager's
- * lookups may be called from any thread.
+ * Threads: each queue has ONE producer thread (enqueue, enqueue_lock and
+ * enqueue_complete, flush) at a time, and the device thread on the other
+ * side. disconnect may be called from any thread. reset only while no
+ * other thread uses the queue. A manager's lookups may be called from any
+ * thread.
  *
  * Lifetime: queue handles are borrowed from their manager and valid until
  * the manager is destroyed.
@@ -1204,6 +1205,53 @@ MRT_API mrt_status mrt_output_queue_reset(mrt_output_queue *queue) MRT_NOEXCEPT;
  * outputs are dropped and enqueue fails with MRT_CANCELLED until reset.
  * Any thread. */
 MRT_API mrt_status mrt_output_queue_disconnect(mrt_output_queue *queue) MRT_NOEXCEPT;
+
+/* Two-phase enqueue (the seeds' enqueueLock()/enqueueComplete()): the
+ * producer locks the ring's next slot, fills that slot's entry in place and
+ * publishes it. The library keeps one entry per ring slot, valid as long as
+ * the manager (`slot` says which; fields may be appended in later
+ * versions). Producer thread only, like enqueue: one entry is locked at a
+ * time, and while it is, enqueue and flush (also flush_all) of that queue
+ * fail with MRT_FAILED_PRECONDITION. */
+typedef struct mrt_input_queue_entry {
+  const void *data;                         /* as mrt_input_queue_enqueue()'s arguments */
+  int64_t size_bytes;
+  mrt_queue_data_fn read_start_fn;          /* may be NULL */
+  mrt_queue_data_fn read_complete_fn;       /* may be NULL */
+  void *user_data;
+  void (*user_data_free)(void *user_data);  /* may be NULL; taken at complete */
+  int64_t slot;                             /* read-only: the ring slot, 0 .. num_buffers - 1 */
+} mrt_input_queue_entry;
+
+typedef struct mrt_output_queue_entry {
+  void *data;                               /* as mrt_output_queue_enqueue()'s arguments */
+  int64_t size_bytes;
+  mrt_queue_data_fn write_complete_fn;      /* may be NULL */
+  void *user_data;
+  void (*user_data_free)(void *user_data);  /* may be NULL; taken at complete */
+  int64_t slot;                             /* read-only: the ring slot, 0 .. num_buffers - 1 */
+} mrt_output_queue_entry;
+
+/* Locks the ring's next slot and sets *out_entry to its entry, zeroed but
+ * for `slot`; blocks while the ring is full, as enqueue does. While it stays
+ * locked, locking again returns the same entry as the caller left it; after
+ * complete, the next lock returns the next slot's. MRT_CANCELLED (and
+ * *out_entry NULL) if the queue is or gets disconnected. */
+MRT_API mrt_status mrt_input_queue_enqueue_lock(mrt_input_queue *queue,
+                                                mrt_input_queue_entry **out_entry) MRT_NOEXCEPT;
+/* Publishes the locked entry, as mrt_input_queue_enqueue() with its fields
+ * would (the same ownership of data and user_data from here on).
+ * MRT_FAILED_PRECONDITION if no entry is locked (none was, it was completed
+ * already, or the queue was reset since); MRT_INVALID_ARGUMENT if data is
+ * NULL or size_bytes is not a positive multiple of the sample size: the
+ * entry stays locked and user_data_free is not called, so fix it and
+ * complete again; MRT_CANCELLED if the queue was disconnected since the
+ * lock (user_data_free runs). Never blocks. */
+MRT_API mrt_status mrt_input_queue_enqueue_complete(mrt_input_queue *queue) MRT_NOEXCEPT;
+/* As the input calls, for output buffers (mrt_output_queue_enqueue()). */
+MRT_API mrt_status mrt_output_queue_enqueue_lock(mrt_output_queue *queue,
+                                                 mrt_output_queue_entry **out_entry) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_output_queue_enqueue_complete(mrt_output_queue *queue) MRT_NOEXCEPT;
 
 /* What a queue transfers. Set struct_size (mrt_queue_info_init) before
  * calling mrt_input_queue_info / mrt_output_queue_info; pointers in it are

@@ -2,7 +2,9 @@
 #include "capi/queue.hpp"
 
 #include <cstring>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "capi/durations.hpp"
 #include "capi/guard.hpp"
@@ -58,6 +60,75 @@ std::function<void()> callbackOf(mrt_queue_data_fn fn,
   return [fn, owner] { fn(owner->get()); };
 }
 
+template <class Queue>
+auto entriesOf(const Queue &queue) {
+  using Entry = std::conditional_t<std::is_same_v<Queue, mrt::InputQueue>, mrt_input_queue_entry, mrt_output_queue_entry>;
+  return std::vector<Entry>(static_cast<std::size_t>(queue.numBuffers()));
+}
+
+template <class Handle>
+const char *directionOf() {
+  return std::is_same_v<Handle, mrt_input_queue> ? "input" : "output";
+}
+
+// enqueue and flush would publish the entry the producer has locked and is
+// still filling: refused, naming the queue.
+template <class Handle>
+void requireNothingLocked(const Handle &handle) {
+  if (handle.queue->lockedSlot() >= 0) {
+    throw Error(ErrorCode::FailedPrecondition,
+                "{0} queue '{1}': an entry is locked (mrt_{0}_queue_enqueue_lock): complete it with "
+                "mrt_{0}_queue_enqueue_complete first",
+                directionOf<Handle>(), handle.queue->name());
+  }
+}
+
+// *out_entry: the next slot's entry, zeroed but for its slot, or the
+// locked one again (NULL if locking fails).
+template <class Handle, class Entry>
+void lockEntry(Handle *handle, Entry **out_entry) {
+  requireNotNull(out_entry, "out_entry");
+  *out_entry = nullptr;
+  auto &queue = queueOf(handle);
+  const bool relock = queue.lockedSlot() >= 0;
+  queue.enqueueLock();
+  const std::int64_t slot = queue.lockedSlot();
+  Entry &entry = handle->entries[static_cast<std::size_t>(slot)];
+  if (!relock) {
+    entry = {};
+    entry.slot = slot;
+  }
+  *out_entry = &entry;
+}
+
+// enqueue with an entry's fields: on the locked slot, which it fills in
+// place and publishes.
+void enqueueEntry(mrt::InputQueue &queue, const mrt_input_queue_entry &entry,
+                  const std::shared_ptr<mrt::capi::UserData> &owner) {
+  queue.enqueue(entry.data, entry.size_bytes, callbackOf(entry.read_start_fn, owner),
+                callbackOf(entry.read_complete_fn, owner));
+}
+void enqueueEntry(mrt::OutputQueue &queue, const mrt_output_queue_entry &entry,
+                  const std::shared_ptr<mrt::capi::UserData> &owner) {
+  queue.enqueue(entry.data, entry.size_bytes, callbackOf(entry.write_complete_fn, owner));
+}
+
+// Publishes the locked entry, checked before its user data is taken so that
+// a bad entry stays locked to be fixed.
+template <class Handle>
+void completeEntry(Handle *handle) {
+  const std::int64_t slot = queueOf(handle).lockedSlot();
+  if (slot < 0) {
+    throw Error(ErrorCode::FailedPrecondition,
+                "{0} queue '{1}': no entry is locked (call mrt_{0}_queue_enqueue_lock first; a reset or "
+                "disconnect drops a locked entry)",
+                directionOf<Handle>(), handle->queue->name());
+  }
+  const auto &entry = handle->entries[static_cast<std::size_t>(slot)];
+  handle->queue->checkEntry(entry.data, entry.size_bytes);
+  enqueueEntry(*handle->queue, entry, mrt::capi::ownUserData(entry.user_data, entry.user_data_free));
+}
+
 void fillInfo(const mrt::IQueue &queue, bool connected, std::int64_t sample_size,
               mrt_queue_info *out) {
   const mrt::popef::TensorInfo &info = queue.tensorInfo();
@@ -81,11 +152,11 @@ std::unique_ptr<mrt_queue_manager> wrapQueueManager(std::shared_ptr<QueueManager
                                                     std::shared_ptr<void> keep_alive) {
   auto handle = std::make_unique<mrt_queue_manager>();
   for (auto &[name, queue] : manager->inputs) {
-    auto &entry = *handle->inputs.try_emplace(name, mrt_input_queue{&queue, handle.get()}).first;
+    auto &entry = *handle->inputs.try_emplace(name, mrt_input_queue{&queue, handle.get(), entriesOf(queue)}).first;
     handle->input_names.push_back(&entry.first);
   }
   for (auto &[name, queue] : manager->outputs) {
-    auto &entry = *handle->outputs.try_emplace(name, mrt_output_queue{&queue, handle.get()}).first;
+    auto &entry = *handle->outputs.try_emplace(name, mrt_output_queue{&queue, handle.get(), entriesOf(queue)}).first;
     handle->output_names.push_back(&entry.first);
   }
   handle->manager = std::move(manager);
@@ -238,7 +309,12 @@ MRT_API mrt_status mrt_queue_manager_output_name(const mrt_queue_manager *manage
 }
 
 MRT_API mrt_status mrt_queue_manager_flush_all(mrt_queue_manager *manager) noexcept {
-  return mrt::capi::guard(__func__, [&] { managerOf(manager).flushAll(); });
+  return mrt::capi::guard(__func__, [&] {
+    mrt::QueueManager &queues = managerOf(manager);
+    for (const auto &input : manager->inputs) requireNothingLocked(input.second);
+    for (const auto &output : manager->outputs) requireNothingLocked(output.second);
+    queues.flushAll();
+  });
 }
 
 MRT_API mrt_status mrt_queue_manager_disconnect_all(mrt_queue_manager *manager) noexcept {
@@ -272,6 +348,7 @@ MRT_API mrt_status mrt_input_queue_enqueue(mrt_input_queue *queue, const void *d
   return mrt::capi::guard(__func__, [&] {
     auto owner = mrt::capi::ownUserData(user_data, user_data_free);
     mrt::InputQueue &input = queueOf(queue);
+    requireNothingLocked(*queue);
     requireNotNull(data, "data");
     requireSize(size_bytes);
     input.enqueue(data, size_bytes, callbackOf(read_start_fn, owner),
@@ -280,7 +357,11 @@ MRT_API mrt_status mrt_input_queue_enqueue(mrt_input_queue *queue, const void *d
 }
 
 MRT_API mrt_status mrt_input_queue_flush(mrt_input_queue *queue) noexcept {
-  return mrt::capi::guard(__func__, [&] { queueOf(queue).flush(); });
+  return mrt::capi::guard(__func__, [&] {
+    mrt::InputQueue &input = queueOf(queue);
+    requireNothingLocked(*queue);
+    input.flush();
+  });
 }
 
 MRT_API mrt_status mrt_input_queue_reset(mrt_input_queue *queue) noexcept {
@@ -298,14 +379,37 @@ MRT_API mrt_status mrt_output_queue_enqueue(mrt_output_queue *queue, void *data,
   return mrt::capi::guard(__func__, [&] {
     auto owner = mrt::capi::ownUserData(user_data, user_data_free);
     mrt::OutputQueue &output = queueOf(queue);
+    requireNothingLocked(*queue);
     requireNotNull(data, "data");
     requireSize(size_bytes);
     output.enqueue(data, size_bytes, callbackOf(write_complete_fn, owner));
   });
 }
 
+MRT_API mrt_status mrt_input_queue_enqueue_lock(mrt_input_queue *queue,
+                                                mrt_input_queue_entry **out_entry) noexcept {
+  return mrt::capi::guard(__func__, [&] { lockEntry(queue, out_entry); });
+}
+
+MRT_API mrt_status mrt_input_queue_enqueue_complete(mrt_input_queue *queue) noexcept {
+  return mrt::capi::guard(__func__, [&] { completeEntry(queue); });
+}
+
+MRT_API mrt_status mrt_output_queue_enqueue_lock(mrt_output_queue *queue,
+                                                 mrt_output_queue_entry **out_entry) noexcept {
+  return mrt::capi::guard(__func__, [&] { lockEntry(queue, out_entry); });
+}
+
+MRT_API mrt_status mrt_output_queue_enqueue_complete(mrt_output_queue *queue) noexcept {
+  return mrt::capi::guard(__func__, [&] { completeEntry(queue); });
+}
+
 MRT_API mrt_status mrt_output_queue_flush(mrt_output_queue *queue) noexcept {
-  return mrt::capi::guard(__func__, [&] { queueOf(queue).flush(); });
+  return mrt::capi::guard(__func__, [&] {
+    mrt::OutputQueue &output = queueOf(queue);
+    requireNothingLocked(*queue);
+    output.flush();
+  });
 }
 
 MRT_API mrt_status mrt_output_queue_reset(mrt_output_queue *queue) noexcept {

@@ -14,14 +14,18 @@
 #include "mrt_c.h"
 #include "queue/queue_manager.hpp"
 
+// entries: the entry of each ring slot that mrt_*_queue_enqueue_lock hands
+// out (index = slot), read back by mrt_*_queue_enqueue_complete.
 struct mrt_input_queue {
   mrt::InputQueue *queue;
   const mrt_queue_manager *owner;
+  std::vector<mrt_input_queue_entry> entries;
 };
 
 struct mrt_output_queue {
   mrt::OutputQueue *queue;
   const mrt_queue_manager *owner;
+  std::vector<mrt_output_queue_entry> entries;
 };
 
 struct mrt_queue_manager {

@@ -141,6 +141,10 @@ class SpscRingBuffer {
     return &buffers_[write_slot_];
   }
 
+  // Producer: the index (0 .. numBuffers()-1) of the buffer writeLock()
+  // returns next, or returned while it stays write-locked.
+  std::size_t writeSlot() const noexcept { return write_slot_; }
+
   // Producer: true if writeLock() would return at once (a buffer is free or
   // already write-locked, or the ring is invalidated). Only the producer adds
   // buffers, so the answer stays true until it writes.

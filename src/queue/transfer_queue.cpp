@@ -71,6 +71,7 @@ Entry *TransferQueue<Entry>::enqueueLock() {
   const bool relock = locked_;
   Entry *entry = ring_->writeLock();
   if (!ring_->isValid()) {
+    locked_ = false;  // nothing locked is ever published on a disconnected queue
     throw Error(ErrorCode::Cancelled, "{} queue '{}' is disconnected", kDirection<Entry>, name());
   }
   if (!relock) {

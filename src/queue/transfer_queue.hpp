@@ -37,8 +37,14 @@ class TransferQueue : public IQueue {
 
   // Returns the entry to fill, blocking while the ring is full; the same
   // entry again while it stays locked. A freshly locked entry is empty.
-  // Throws Cancelled if the queue is (or gets) disconnected.
+  // Throws Cancelled if the queue is (or gets) disconnected, dropping a
+  // locked entry.
   Entry *enqueueLock();
+  // The ring slot (0 .. numBuffers()-1) of the entry enqueueLock() locked,
+  // or -1 while none is locked (also after reset()).
+  std::int64_t lockedSlot() const noexcept {
+    return locked_ ? static_cast<std::int64_t>(ring_->writeSlot()) : -1;
+  }
   // Publishes the locked entry. Throws InvalidArgument (entry stays locked)
   // if its data is NULL or its size is not a positive multiple of the
   // sample size, FailedPrecondition if nothing is locked.

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "mrt_c.h"
+#include "queue_test_support.h"
 
 static mrt_model *g_model;
 
@@ -163,22 +164,6 @@ static void test_ring_size_overrides(void **state) {
   const mrt_ring_size_override twice[] = {{"x", 3}, {"x", 4}};
   expect_refused(twice, 2, MRT_INVALID_ARGUMENT,
                  "mrt_queue_manager_create: config->ring_size_overrides[1]: anchor 'x' is named twice");
-}
-
-typedef struct counters {
-  int started, completed, freed;
-} counters;
-
-static void on_start(void *user_data) { ((counters *)user_data)->started++; }
-static void on_complete(void *user_data) { ((counters *)user_data)->completed++; }
-static void on_free(void *user_data) { ((counters *)user_data)->freed++; }
-
-/* The device: y = x + 1 through the manager's transfers. */
-static void run_device_once(mrt_queue_manager *manager) {
-  float device[8];
-  assert_int_equal(mrt_queue_manager_transfer(manager, "x", device), MRT_OK);
-  for (int i = 0; i < 8; ++i) device[i] += 1.0f;
-  assert_int_equal(mrt_queue_manager_transfer(manager, "y", device), MRT_OK);
 }
 
 static void test_packs_and_splits_user_batches(void **state) {

@@ -1,7 +1,8 @@
 // Queues of the layer: SpscRingBuffer, RingMemoryPool and allocateQueueStorage
 // (header-only; the library no longer has its own pool), and a session's
-// QueueManager fed through enqueueLock/enqueueComplete from pool memory by a
-// producer thread while this thread runs the programs.
+// QueueManager fed through enqueueLock/enqueueComplete (the ring's own
+// slots, filled in place) from pool memory by a producer thread while this
+// thread runs the programs, with a full ring and misuse.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "compat_test_util.hpp"
 #include "model_runtime/ModelRuntime.hpp"
@@ -82,14 +84,7 @@ TEST(CompatQueues, LockedEntriesFromPoolMemoryRunAddOne) {
   EXPECT_EQ(inputs.numBlobs(), in.numBuffers() + 2);
   EXPECT_THROW(allocateQueueStorage(out, -1), std::invalid_argument);
 
-  // Completing without a lock is refused with a reason; a second lock
-  // returns the same entry.
-  try {
-    in.enqueueComplete();
-    ADD_FAILURE() << "enqueueComplete without a lock";
-  } catch (const std::logic_error &e) {
-    EXPECT_NE(std::string(e.what()).find("enqueueLock"), std::string::npos) << e.what();
-  }
+  // A second lock returns the same entry.
   EXPECT_EQ(out.enqueueLock(), out.enqueueLock());
   out.enqueueLock()->data_size = 0;  // leave it locked but unused: the producer relocks it
 
@@ -128,6 +123,101 @@ TEST(CompatQueues, LockedEntriesFromPoolMemoryRunAddOne) {
   manager->flushAll();
   manager->disconnectAll();
   manager->resetAll();
+}
+
+namespace {
+// Runs `call`, expecting mrt::Error with `code` and `fragment` in its message.
+template <class Call>
+void expectError(Call call, mrt_status code, const std::string &fragment) {
+  try {
+    call();
+    ADD_FAILURE() << "no error; expected " << mrt_status_string(code);
+  } catch (const mrt::Error &e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+}  // namespace
+
+// enqueueLock hands out the ring's own slots in turn and blocks while the
+// ring is full; misuse throws mrt::Error with the C API's code and reason.
+TEST(CompatQueues, EnqueueLockHandsOutRingSlotsBlocksWhenFullAndRefusesMisuse) {
+  Session session(popef::createModel({compat_test::modelPath("add_one")}), SessionConfig{LaunchPolicy::Immediate});
+  QueueManager *manager = session.createQueueManager();
+  InputQueue &in = manager->inputQueue("x");
+  OutputQueue &out = manager->outputQueue("y");
+  const int64_t bytes = int64_t(compat_test::kAddOneN * sizeof(float));
+  const std::size_t ring = std::size_t(in.numBuffers());
+  ASSERT_GE(ring, 2u);
+  expectError([&] { in.enqueueComplete(); }, MRT_FAILED_PRECONDITION, "input queue 'x': no entry is locked");
+
+  // A bad size keeps the entry locked; enqueue and flush meanwhile are refused.
+  std::vector<std::vector<float>> xs;
+  for (std::size_t r = 0; r <= ring; ++r) xs.push_back(compat_test::randomFloats(compat_test::kAddOneN, unsigned(r)));
+  InputData *first = in.enqueueLock();
+  first->data = reinterpret_cast<const uint8_t *>(xs[0].data());
+  first->data_size = 3;
+  expectError([&] { in.enqueueComplete(); }, MRT_INVALID_ARGUMENT, "3 bytes is not a positive multiple");
+  EXPECT_EQ(in.enqueueLock(), first);
+  EXPECT_EQ(first->data_size, 3);
+  expectError([&] { in.enqueue(xs[0].data(), bytes); }, MRT_FAILED_PRECONDITION, "an entry is locked");
+  expectError([&] { manager->flushAll(); }, MRT_FAILED_PRECONDITION, "an entry is locked");
+  std::atomic<int> read{0};
+  first->data_size = bytes;
+  first->readCompleteCallback = [&read] { ++read; };
+  in.enqueueComplete();
+
+  // The rest of the ring: each lock a fresh entry of its own slot.
+  std::set<InputData *> entries{first};
+  for (std::size_t r = 1; r < ring; ++r) {
+    InputData *entry = in.enqueueLock();
+    EXPECT_EQ(entry->data, nullptr);
+    EXPECT_EQ(entry->data_size, 0);
+    entry->data = reinterpret_cast<const uint8_t *>(xs[r].data());
+    entry->data_size = bytes;
+    in.enqueueComplete();
+    entries.insert(entry);
+  }
+  EXPECT_EQ(entries.size(), ring);
+
+  // Full: the next lock waits for the device to free the first slot.
+  std::atomic<InputData *> wrapped{nullptr};
+  std::thread producer([&] { wrapped = in.enqueueLock(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(wrapped.load(), nullptr);
+  std::vector<float> y(compat_test::kAddOneN);
+  out.enqueue(y.data(), bytes);
+  session.runMainPrograms();
+  producer.join();
+  EXPECT_EQ(read.load(), 1);
+  for (std::size_t i = 0; i < compat_test::kAddOneN; ++i) ASSERT_EQ(y[i], xs[0][i] + 1.0f) << i;
+  ASSERT_EQ(wrapped.load(), first);  // the first slot again, emptied
+  EXPECT_EQ(first->data, nullptr);
+  EXPECT_FALSE(first->readCompleteCallback);
+  first->data = reinterpret_cast<const uint8_t *>(xs[ring].data());
+  first->data_size = bytes;
+  in.enqueueComplete();
+  for (std::size_t r = 1; r <= ring; ++r) {
+    OutputData *slot = out.enqueueLock();
+    slot->data = reinterpret_cast<uint8_t *>(y.data());
+    slot->data_size = bytes;
+    out.enqueueComplete();
+    session.runMainPrograms();
+    for (std::size_t i = 0; i < compat_test::kAddOneN; ++i) ASSERT_EQ(y[i], xs[r][i] + 1.0f) << r << "," << i;
+  }
+
+  // Disconnected: locking throws MRT_CANCELLED; a reset makes it usable.
+  manager->disconnectAll();
+  expectError([&] { in.enqueueLock(); }, MRT_CANCELLED, "input queue 'x' is disconnected");
+  expectError([&] { out.enqueueLock(); }, MRT_CANCELLED, "output queue 'y' is disconnected");
+  manager->resetAll();
+  InputData *again = in.enqueueLock();
+  again->data = reinterpret_cast<const uint8_t *>(xs[1].data());
+  again->data_size = bytes;
+  in.enqueueComplete();
+  out.enqueue(y.data(), bytes);
+  session.runMainPrograms();
+  for (std::size_t i = 0; i < compat_test::kAddOneN; ++i) ASSERT_EQ(y[i], xs[1][i] + 1.0f) << i;
 }
 
 TEST(CompatQueues, RingSizeMultipliersSizeTheRings) {

@@ -1,6 +1,11 @@
 // model_runtime::ModelRunner and ModelRunnerConfig with the Model Runtime
 // API's signatures, over mrt::ModelRunner (cxx/mrt.hpp) and the C API.
 //
+// Replicas: the runner serves config.replication_factor copies of the
+// model, each bringing the model's own popef::Metadata::replicationFactor()
+// replicas (a PopEF compiled replicated), so replica_id is below their
+// product.
+//
 // Errors: bad input (unknown tensor name, wrong size, replica id out of
 // range) throws mrt::Error, a std::runtime_error whose message names the bad
 // value, on the calling thread, and the runner keeps serving; a request that

@@ -3,7 +3,8 @@
 // over the queue manager of the C API (mrt_session_create_queue_manager).
 // A producer thread enqueues while the thread running the session's
 // programs consumes; one producer per queue at a time. Errors throw
-// mrt::Error (a std::runtime_error) naming the queue and the bad size.
+// mrt::Error (a std::runtime_error) naming the queue and the bad size or
+// call, with the C API's status as code().
 #pragma once
 
 #include <algorithm>
@@ -53,28 +54,66 @@ inline popef::TensorInfo tensorInfo(const mrt::QueueInfo &info) {
   return {info.shape, static_cast<popef::DataType>(info.data_type), info.size_in_bytes};
 }
 
-// enqueueLock/enqueueComplete: the entry the producer fills between the
-// two. libmrt's queue copies entries on enqueue, so the locked entry is
-// staged here and queued by complete(), which blocks while the ring is full
-// as the seed's enqueueLock does.
-template <class Data>
-class StagedEntry {
+// The C callbacks of a ring slot's entry: they run the callbacks of the
+// InputData/OutputData the producer filled for that slot (user_data).
+inline void runReadStart(void *slot) {
+  const InputData &data = *static_cast<const InputData *>(slot);
+  if (data.readStartCallback) data.readStartCallback();
+}
+inline void runReadComplete(void *slot) {
+  const InputData &data = *static_cast<const InputData *>(slot);
+  if (data.readCompleteCallback) data.readCompleteCallback();
+}
+inline void runWriteComplete(void *slot) {
+  const OutputData &data = *static_cast<const OutputData *>(slot);
+  if (data.writeCompleteCallback) data.writeCompleteCallback();
+}
+inline void bindCallbacks(mrt_input_queue_entry &entry) {
+  entry.read_start_fn = &runReadStart;
+  entry.read_complete_fn = &runReadComplete;
+}
+inline void bindCallbacks(mrt_output_queue_entry &entry) { entry.write_complete_fn = &runWriteComplete; }
+
+// enqueueLock/enqueueComplete over the C API's two-phase enqueue
+// (mrt_input_queue_enqueue_lock): the library locks the ring's next slot,
+// blocking while the ring is full, and the producer fills this queue's
+// Data of that slot (one per ring slot) in place. Complete hands the
+// slot's C entry the pointer and size, and its callbacks call the Data's,
+// which stay where they are until the device has run them (the ring gives
+// the slot out again only after that).
+template <class Queue, class Data, class CEntry>
+class SlotEntries {
  public:
-  Data *lock() {
-    if (!locked_) entry_ = Data{};
-    locked_ = true;
-    return &entry_;
+  explicit SlotEntries(int64_t num_buffers) : slots_(static_cast<std::size_t>(num_buffers)) {}
+
+  Data *lock(const Queue &queue) {
+    CEntry &entry = queue.enqueueLock();
+    Data &data = slots_.at(static_cast<std::size_t>(entry.slot));
+    if (entry.user_data != &data) {  // freshly locked: the library zeroed the entry
+      data = Data{};
+      entry.user_data = &data;
+      bindCallbacks(entry);
+    }
+    locked_ = &entry;
+    return &data;
   }
-  // The entry to queue; throws std::logic_error without a lock.
-  Data take(const char *queue) {
-    if (!locked_) throw std::logic_error(std::string(queue) + "::enqueueComplete: no entry is locked (call enqueueLock first)");
-    locked_ = false;
-    return std::move(entry_);
+  // mrt::Error from the C API: MRT_FAILED_PRECONDITION without a lock,
+  // MRT_INVALID_ARGUMENT for a bad pointer or size (the entry stays locked),
+  // MRT_CANCELLED on a disconnected queue.
+  void complete(const Queue &queue) {
+    if (const auto *data = locked_ != nullptr ? static_cast<const Data *>(locked_->user_data) : nullptr) {
+      locked_->data = data->data;
+      locked_->size_bytes = data->data_size;
+    }
+    queue.enqueueComplete();
+    locked_ = nullptr;
   }
 
  private:
-  Data entry_;
-  bool locked_ = false;
+  std::vector<Data> slots_;
+  // The C entry of the last lock (the library keeps it as long as the
+  // manager); after a reset or disconnect the library refuses to complete it.
+  CEntry *locked_ = nullptr;
 };
 }  // namespace detail
 
@@ -83,7 +122,12 @@ class InputQueue : public IQueue {
   // libmrt extension (the seed's takes a ring buffer): a view of a queue of
   // the C API's queue manager, which owns it.
   explicit InputQueue(mrt::InputQueue queue)
-      : queue_(queue), info_(queue.info()), tensorInfo_(detail::tensorInfo(info_)) {}
+      : queue_(queue), info_(queue.info()), tensorInfo_(detail::tensorInfo(info_)), slots_(info_.num_buffers) {}
+  // The library's callbacks point at this queue's entries: not copyable.
+  InputQueue(const InputQueue &) = delete;
+  InputQueue &operator=(const InputQueue &) = delete;
+  InputQueue(InputQueue &&) = default;
+  InputQueue &operator=(InputQueue &&) = default;
 
   // Queues data_size bytes at input (a multiple of one sample, borrowed
   // until read_complete_callback has run). The callbacks run on the thread
@@ -92,13 +136,12 @@ class InputQueue : public IQueue {
                ReadCompleteCallback read_complete_callback = nullptr) {
     queue_.enqueue(input, data_size, std::move(read_start_callback), std::move(read_complete_callback));
   }
-  // The entry to fill; locking again before enqueueComplete() returns the same one.
-  InputData *enqueueLock() { return staged_.lock(); }
-  // Queues the locked entry (see enqueue).
-  void enqueueComplete() {
-    InputData entry = staged_.take("InputQueue");
-    enqueue(entry.data, entry.data_size, std::move(entry.readStartCallback), std::move(entry.readCompleteCallback));
-  }
+  // The entry of the ring's next slot to fill, blocking while the ring is
+  // full; locking again before enqueueComplete() returns the same one, and
+  // after it the next slot's. The producer thread only.
+  InputData *enqueueLock() { return slots_.lock(queue_); }
+  // Publishes the locked entry (as enqueue would its arguments).
+  void enqueueComplete() { slots_.complete(queue_); }
   void flush() { queue_.flush(); }
   void reset() { queue_.reset(); }
   void disconnect() override { queue_.disconnect(); }
@@ -109,26 +152,26 @@ class InputQueue : public IQueue {
   mrt::InputQueue queue_;
   mrt::QueueInfo info_;
   popef::TensorInfo tensorInfo_;
-  detail::StagedEntry<InputData> staged_;
+  detail::SlotEntries<mrt::InputQueue, InputData, mrt_input_queue_entry> slots_;
 };
 
 class OutputQueue : public IQueue {
  public:
   explicit OutputQueue(mrt::OutputQueue queue)
-      : queue_(queue), info_(queue.info()), tensorInfo_(detail::tensorInfo(info_)) {}
+      : queue_(queue), info_(queue.info()), tensorInfo_(detail::tensorInfo(info_)), slots_(info_.num_buffers) {}
+  OutputQueue(const OutputQueue &) = delete;
+  OutputQueue &operator=(const OutputQueue &) = delete;
+  OutputQueue(OutputQueue &&) = default;
+  OutputQueue &operator=(OutputQueue &&) = default;
 
   // Queues a buffer of data_size bytes for the next outputs (borrowed until
   // write_complete_callback has run, on the thread running the programs).
   void enqueue(void *output, int64_t data_size, WriteCompleteCallback write_complete_callback = nullptr) {
     queue_.enqueue(output, data_size, std::move(write_complete_callback));
   }
-  // The entry to fill; locking again before enqueueComplete() returns the same one.
-  OutputData *enqueueLock() { return staged_.lock(); }
-  // Queues the locked entry (see enqueue).
-  void enqueueComplete() {
-    OutputData entry = staged_.take("OutputQueue");
-    enqueue(entry.data, entry.data_size, std::move(entry.writeCompleteCallback));
-  }
+  // As InputQueue's.
+  OutputData *enqueueLock() { return slots_.lock(queue_); }
+  void enqueueComplete() { slots_.complete(queue_); }
   void flush() { queue_.flush(); }
   void reset() { queue_.reset(); }
   void disconnect() override { queue_.disconnect(); }
@@ -139,7 +182,7 @@ class OutputQueue : public IQueue {
   mrt::OutputQueue queue_;
   mrt::QueueInfo info_;
   popef::TensorInfo tensorInfo_;
-  detail::StagedEntry<OutputData> staged_;
+  detail::SlotEntries<mrt::OutputQueue, OutputData, mrt_output_queue_entry> slots_;
 };
 
 // The ring size multiplier of an anchor's queue (ring entries = multiplier

@@ -2,13 +2,16 @@
 // signatures, over mrt::Session (cxx/mrt.hpp). A session links one model to
 // one device, binds the anchors' streams and runs the Load, Main and Save
 // programs. stop() and isStopped() may be called from any thread; every
-// other call must not overlap another call on the session. Errors throw
+// other call must not overlap another call on the session. As the seed
+// says, a model with a replication factor other than 1 is refused (so its
+// queues only ever serve replica 1 of 1). Errors throw
 // mrt::Error (a std::runtime_error) with a message naming the bad value;
 // an exception thrown by a callback or predicate is rethrown by the call
 // that ran it.
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -122,8 +125,18 @@ class Session {
   mrt::Session &mrtSession() { return session_; }
 
  private:
+  // The seed's Session refuses a model saved with a replication factor
+  // other than 1 (ModelRunner serves those); libmrt's own session would run it.
   static std::shared_ptr<popef::Model> checked(std::shared_ptr<popef::Model> model) {
     if (!model) throw std::invalid_argument("model_runtime::Session: the model is null");
+    const int64_t replication = model->metadata.replicationFactor();
+    if (replication != 1) {
+      throw mrt::Error(MRT_INVALID_ARGUMENT,
+                       "model_runtime::Session: the model '" + model->metadata.executable() +
+                           "' has replication factor " + std::to_string(replication) +
+                           " (popef::Metadata::replicationFactor()); a Session runs models of replication factor 1 "
+                           "only: serve replicated models with ModelRunner");
+    }
     return model;
   }
 

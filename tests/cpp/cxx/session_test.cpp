@@ -2,7 +2,8 @@
 // std::function (freed exactly once), exceptions from callbacks rethrown to
 // the caller, unbound anchor reports, predicates in the session config, a
 // session's queue manager fed by a producer thread while this thread runs
-// the programs, a standalone manager driven through transfer(), stop().
+// the programs, a standalone manager driven through transfer(), stop(),
+// and the two-phase enqueue (enqueueLock/enqueueComplete).
 #include <atomic>
 #include <cstring>
 #include <mutex>
@@ -324,6 +325,41 @@ TEST(CxxQueues, StandaloneManagerTransfersAndTimesOut) {
     EXPECT_EQ(device, values);
   }
   EXPECT_EQ(live.load(), 0);
+}
+
+// enqueueLock hands out the entry of the ring's next slot to fill in place
+// (C callbacks: function pointers and user data); enqueueComplete publishes
+// it, and refuses without a lock.
+TEST(CxxQueues, EnqueueLockFillsTheRingsSlotInPlace) {
+  mrt::Model model(modelPath("add_one_t4"));
+  mrt::QueueManager queues(model);
+  mrt::InputQueue x = queues.input("x");
+  mrt::OutputQueue y = queues.output("y");
+  EXPECT_MRT_ERROR(x.enqueueComplete(), MRT_FAILED_PRECONDITION, "input queue 'x': no entry is locked");
+  const auto values = randomFloats(kAddOneN, 5);
+  const int64_t bytes = int64_t(values.size() * sizeof(float));
+  int read = 0;
+  mrt_input_queue_entry &in = x.enqueueLock();
+  EXPECT_EQ(in.slot, 0);
+  EXPECT_EQ(&x.enqueueLock(), &in);
+  in.data = values.data();
+  in.size_bytes = bytes;
+  in.read_complete_fn = [](void *count) { ++*static_cast<int *>(count); };
+  in.user_data = &read;
+  x.enqueueComplete();
+  EXPECT_EQ(x.enqueueLock().slot, 1);  // the next slot, left locked
+
+  std::vector<float> out(kAddOneN, -1.0f);
+  mrt_output_queue_entry &slot = y.enqueueLock();
+  slot.data = out.data();
+  slot.size_bytes = bytes;
+  y.enqueueComplete();
+  std::vector<float> device(kAddOneN);
+  queues.transfer("x", device.data());
+  EXPECT_EQ(device, values);
+  EXPECT_EQ(read, 1);
+  queues.transfer("y", device.data());
+  EXPECT_EQ(out, values);
 }
 
 }  // namespace

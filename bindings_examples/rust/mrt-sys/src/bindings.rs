@@ -1851,6 +1851,227 @@ extern "C" {
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct mrt_input_queue_entry {
+    pub data: *const ::std::os::raw::c_void,
+    pub size_bytes: i64,
+    pub read_start_fn: mrt_queue_data_fn,
+    pub read_complete_fn: mrt_queue_data_fn,
+    pub user_data: *mut ::std::os::raw::c_void,
+    pub user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
+    pub slot: i64,
+}
+#[test]
+fn bindgen_test_layout_mrt_input_queue_entry() {
+    assert_eq!(
+        ::std::mem::size_of::<mrt_input_queue_entry>(),
+        56usize,
+        concat!("Size of: ", stringify!(mrt_input_queue_entry))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<mrt_input_queue_entry>(),
+        8usize,
+        concat!("Alignment of ", stringify!(mrt_input_queue_entry))
+    );
+    fn test_field_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_input_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data) as usize - ptr as usize
+            },
+            0usize,
+            concat!("Offset of field: ", stringify!(mrt_input_queue_entry), "::", stringify!(data))
+        );
+    }
+    test_field_data();
+    fn test_field_size_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_input_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size_bytes) as usize - ptr as usize
+            },
+            8usize,
+            concat!("Offset of field: ", stringify!(mrt_input_queue_entry), "::", stringify!(size_bytes))
+        );
+    }
+    test_field_size_bytes();
+    fn test_field_read_start_fn() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_input_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).read_start_fn) as usize - ptr as usize
+            },
+            16usize,
+            concat!("Offset of field: ", stringify!(mrt_input_queue_entry), "::", stringify!(read_start_fn))
+        );
+    }
+    test_field_read_start_fn();
+    fn test_field_read_complete_fn() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_input_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).read_complete_fn) as usize - ptr as usize
+            },
+            24usize,
+            concat!("Offset of field: ", stringify!(mrt_input_queue_entry), "::", stringify!(read_complete_fn))
+        );
+    }
+    test_field_read_complete_fn();
+    fn test_field_user_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_input_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).user_data) as usize - ptr as usize
+            },
+            32usize,
+            concat!("Offset of field: ", stringify!(mrt_input_queue_entry), "::", stringify!(user_data))
+        );
+    }
+    test_field_user_data();
+    fn test_field_user_data_free() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_input_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).user_data_free) as usize - ptr as usize
+            },
+            40usize,
+            concat!("Offset of field: ", stringify!(mrt_input_queue_entry), "::", stringify!(user_data_free))
+        );
+    }
+    test_field_user_data_free();
+    fn test_field_slot() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_input_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).slot) as usize - ptr as usize
+            },
+            48usize,
+            concat!("Offset of field: ", stringify!(mrt_input_queue_entry), "::", stringify!(slot))
+        );
+    }
+    test_field_slot();
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct mrt_output_queue_entry {
+    pub data: *mut ::std::os::raw::c_void,
+    pub size_bytes: i64,
+    pub write_complete_fn: mrt_queue_data_fn,
+    pub user_data: *mut ::std::os::raw::c_void,
+    pub user_data_free: ::std::option::Option<unsafe extern "C" fn(user_data: *mut ::std::os::raw::c_void)>,
+    pub slot: i64,
+}
+#[test]
+fn bindgen_test_layout_mrt_output_queue_entry() {
+    assert_eq!(
+        ::std::mem::size_of::<mrt_output_queue_entry>(),
+        48usize,
+        concat!("Size of: ", stringify!(mrt_output_queue_entry))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<mrt_output_queue_entry>(),
+        8usize,
+        concat!("Alignment of ", stringify!(mrt_output_queue_entry))
+    );
+    fn test_field_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_output_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data) as usize - ptr as usize
+            },
+            0usize,
+            concat!("Offset of field: ", stringify!(mrt_output_queue_entry), "::", stringify!(data))
+        );
+    }
+    test_field_data();
+    fn test_field_size_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_output_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size_bytes) as usize - ptr as usize
+            },
+            8usize,
+            concat!("Offset of field: ", stringify!(mrt_output_queue_entry), "::", stringify!(size_bytes))
+        );
+    }
+    test_field_size_bytes();
+    fn test_field_write_complete_fn() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_output_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).write_complete_fn) as usize - ptr as usize
+            },
+            16usize,
+            concat!("Offset of field: ", stringify!(mrt_output_queue_entry), "::", stringify!(write_complete_fn))
+        );
+    }
+    test_field_write_complete_fn();
+    fn test_field_user_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_output_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).user_data) as usize - ptr as usize
+            },
+            24usize,
+            concat!("Offset of field: ", stringify!(mrt_output_queue_entry), "::", stringify!(user_data))
+        );
+    }
+    test_field_user_data();
+    fn test_field_user_data_free() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_output_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).user_data_free) as usize - ptr as usize
+            },
+            32usize,
+            concat!("Offset of field: ", stringify!(mrt_output_queue_entry), "::", stringify!(user_data_free))
+        );
+    }
+    test_field_user_data_free();
+    fn test_field_slot() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_output_queue_entry>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).slot) as usize - ptr as usize
+            },
+            40usize,
+            concat!("Offset of field: ", stringify!(mrt_output_queue_entry), "::", stringify!(slot))
+        );
+    }
+    test_field_slot();
+}
+extern "C" {
+    pub fn mrt_input_queue_enqueue_lock(
+        queue: *mut mrt_input_queue,
+        out_entry: *mut *mut mrt_input_queue_entry,
+    ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_input_queue_enqueue_complete(queue: *mut mrt_input_queue) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_output_queue_enqueue_lock(
+        queue: *mut mrt_output_queue,
+        out_entry: *mut *mut mrt_output_queue_entry,
+    ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_output_queue_enqueue_complete(queue: *mut mrt_output_queue) -> mrt_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct mrt_queue_info {
     pub struct_size: usize,
     pub name: *const ::std::os::raw::c_char,
