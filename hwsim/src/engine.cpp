@@ -52,6 +52,7 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(
   for (std::uint32_t i = 0; i < d->remoteBuffers.size(); ++i) remoteIndex.emplace(d->remoteBuffers[i].handle, i);
   resolveLayout();
   planComputeSets();
+  planCopies();
   nodeHasError.assign(d->nodes.size(), 0);
   for (unsigned r = 0; r < d->replicationFactor; ++r) {
     auto rep = std::make_unique<Replica>();

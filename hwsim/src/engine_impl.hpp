@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "copy_plan.hpp"
 #include "device_state.hpp"
 #include "exe_data.hpp"
 #include "hwsim/engine.hpp"
@@ -84,6 +85,7 @@ struct Engine::Impl {
   void resolveLayout();
   void planComputeSets();
   void planIOTiles();
+  void planCopies();  // copy_plan.cpp
   void deploy();
   std::uint8_t *base(unsigned replica) const { return replicas[replica]->memory.data(); }
 
@@ -102,7 +104,7 @@ struct Engine::Impl {
   RunStatus flushPipeline(unsigned replica);
   void exec(std::uint32_t node, unsigned replica);
   void executeComputeSet(std::uint32_t cs, unsigned replica);
-  void copyView(std::uint32_t src, std::uint32_t dst, unsigned replica);
+  void copyView(std::uint32_t node, unsigned replica);
   // Returns the step's modelled cycles (less than its static cost when the
   // transfer was prefetched onto IO tiles).
   std::uint64_t streamToTensor(const detail::ExeNode &n, unsigned replica);
@@ -145,6 +147,9 @@ struct Engine::Impl {
   std::uint64_t arenaBytes = 0;
   std::vector<ResolvedView> views;
   std::vector<std::vector<std::uint32_t>> csChunks;  // vertex index boundaries per compute set
+  // Per node: a Copy's direct memcpys (copy_plan.hpp); empty for other
+  // nodes, for copies between contiguous views and for staged copies.
+  std::vector<std::vector<detail::CopyChunk>> copyChunks;
 
   std::vector<std::unique_ptr<Replica>> replicas;
   std::shared_ptr<detail::DeviceState> device;

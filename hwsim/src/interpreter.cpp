@@ -126,7 +126,7 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
       checkStop();
       executeComputeSet(n.index, replica);
       break;
-    case NodeKind::Copy: copyView(n.view0, n.view1, replica); break;
+    case NodeKind::Copy: copyView(id, replica); break;
     case NodeKind::StreamToTensor: cost = streamToTensor(n, replica); break;
     case NodeKind::TensorToStream: tensorToStream(n, replica); break;
     case NodeKind::RemoteToTensor:
@@ -228,9 +228,13 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   }
 }
 
-void Engine::Impl::copyView(std::uint32_t src, std::uint32_t dst, unsigned replica) {
-  const auto &s = views[src], &t = views[dst];
+void Engine::Impl::copyView(std::uint32_t node, unsigned replica) {
   std::uint8_t *b = base(replica);
+  if (!copyChunks[node].empty()) {
+    for (const auto &c : copyChunks[node]) std::memcpy(b + c.dst, b + c.src, c.bytes);
+    return;
+  }
+  const auto &s = views[d->nodes[node].view0], &t = views[d->nodes[node].view1];
   if (s.contiguous && t.contiguous) {
     if (s.bytes) std::memmove(b + t.offset, b + s.offset, s.bytes);
     return;

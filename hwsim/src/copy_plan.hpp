@@ -1,0 +1,29 @@
+// Direct copies between scattered views: a Copy step whose source or
+// destination is not one contiguous byte range (an exchange gathering
+// blocks from several tiles, a broadcast) copies each piece from where it
+// is to where it goes, instead of gathering the whole source into a staging
+// buffer and scattering it again, which moved every byte twice.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace hwsim::detail {
+
+// Byte ranges (offset, length) of a replica's memory arena, in the order a
+// view's elements are in them.
+using ByteRanges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
+// One memcpy of a direct copy.
+struct CopyChunk {
+  std::uint64_t dst = 0, src = 0, bytes = 0;
+};
+
+// The memcpys, in element order and with neighbours merged, that copy the
+// bytes of `src` onto those of `dst` (both views of the same number of
+// bytes). Empty when some byte is both read and written: then a piece could
+// read what an earlier piece wrote, and the copy has to be staged.
+std::vector<CopyChunk> directCopyChunks(const ByteRanges &src, const ByteRanges &dst);
+
+}  // namespace hwsim::detail
