@@ -48,17 +48,23 @@ std::vector<CopyChunk> directCopyChunks(const ByteRanges &src, const ByteRanges 
 namespace hwsim {
 
 void Engine::Impl::planCopies() {
-  const auto ranges = [](const ResolvedView &v) {
-    return v.contiguous ? detail::ByteRanges{{v.offset, v.bytes}} : v.segments;
-  };
+  std::vector<detail::ByteRanges> ranges(views.size());
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    const ResolvedView &v = views[i];
+    if (v.contiguous && v.bytes) ranges[i] = {{v.offset, v.bytes}};
+    else if (!v.contiguous) ranges[i] = v.segments;
+  }
   copyChunks.assign(d->nodes.size(), {});
   for (std::size_t i = 0; i < d->nodes.size(); ++i) {
     const auto &n = d->nodes[i];
-    if (n.kind != detail::NodeKind::Copy) continue;
-    const ResolvedView &s = views[n.view0], &t = views[n.view1];
-    if (s.contiguous && t.contiguous) continue;  // one memmove, overlap or not
-    copyChunks[i] = detail::directCopyChunks(ranges(s), ranges(t));
+    if (n.kind == detail::NodeKind::Copy) copyChunks[i] = detail::directCopyChunks(ranges[n.view0], ranges[n.view1]);
   }
+  mirrors = detail::OperandMirrors(*d, ranges, copyChunks);
+}
+
+void Engine::Impl::staleAllMirrors(Replica &rep) {
+  if (!rep.freshMirrors) rep.freshMirrors = std::make_unique<std::atomic<bool>[]>(mirrors.count());
+  for (std::uint32_t m = 0; m < mirrors.count(); ++m) rep.freshMirrors[m].store(false, std::memory_order_relaxed);
 }
 
 }  // namespace hwsim

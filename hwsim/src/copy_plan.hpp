@@ -22,8 +22,9 @@ struct CopyChunk {
 
 // The memcpys, in element order and with neighbours merged, that copy the
 // bytes of `src` onto those of `dst` (both views of the same number of
-// bytes). Empty when some byte is both read and written: then a piece could
-// read what an earlier piece wrote, and the copy has to be staged.
+// bytes). Empty when some byte is both read and written (then a piece could
+// read what an earlier piece wrote, and the copy has to be staged or, between
+// two contiguous views, be one memmove) or when there is nothing to copy.
 std::vector<CopyChunk> directCopyChunks(const ByteRanges &src, const ByteRanges &dst);
 
 }  // namespace hwsim::detail

@@ -150,6 +150,7 @@ void Engine::Impl::deploy() {
     }
     rep->remote.clear();
     for (const auto &rb : d->remoteBuffers) rep->remote.emplace_back(rb.slotBytes() * rb.repeats, 0);
+    staleAllMirrors(*rep);
     rep->cycles.store(0, std::memory_order_relaxed);
     rep->pipeline.reset();  // runs in flight are lost with the state they had
     for (auto &s : rep->streams) {
@@ -429,6 +430,7 @@ void Engine::writeTensor(std::string_view handle, const void *buf, const void *b
   for (unsigned r = 0; r < impl_->replicas.size(); ++r) {
     if (replica != kAllReplicas && r != impl_->checkReplica(replica)) continue;
     impl_->scatter(v, impl_->base(r), static_cast<const std::uint8_t *>(buf));
+    impl_->staleAllMirrors(*impl_->replicas[r]);
   }
 }
 

@@ -17,6 +17,7 @@
 #include "exe_data.hpp"
 #include "hwsim/engine.hpp"
 #include "hwsim/pipeline.hpp"
+#include "operand_mirrors.hpp"
 #include "zeroed_arena.hpp"
 
 namespace hwsim {
@@ -75,6 +76,10 @@ struct Engine::Impl {
     std::vector<std::uint32_t> profiledRuns;  // per program
     bool profileThisRun = false;
     std::unique_ptr<PipelineRuns> pipeline;  // made at the first pipelined run, dropped at load
+    // Per operand mirror (operand_mirrors.hpp): whether its copies still
+    // hold their sources' bytes. Atomic: pipelined stages on other threads
+    // mark mirrors stale.
+    std::unique_ptr<std::atomic<bool>[]> freshMirrors;
   };
 
   enum class State : std::uint8_t { Constructed, Prepared, Loaded, Faulted };
@@ -85,7 +90,8 @@ struct Engine::Impl {
   void resolveLayout();
   void planComputeSets();
   void planIOTiles();
-  void planCopies();  // copy_plan.cpp
+  void planCopies();  // copy_plan.cpp, with the operand mirrors
+  void staleAllMirrors(Replica &rep);
   void deploy();
   std::uint8_t *base(unsigned replica) const { return replicas[replica]->memory.data(); }
 
@@ -150,6 +156,7 @@ struct Engine::Impl {
   // Per node: a Copy's direct memcpys (copy_plan.hpp); empty for other
   // nodes, for copies between contiguous views and for staged copies.
   std::vector<std::vector<detail::CopyChunk>> copyChunks;
+  detail::OperandMirrors mirrors;
 
   std::vector<std::unique_ptr<Replica>> replicas;
   std::shared_ptr<detail::DeviceState> device;
