@@ -1,8 +1,9 @@
-// Direct copies between scattered views: a Copy step whose source or
-// destination is not one contiguous byte range (an exchange gathering
-// blocks from several tiles, a broadcast) copies each piece from where it
-// is to where it goes, instead of gathering the whole source into a staging
-// buffer and scattering it again, which moved every byte twice.
+// Direct copies: a Copy step whose source and destination share no byte is
+// planned at engine creation as memcpys from where each piece is to where it
+// goes. For scattered views (an exchange gathering blocks from several
+// tiles, a broadcast) this replaces gathering the whole source into a
+// staging buffer and scattering it again, which moved every byte twice.
+// The plan also tells which bytes each copy mirrors (operand_mirrors.hpp).
 #pragma once
 
 #include <cstdint>

@@ -154,7 +154,7 @@ struct Engine::Impl {
   std::vector<ResolvedView> views;
   std::vector<std::vector<std::uint32_t>> csChunks;  // vertex index boundaries per compute set
   // Per node: a Copy's direct memcpys (copy_plan.hpp); empty for other
-  // nodes, for copies between contiguous views and for staged copies.
+  // nodes and for copies whose source and destination share bytes.
   std::vector<std::vector<detail::CopyChunk>> copyChunks;
   detail::OperandMirrors mirrors;
 

@@ -36,7 +36,7 @@ class OperandMirrors {
   };
 
   OperandMirrors() = default;
-  // ranges(view) gives a view's arena byte ranges; copyChunks is per node.
+  // viewRanges: each view's arena byte ranges; copyChunks: per node (planCopies).
   OperandMirrors(const ExecutableData &d, const std::vector<ByteRanges> &viewRanges,
                  const std::vector<std::vector<CopyChunk>> &copyChunks);
 
