@@ -52,6 +52,7 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(
   for (std::uint32_t i = 0; i < d->remoteBuffers.size(); ++i) remoteIndex.emplace(d->remoteBuffers[i].handle, i);
   resolveLayout();
   planComputeSets();
+  planCopies();
   nodeHasError.assign(d->nodes.size(), 0);
   for (unsigned r = 0; r < d->replicationFactor; ++r) {
     auto rep = std::make_unique<Replica>();
@@ -149,6 +150,7 @@ void Engine::Impl::deploy() {
     }
     rep->remote.clear();
     for (const auto &rb : d->remoteBuffers) rep->remote.emplace_back(rb.slotBytes() * rb.repeats, 0);
+    staleAllMirrors(*rep);
     rep->cycles.store(0, std::memory_order_relaxed);
     rep->pipeline.reset();  // runs in flight are lost with the state they had
     for (auto &s : rep->streams) {
@@ -428,6 +430,7 @@ void Engine::writeTensor(std::string_view handle, const void *buf, const void *b
   for (unsigned r = 0; r < impl_->replicas.size(); ++r) {
     if (replica != kAllReplicas && r != impl_->checkReplica(replica)) continue;
     impl_->scatter(v, impl_->base(r), static_cast<const std::uint8_t *>(buf));
+    impl_->staleAllMirrors(*impl_->replicas[r]);
   }
 }
 

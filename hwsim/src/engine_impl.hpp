@@ -12,10 +12,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "copy_plan.hpp"
 #include "device_state.hpp"
 #include "exe_data.hpp"
 #include "hwsim/engine.hpp"
 #include "hwsim/pipeline.hpp"
+#include "operand_mirrors.hpp"
 #include "zeroed_arena.hpp"
 
 namespace hwsim {
@@ -74,6 +76,10 @@ struct Engine::Impl {
     std::vector<std::uint32_t> profiledRuns;  // per program
     bool profileThisRun = false;
     std::unique_ptr<PipelineRuns> pipeline;  // made at the first pipelined run, dropped at load
+    // Per operand mirror (operand_mirrors.hpp): whether its copies still
+    // hold their sources' bytes. Atomic: pipelined stages on other threads
+    // mark mirrors stale.
+    std::unique_ptr<std::atomic<bool>[]> freshMirrors;
   };
 
   enum class State : std::uint8_t { Constructed, Prepared, Loaded, Faulted };
@@ -84,6 +90,8 @@ struct Engine::Impl {
   void resolveLayout();
   void planComputeSets();
   void planIOTiles();
+  void planCopies();  // copy_plan.cpp, with the operand mirrors
+  void staleAllMirrors(Replica &rep);
   void deploy();
   std::uint8_t *base(unsigned replica) const { return replicas[replica]->memory.data(); }
 
@@ -102,7 +110,7 @@ struct Engine::Impl {
   RunStatus flushPipeline(unsigned replica);
   void exec(std::uint32_t node, unsigned replica);
   void executeComputeSet(std::uint32_t cs, unsigned replica);
-  void copyView(std::uint32_t src, std::uint32_t dst, unsigned replica);
+  void copyView(std::uint32_t node, unsigned replica);
   // Returns the step's modelled cycles (less than its static cost when the
   // transfer was prefetched onto IO tiles).
   std::uint64_t streamToTensor(const detail::ExeNode &n, unsigned replica);
@@ -145,6 +153,10 @@ struct Engine::Impl {
   std::uint64_t arenaBytes = 0;
   std::vector<ResolvedView> views;
   std::vector<std::vector<std::uint32_t>> csChunks;  // vertex index boundaries per compute set
+  // Per node: a Copy's direct memcpys (copy_plan.hpp); empty for other
+  // nodes and for copies whose source and destination share bytes.
+  std::vector<std::vector<detail::CopyChunk>> copyChunks;
+  detail::OperandMirrors mirrors;
 
   std::vector<std::unique_ptr<Replica>> replicas;
   std::shared_ptr<detail::DeviceState> device;

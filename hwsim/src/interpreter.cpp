@@ -117,6 +117,7 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
   auto advance = [&](std::uint64_t c) { addCycles(rep, c); };
   bool leaf = true;
   std::uint64_t cost = n.cycles;  // of a leaf
+  for (const std::uint32_t m : mirrors.staledBy(id)) rep.freshMirrors[m].store(false, std::memory_order_relaxed);
   switch (n.kind) {
     case NodeKind::Sequence:
       leaf = false;
@@ -126,7 +127,7 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
       checkStop();
       executeComputeSet(n.index, replica);
       break;
-    case NodeKind::Copy: copyView(n.view0, n.view1, replica); break;
+    case NodeKind::Copy: copyView(id, replica); break;
     case NodeKind::StreamToTensor: cost = streamToTensor(n, replica); break;
     case NodeKind::TensorToStream: tensorToStream(n, replica); break;
     case NodeKind::RemoteToTensor:
@@ -193,6 +194,9 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   const auto &chunks = csChunks[csId];
   std::uint8_t *b = base(replica);
   const auto &lib = detail::codeletLibrary();
+  // Inputs whose copies still mirror their sources read the sources
+  // (operand_mirrors.hpp), except in pipelined stages.
+  const std::atomic<bool> *fresh = t_stage ? nullptr : replicas[replica]->freshMirrors.get();
   auto runVertices = [&](std::size_t chunk) {
     thread_local std::array<std::vector<std::uint8_t>, kMaxOperands> scratch;
     for (std::uint32_t vi = chunks[chunk]; vi < chunks[chunk + 1]; ++vi) {
@@ -207,6 +211,11 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
         ops[f].numElements = ev.numElements;
         if (rv.contiguous) {
           ops[f].data = b + rv.offset;
+          const auto &read = mirrors.readFor(vx.operands[f]);
+          if (fresh && read.mirror != detail::OperandMirrors::kNone && spec.fields[f].dir == detail::FieldDir::In &&
+              fresh[read.mirror].load(std::memory_order_relaxed)) {
+            ops[f].data = b + read.offset;
+          }
         } else {
           scratch[f].resize(rv.bytes + 8);
           ops[f].data = scratch[f].data();
@@ -228,9 +237,16 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   }
 }
 
-void Engine::Impl::copyView(std::uint32_t src, std::uint32_t dst, unsigned replica) {
-  const auto &s = views[src], &t = views[dst];
+void Engine::Impl::copyView(std::uint32_t node, unsigned replica) {
   std::uint8_t *b = base(replica);
+  if (!copyChunks[node].empty()) {
+    for (const auto &c : copyChunks[node]) std::memcpy(b + c.dst, b + c.src, c.bytes);
+    // A pipelined stage's copy may race with another stage's writes: its
+    // copies are not trusted to mirror their sources.
+    if (!t_stage) replicas[replica]->freshMirrors[mirrors.madeBy(node)].store(true, std::memory_order_relaxed);
+    return;
+  }
+  const auto &s = views[d->nodes[node].view0], &t = views[d->nodes[node].view1];
   if (s.contiguous && t.contiguous) {
     if (s.bytes) std::memmove(b + t.offset, b + s.offset, s.bytes);
     return;
