@@ -232,7 +232,7 @@ mrt::SessionConfig sessionConfigOf(const mrt_session_config *config) {
 void createSession(std::shared_ptr<popef::Model> model, const mrt::SessionConfig &config, mrt_session **out) {
   requireNotNull(out, "out");
   auto session = std::make_unique<mrt::Session>(model, config);
-  *out = new mrt_session{std::move(model), std::move(session), nullptr};
+  *out = new mrt_session{std::move(model), std::move(session), {}};
 }
 
 // A C callback as a CallbackHandle; the user data goes with the last copy.
@@ -464,7 +464,7 @@ MRT_API mrt_status mrt_session_create_from_files(const char *const *paths, size_
 
 MRT_API void mrt_session_destroy(mrt_session *session) noexcept {
   if (session == nullptr) return;
-  mrt::capi::detachQueueManager(*session, "its session was destroyed");
+  mrt::capi::detachQueueManagers(*session, "its session was destroyed");
   delete session;
 }
 
