@@ -1166,6 +1166,10 @@ MRT_API mrt_status mrt_queue_manager_create(const mrt_model *model,
  * called on the thread running the programs. The config's
  * timeout_user_data_free runs exactly once, also when this call fails.
  *
+ * A model compiled with replication factor R > 1 has a manager per
+ * replica: this refuses it (MRT_INVALID_ARGUMENT), see
+ * mrt_session_create_replica_queue_manager().
+ *
  * mrt_session_stop() disconnects the queues (blocked calls return) and
  * mrt_session_reload() resets them. A session has one manager at a time: a
  * second call replaces the first, whose handle stays valid but detached (as
