@@ -156,6 +156,7 @@ struct Destroy {
   void operator()(mrt_graph *p) const noexcept { mrt_graph_destroy(p); }
   void operator()(mrt_engine *p) const noexcept { mrt_engine_destroy(p); }
   void operator()(mrt_model_builder *p) const noexcept { mrt_model_builder_destroy(p); }
+  void operator()(mrt_popef_listing *p) const noexcept { mrt_popef_listing_destroy(p); }
 };
 
 template <class T>
@@ -185,6 +186,7 @@ inline const char *wrapperName(const mrt_tensor_memory *) noexcept { return "mrt
 inline const char *wrapperName(const mrt_graph *) noexcept { return "mrt::Graph"; }
 inline const char *wrapperName(const mrt_engine *) noexcept { return "mrt::Engine"; }
 inline const char *wrapperName(const mrt_model_builder *) noexcept { return "mrt::ModelBuilder"; }
+inline const char *wrapperName(const mrt_popef_listing *) noexcept { return "mrt::PopefListing"; }
 
 // What every class owning a C handle shares: the handle (destroyed with
 // the object, movable, not copyable), get() that names the class when it
@@ -335,6 +337,7 @@ struct ModelInfo {
   std::size_t num_device_options = 0;
   std::size_t num_tensor_data = 0;
   std::size_t num_feed_data = 0;
+  std::string shared_executable;  // "" unless the model is fused with others
 };
 
 // One anchor (mrt_anchor_info), strings and arrays copied.
@@ -426,7 +429,16 @@ class Model : public detail::OwnedHandle<mrt_model> {
     i.num_device_options = c.num_device_options;
     i.num_tensor_data = c.num_tensor_data;
     i.num_feed_data = c.num_feed_data;
+    i.shared_executable = detail::str(c.shared_executable);
     return i;
+  }
+
+  // The dimension ModelRunner batches along unless told otherwise; none if
+  // the model records none (mrt_model_batching_dim).
+  std::optional<uint32_t> batchingDim() const {
+    uint32_t dim = MRT_BATCHING_DISABLED;
+    check(mrt_model_batching_dim(get(), &dim));
+    return dim == MRT_BATCHING_DISABLED ? std::nullopt : std::optional<uint32_t>(dim);
   }
 
   // The bytes of TensorData `name`, borrowed (memory-mapped, never copied).
@@ -528,6 +540,113 @@ class Model : public detail::OwnedHandle<mrt_model> {
   }
 
   using OwnedHandle::release;  // hands the C handle back to the caller
+};
+
+// ---------------------------------------------------------------------------
+// Inspecting PopEF files
+
+enum class BlobType {
+  Metadata = MRT_BLOB_METADATA,
+  Executable = MRT_BLOB_EXECUTABLE,
+  TensorData = MRT_BLOB_TENSOR_DATA,
+  FeedData = MRT_BLOB_FEED_DATA,
+  Opaque = MRT_BLOB_OPAQUE
+};
+
+// One listed blob (mrt_blob_info), strings and shape copied.
+struct BlobInfo {
+  std::size_t file = 0;
+  std::size_t index = 0;
+  BlobType type = BlobType::Opaque;
+  std::string executable;  // "" if its descriptor is unreadable
+  std::string name;        // "" for Metadata
+  uint64_t offset = 0;
+  uint64_t payload_size = 0;
+  uint64_t stored_checksum = 0;
+  uint64_t computed_checksum = 0;
+  std::string problem;  // why the descriptor could not be read, "" if it could
+  int32_t data_type = -1;  // TensorData, FeedData: an mrt_data_type
+  std::vector<int64_t> shape;
+  uint64_t num_tensors = 0;
+  uint64_t data_size = 0;
+  bool checksumOk() const noexcept { return stored_checksum == computed_checksum; }
+};
+
+// One listed file: its blobs as far as its framing could be followed.
+struct ListedFile {
+  std::string path;
+  uint64_t size = 0;
+  std::vector<BlobInfo> blobs;
+};
+
+// What PopEF files hold, read as far as they can be (mrt_popef_listing):
+// never throws for damaged files; error() says what is wrong and where.
+// Immutable; move-only.
+class PopefListing : public detail::OwnedHandle<mrt_popef_listing> {
+ public:
+  // Every model of the files, or only `model_name` when it is not empty.
+  explicit PopefListing(const std::vector<std::string> &paths, const std::string &model_name = {}) {
+    auto c = detail::cStrings(paths);
+    mrt_popef_listing *out = nullptr;
+    check(mrt_popef_listing_create(c.data(), c.size(), model_name.empty() ? nullptr : model_name.c_str(), &out));
+    handle_.reset(out);
+  }
+
+  // MRT_OK and "" if the files are sound, else the first problem.
+  mrt_status errorStatus() const {
+    mrt_status status = MRT_OK;
+    check(mrt_popef_listing_error(get(), &status, nullptr));
+    return status;
+  }
+  std::string errorMessage() const {
+    const char *message = nullptr;
+    check(mrt_popef_listing_error(get(), nullptr, &message));
+    return detail::str(message);
+  }
+
+  ListedFile file(std::size_t index) const {
+    const char *path = nullptr;
+    ListedFile f;
+    std::size_t blobs = 0;
+    check(mrt_popef_listing_file(get(), index, &path, &f.size, &blobs));
+    f.path = detail::str(path);
+    for (std::size_t b = 0; b < blobs; ++b) f.blobs.push_back(blob(index, b));
+    return f;
+  }
+  BlobInfo blob(std::size_t file, std::size_t index) const {
+    mrt_blob_info c{};
+    c.struct_size = sizeof c;
+    check(mrt_popef_listing_blob(get(), file, index, &c));
+    BlobInfo b;
+    b.file = c.file;
+    b.index = c.index;
+    b.type = static_cast<BlobType>(c.type);
+    b.executable = detail::str(c.executable);
+    b.name = detail::str(c.name);
+    b.offset = c.offset;
+    b.payload_size = c.payload_size;
+    b.stored_checksum = c.stored_checksum;
+    b.computed_checksum = c.computed_checksum;
+    b.problem = detail::str(c.problem);
+    b.data_type = c.data_type;
+    if (c.shape) b.shape.assign(c.shape, c.shape + c.rank);
+    b.num_tensors = c.num_tensors;
+    b.data_size = c.data_size;
+    return b;
+  }
+
+  // The models loaded, in the order of their Metadata blobs.
+  std::vector<Model> models() const {
+    std::size_t n = 0;
+    check(mrt_popef_listing_num_models(get(), &n));
+    std::vector<Model> result;
+    for (std::size_t index = 0; index < n; ++index) {
+      mrt_model *model = nullptr;
+      check(mrt_popef_listing_model(get(), index, &model));
+      result.push_back(Model::adopt(model));
+    }
+    return result;
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -1294,6 +1413,17 @@ struct AnchorCallbackBox {
 };
 }  // namespace detail
 
+// Modelled time on the target (ModelRunner::deviceTime): cycles since the
+// device was last loaded, at clock_hz.
+struct DeviceTime {
+  uint64_t cycles = 0;
+  double clock_hz = 0;
+  // The modelled seconds from `earlier` to this sample.
+  double secondsSince(const DeviceTime &earlier) const {
+    return clock_hz > 0 ? static_cast<double>(cycles - earlier.cycles) / clock_hz : 0.0;
+  }
+};
+
 // A session links one model to one device: loads the executable, binds the
 // anchors' streams and runs the Load, Main and Save programs. stop() and
 // isStopped() may be called from any thread at any time; every other call
@@ -1453,6 +1583,15 @@ class Session : public detail::OwnedHandle<mrt_session> {
   // A second call for the same replica replaces that replica's manager only.
   QueueManager createQueueManagerForReplica(unsigned replica, const QueueManagerConfig &config = {}) {
     return makeQueueManager(replica, config);
+  }
+
+  // Cycles replica `replica` of the device has run since the executable was
+  // last loaded, and its clock (mrt_session_device_cycles). May be called
+  // while another thread runs the programs.
+  DeviceTime deviceTime(unsigned replica = 0) const {
+    DeviceTime time;
+    check(mrt_session_device_cycles(get(), replica, &time.cycles, &time.clock_hz));
+    return time;
   }
 
   // Leaves the device (without Save) and frees the callbacks.
@@ -1809,17 +1948,6 @@ struct RequestTimes {
   double read_preparation_us = 0;
   double read_queue_us = 0;
   double computation_us = 0;
-};
-
-// Modelled time on the target (ModelRunner::deviceTime): cycles since the
-// device was last loaded, at clock_hz.
-struct DeviceTime {
-  uint64_t cycles = 0;
-  double clock_hz = 0;
-  // The modelled seconds from `earlier` to this sample.
-  double secondsSince(const DeviceTime &earlier) const {
-    return clock_hz > 0 ? static_cast<double>(cycles - earlier.cycles) / clock_hz : 0.0;
-  }
 };
 
 enum class SimulatedError {

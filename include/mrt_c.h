@@ -426,6 +426,103 @@ MRT_API mrt_status mrt_model_program(const mrt_model *model, size_t index,
                                      uint64_t *out_program_index,
                                      const char **out_name) MRT_NOEXCEPT;
 
+/* The dimension ModelRunner batches the model's requests along when its
+ * config's batching_dim is MRT_BATCHING_DISABLED (recorded by
+ * mrt_onnx_options.batching_dim), or MRT_BATCHING_DISABLED if the model
+ * records none. Any thread. */
+MRT_API mrt_status mrt_model_batching_dim(const mrt_model *model, uint32_t *out_dim) MRT_NOEXCEPT;
+
+/* ------------------------------------------------------------------------ */
+/* ---- Inspecting PopEF files ---- */
+
+/* What a set of PopEF files holds, read as far as it can be (what mrt-info
+ * shows): every blob whose framing could be followed, with its checksums and
+ * descriptor even when they are bad, the models the files hold, and the
+ * first problem found. Unlike mrt_model_load(), a damaged, truncated or
+ * missing file does not fail the call: the blobs before the damage are
+ * listed and mrt_popef_listing_error() says what is wrong and where.
+ * Immutable once made: any number of threads may call the functions below
+ * on one listing at once. Strings and arrays they return are borrowed from
+ * the listing, valid until mrt_popef_listing_destroy(). */
+typedef struct mrt_popef_listing mrt_popef_listing;
+
+/* The kinds of blob (PopEF's numbering, docs/popef.md). */
+typedef enum mrt_blob_type {
+  MRT_BLOB_METADATA = 1,
+  MRT_BLOB_EXECUTABLE = 2,
+  MRT_BLOB_TENSOR_DATA = 3,
+  MRT_BLOB_FEED_DATA = 4,
+  MRT_BLOB_OPAQUE = 5
+} mrt_blob_type;
+
+/* One listed blob. Set struct_size (e.g. sizeof(mrt_blob_info)) before
+ * mrt_popef_listing_blob(); the library fills the fields that fit. Strings
+ * and shape are borrowed from the listing. */
+typedef struct mrt_blob_info {
+  size_t struct_size;
+  size_t file;                /* index of its file in the paths given */
+  size_t index;               /* its position in the file, from 0 */
+  int32_t type;               /* an mrt_blob_type */
+  const char *executable;     /* the model it belongs to; "" if its descriptor is unreadable */
+  const char *name;           /* "" for Metadata and if its descriptor is unreadable */
+  uint64_t offset;            /* byte offset of the blob's header in the file */
+  uint64_t payload_size;      /* bytes after the header */
+  uint64_t stored_checksum;   /* the payload's XXH3-64 as the header records it */
+  uint64_t computed_checksum; /* ... and as computed: the payload is damaged if they differ */
+  const char *problem;        /* why the descriptor could not be read; "" if it could */
+  int32_t data_type;          /* TensorData, FeedData: an mrt_data_type; -1 for other blobs */
+  const int64_t *shape;       /* TensorData, FeedData: rank dimensions; NULL when rank is 0 */
+  size_t rank;
+  uint64_t num_tensors;       /* FeedData: tensors of that shape; TensorData: 1; others: 0 */
+  uint64_t data_size;         /* bytes of its data section (tensor, executable or opaque
+                                 bytes; Metadata: 0); 0 if the descriptor is unreadable */
+} mrt_blob_info;
+#define MRT_BLOB_INFO_V1_SIZE MRT_STRUCT_SIZE(mrt_blob_info, data_size)
+
+/* Lists the blobs of the num_paths (>= 1) files, in the order given. If
+ * every file's framing is sound, then loads the model named model_name, or
+ * every model the files hold if model_name is NULL, as mrt_model_load_named()
+ * would (checksums, descriptors, consistency); models loaded before a
+ * failure stay listed. Returns MRT_OK whatever the files hold; their
+ * problems are in mrt_popef_listing_error(). MRT_INVALID_ARGUMENT for NULL
+ * paths or out, num_paths 0, a NULL path or an empty model_name.
+ * *out belongs to the caller: mrt_popef_listing_destroy(). Any thread. */
+MRT_API mrt_status mrt_popef_listing_create(const char *const *paths, size_t num_paths,
+                                            const char *model_name,
+                                            mrt_popef_listing **out) MRT_NOEXCEPT;
+/* NULL is accepted. Models taken from the listing stay valid. */
+MRT_API void mrt_popef_listing_destroy(mrt_popef_listing *listing) MRT_NOEXCEPT;
+
+/* The first problem found: *out_status is MRT_OK (and *out_message "") if
+ * the files are sound and hold the models asked for; otherwise the status
+ * mrt_model_load_named() would have returned (MRT_NOT_FOUND for a missing
+ * file or model, MRT_INVALID_ARGUMENT for a path that is not a regular file,
+ * MRT_CORRUPT_MODEL for damage) and a one-line message naming the file, the
+ * blob and the byte offset where reading stopped. Either out may be NULL. */
+MRT_API mrt_status mrt_popef_listing_error(const mrt_popef_listing *listing, mrt_status *out_status,
+                                           const char **out_message) MRT_NOEXCEPT;
+
+/* File `file` (0 <= file < num_paths, MRT_INVALID_ARGUMENT otherwise): its
+ * path as given, its size in bytes (0 if it could not be opened) and how
+ * many of its blobs are listed. Any out may be NULL. */
+MRT_API mrt_status mrt_popef_listing_file(const mrt_popef_listing *listing, size_t file,
+                                          const char **out_path, uint64_t *out_size,
+                                          size_t *out_num_blobs) MRT_NOEXCEPT;
+
+/* Blob `index` of file `file` (see mrt_blob_info). MRT_INVALID_ARGUMENT
+ * naming the value for a file or index out of range, or a struct_size below
+ * MRT_BLOB_INFO_V1_SIZE. */
+MRT_API mrt_status mrt_popef_listing_blob(const mrt_popef_listing *listing, size_t file, size_t index,
+                                          mrt_blob_info *out_blob) MRT_NOEXCEPT;
+
+/* How many models were loaded, and model `index` of them (in the order
+ * their Metadata blobs come in the files): a new reference for the caller
+ * (mrt_model_destroy()). MRT_INVALID_ARGUMENT for an index out of range. */
+MRT_API mrt_status mrt_popef_listing_num_models(const mrt_popef_listing *listing,
+                                                size_t *out_count) MRT_NOEXCEPT;
+MRT_API mrt_status mrt_popef_listing_model(const mrt_popef_listing *listing, size_t index,
+                                           mrt_model **out) MRT_NOEXCEPT;
+
 /* ------------------------------------------------------------------------ */
 /* ---- Devices ---- */
 
@@ -964,6 +1061,19 @@ MRT_API mrt_status mrt_session_error_if_anchors_not_connected(const mrt_session 
 MRT_API mrt_status mrt_session_stop(mrt_session *session) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_session_is_stopped(const mrt_session *session, bool *out_stopped) MRT_NOEXCEPT;
 
+/* The modelled time on the target: the cycles replica `replica` (0 .. R -
+ * 1, R the model's replication factor; 0 for a model that is not
+ * replicated) of the session's device has run since the executable was last
+ * loaded (binding, reload: 0 before), Load and every Main run, host
+ * transfers, exchange and syncs included, and the device's clock in Hz
+ * (out_clock_hz may be NULL). (cycles after - cycles before) / clock_hz is
+ * the modelled device time of the runs in between. MRT_INVALID_ARGUMENT
+ * naming the replica and R if it is out of range. May be called from any
+ * thread while another runs the session's programs (the counter is read
+ * atomically), not during mrt_session_bind_to_device() or _reload(). */
+MRT_API mrt_status mrt_session_device_cycles(const mrt_session *session, uint32_t replica,
+                                             uint64_t *out_cycles, double *out_clock_hz) MRT_NOEXCEPT;
+
 /* Simulated faults, as mrt_engine_insert_simulated_error() and the seed's
  * Engine: `error` (an mrt_simulated_error) fires whenever the session runs
  * program step `step` (an index of mrt_executable_step() on the model's
@@ -1080,6 +1190,10 @@ MRT_API mrt_status mrt_queue_manager_create(const mrt_model *model,
  * others (the seeds' ringSizeMultForMainProgs), its timeout callback is
  * called on the thread running the programs. The config's
  * timeout_user_data_free runs exactly once, also when this call fails.
+ *
+ * A model compiled with replication factor R > 1 has a manager per
+ * replica: this refuses it (MRT_INVALID_ARGUMENT), see
+ * mrt_session_create_queue_manager_for_replica().
  *
  * mrt_session_stop() disconnects the queues (blocked calls return) and
  * mrt_session_reload() resets them. A session has one manager at a time: a

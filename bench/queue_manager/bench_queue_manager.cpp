@@ -1,6 +1,7 @@
 // The queues benchmark next to its baseline, the callbacks benchmark, on the
 // same model in this binary (the drivers of mrt-bench, tools/mrt-bench):
-//   queues     Session::createQueueManager; a device thread runs Main over
+// Like the tool, it uses only the public API (mrt.hpp over libmrt.so).
+//   queues     Session::createQueueManagerForReplica; a device thread runs Main over
 //              and over while this thread enqueues input and output buffers
 //              (several runs ahead) and waits for their outputs;
 //   callbacks  session callbacks memcpy straight from/to the same kind of
@@ -17,9 +18,8 @@
 
 #include <string>
 
-#include "device/device_manager.hpp"
 #include "driver.hpp"
-#include "internal_example_models.hpp"
+#include "example_models.hpp"
 
 namespace {
 
@@ -34,12 +34,10 @@ struct ModelSpec {
 };
 
 void BM_QueuesVsCallbacks(benchmark::State &state, ModelSpec spec, bool real_data, std::int64_t ring_multiplier = 2) {
-  example_models::ExampleOptions example;
+  mrt_examples::ExampleOptions example;
   example.size = spec.size;
-  const std::shared_ptr<const popef::Model> model = example_models::buildExampleModel(spec.name, example);
-  hwsim::SystemConfig system;
-  system.numIpus = 0;  // IPU Model devices only: no pool, no lock files
-  const DeviceManager devices(system);
+  const Model model = mrt_examples::buildExampleModel(spec.name, example);
+  const DeviceManager devices;  // IPU Model devices only: no pool device is attached
   DriverOptions options;
   options.real_data = real_data;
   options.record_latencies = false;

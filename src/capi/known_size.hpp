@@ -32,6 +32,7 @@ MRT_CAPI_KNOWN_SIZE(mrt_executable_info, bytes_per_tile);
 MRT_CAPI_KNOWN_SIZE(mrt_step_info, modelled_cycles);
 MRT_CAPI_KNOWN_SIZE(mrt_handle_info, repeats);
 MRT_CAPI_KNOWN_SIZE(mrt_pipeline_info, interval_cycles);
+MRT_CAPI_KNOWN_SIZE(mrt_blob_info, data_size);
 
 #undef MRT_CAPI_KNOWN_SIZE
 

@@ -176,6 +176,14 @@ MRT_API mrt_status mrt_model_get_info(const mrt_model *model, mrt_model_info *ou
   });
 }
 
+MRT_API mrt_status mrt_model_batching_dim(const mrt_model *model, uint32_t *out_dim) noexcept {
+  return mrt::capi::guard(__func__, [&] {
+    const popef::Metadata &meta = modelOf(model, "model")->metadata;
+    requireNotNull(out_dim, "out_dim");
+    *out_dim = meta.batchingDim().value_or(MRT_BATCHING_DISABLED);
+  });
+}
+
 MRT_API mrt_status mrt_model_option(const mrt_model *model, int32_t options, size_t index,
                                     const char **out_key, const char **out_value) noexcept {
   return mrt::capi::guard(__func__, [&] {

@@ -6,29 +6,24 @@
 
 namespace mrt::benchtool {
 
-CallbacksDriver::CallbacksDriver(const std::shared_ptr<const popef::Model> &model, std::shared_ptr<Device> device,
-                                 const DriverOptions &options)
+CallbacksDriver::CallbacksDriver(const Model &model, const Device &device, const DriverOptions &options)
     : Driver(model, options, 1) {
   // Replica r's anchors: slot r.
   for (unsigned r = 0; r < replicas_; ++r) {
-    const auto &inputs = main_inputs_;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
+    for (std::size_t i = 0; i < main_inputs_.size(); ++i) {
       const std::byte *from = io_.input(r, i);
       const std::size_t size = io_.inputSize(i);
-      session_.setCallbackForAnchor(inputs[i]->handle(), r, [from, size](void *device_buffer) {
-        std::memcpy(device_buffer, from, size);
-      });
+      session_.setCallbackForAnchor(main_inputs_[i].handle, r,
+                                    [from, size](void *device_buffer, uint64_t) { std::memcpy(device_buffer, from, size); });
     }
-    const auto &outputs = main_outputs_;
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
+    for (std::size_t i = 0; i < main_outputs_.size(); ++i) {
       std::byte *to = io_.output(r, i);
       const std::size_t size = io_.outputSize(i);
-      session_.setCallbackForAnchor(outputs[i]->handle(), r, [to, size](void *device_buffer) {
-        std::memcpy(to, device_buffer, size);
-      });
+      session_.setCallbackForAnchor(main_outputs_[i].handle, r,
+                                    [to, size](void *device_buffer, uint64_t) { std::memcpy(to, device_buffer, size); });
     }
   }
-  bindAndLoad(std::move(device));
+  bindAndLoad(device);
 }
 
 std::uint64_t CallbacksDriver::run(std::uint64_t max_runs, Clock::time_point deadline) {

@@ -1,6 +1,7 @@
 // The two benchmarks of the seeds' Tools chapter as reusable drivers (used by
 // mrt-bench and by bench/queue_manager, so the benchmark measures exactly the
-// code the tool runs). Each driver is one Session bound to one device, feeding
+// code the tool runs), on the public API only (mrt.hpp over libmrt.so). Each
+// driver is one Session bound to one device, feeding
 // the model's user input anchors from IoSlots and draining its outputs into
 // them (see io_slots.hpp for what --real-data changes).
 //
@@ -8,8 +9,8 @@
 //                    session callback that memcpys straight between the
 //                    device and the user's buffer; the calling thread runs
 //                    Main once per run (session.runMainPrograms()).
-//   QueuesDriver     the queues benchmark: a QueueManager made by
-//                    Session::createQueueManager; a device thread runs Main
+//   QueuesDriver     the queues benchmark: a QueueManager per replica made
+//                    by Session::createQueueManagerForReplica; a device thread runs Main
 //                    over and over while the calling thread enqueues input
 //                    and output buffers, several runs ahead.
 //
@@ -19,7 +20,8 @@
 // through its own callbacks or QueueManager).
 // The drivers feed and drain only the anchors of the Main programs (an
 // output only a Save program writes, like the stateful model's acc_save, is
-// never written by a run: queueing it would wait forever).
+// never written by a run: queueing it would wait forever; its queue stays
+// empty, and the drivers never run Save).
 // Threads: calls on one driver must not overlap (any thread may make them).
 #pragma once
 
@@ -29,11 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "device/device.hpp"
 #include "io_slots.hpp"
-#include "popef/model.hpp"
-#include "queue/ring_size_multiplier.hpp"
-#include "session/session.hpp"
+#include "mrt.hpp"
 
 namespace mrt::benchtool {
 
@@ -46,7 +45,7 @@ struct DriverOptions {
   // Queues only: ring entries per queue = multiplier x model batch (the
   // QueueManager's ring_size_multiplier; ModelRunner's default is 2). The
   // producer keeps that many runs plus two in flight.
-  std::int64_t ring_size_multiplier = kDefaultRingSizeMultiplier;
+  std::int64_t ring_size_multiplier = QueueManagerConfig().ring_size_multiplier;
 };
 
 class Driver {
@@ -67,7 +66,7 @@ class Driver {
   // Latency of each run in microseconds (callbacks: runMainPrograms();
   // queues: from enqueueing the inputs to the last output written).
   const std::vector<double> &latenciesUs() const noexcept { return latencies_us_; }
-  // Simulated device time of the runs (the engine's cycle counter since the
+  // Simulated device time of the runs (replica 0's cycle counter since the
   // Load programs, over its clock rate). Call after stop().
   double deviceSeconds();
   const IoSlots &io() const noexcept { return io_; }
@@ -79,10 +78,10 @@ class Driver {
 
  protected:
   // `slots`: per replica.
-  Driver(const std::shared_ptr<const popef::Model> &model, const DriverOptions &options, std::size_t slots);
+  Driver(const Model &model, const DriverOptions &options, std::size_t slots);
   // Binds the session, runs the Load programs and starts the cycle count;
   // the derived constructor calls it once its anchors are connected.
-  void bindAndLoad(std::shared_ptr<Device> device);
+  void bindAndLoad(const Device &device);
   // The IoSlots slot of replica `replica` in run slot `slot`, and the run
   // number IoSlots picks its input set by: distinct for the replicas of a
   // run, and shifting from run to run so that each set is seen on every
@@ -97,27 +96,25 @@ class Driver {
   Session session_;
   unsigned replicas_;
   // The user input and output anchors of the Main programs, IoSlots' order.
-  std::vector<const popef::Anchor *> main_inputs_, main_outputs_;
+  std::vector<AnchorInfo> main_inputs_, main_outputs_;
   IoSlots io_;
   std::uint64_t runs_ = 0;
   std::vector<double> latencies_us_;
 
  private:
-  std::uint64_t start_cycles_ = 0;
+  DeviceTime loaded_;
   std::string outputs_not_checked_;
 };
 
 class CallbacksDriver final : public Driver {
  public:
-  CallbacksDriver(const std::shared_ptr<const popef::Model> &model, std::shared_ptr<Device> device,
-                  const DriverOptions &options);
+  CallbacksDriver(const Model &model, const Device &device, const DriverOptions &options);
   std::uint64_t run(std::uint64_t max_runs, Clock::time_point deadline = Clock::time_point::max()) override;
 };
 
 class QueuesDriver final : public Driver {
  public:
-  QueuesDriver(const std::shared_ptr<const popef::Model> &model, std::shared_ptr<Device> device,
-               const DriverOptions &options);
+  QueuesDriver(const Model &model, const Device &device, const DriverOptions &options);
   ~QueuesDriver() override;
   std::uint64_t run(std::uint64_t max_runs, Clock::time_point deadline = Clock::time_point::max()) override;
   void stop() override;
@@ -127,12 +124,20 @@ class QueuesDriver final : public Driver {
  private:
   void waitForRun(std::uint64_t run);
   void finishRun(std::uint64_t run);
+  // The write-complete callback of every output enqueued (a C callback:
+  // user_data is the run slot's State::SlotRef).
+  static void outputWritten(void *slot_ref) noexcept;
 
   std::unique_ptr<State> state_;
 };
 
-// "callbacks" or "queues"; InvalidArgument naming the modes otherwise.
-std::unique_ptr<Driver> makeDriver(const std::string &mode, const std::shared_ptr<const popef::Model> &model,
-                                   std::shared_ptr<Device> device, const DriverOptions &options);
+// The anchors a queue manager serves (user inputs without PopEF data, and
+// outputs), and the batch of one (its first dimension; 1 for a scalar).
+std::vector<AnchorInfo> queueAnchors(const Model &model);
+std::int64_t batchOf(const AnchorInfo &anchor);
+
+// "callbacks" or "queues"; mrt::Error(MRT_INVALID_ARGUMENT) naming the modes otherwise.
+std::unique_ptr<Driver> makeDriver(const std::string &mode, const Model &model, const Device &device,
+                                   const DriverOptions &options);
 
 }  // namespace mrt::benchtool

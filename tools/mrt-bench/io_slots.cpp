@@ -11,9 +11,9 @@ namespace {
 // Seeded values every example model accepts: floats in [0, 1) for F32 (the
 // example models' type), and bytes of 0 or 1 for any other type, which are
 // valid booleans and small integers.
-std::vector<std::byte> randomTensor(const popef::TensorInfo &info, std::mt19937 &rng) {
-  std::vector<std::byte> bytes(static_cast<std::size_t>(info.sizeInBytes()));
-  if (info.dataType() == popef::DataType::F32) {
+std::vector<std::byte> randomTensor(const AnchorInfo &anchor, std::mt19937 &rng) {
+  std::vector<std::byte> bytes(static_cast<std::size_t>(anchor.size_in_bytes));
+  if (anchor.data_type == DataType::F32) {
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
     for (std::size_t at = 0; at + sizeof(float) <= bytes.size(); at += sizeof(float)) {
       const float value = unit(rng);
@@ -27,16 +27,16 @@ std::vector<std::byte> randomTensor(const popef::TensorInfo &info, std::mt19937 
 
 }  // namespace
 
-IoSlots::IoSlots(const std::vector<const popef::Anchor *> &inputs, const std::vector<const popef::Anchor *> &outputs,
-                 std::size_t slots, bool real_data, bool compare_outputs, std::uint32_t seed)
+IoSlots::IoSlots(const std::vector<AnchorInfo> &inputs, const std::vector<AnchorInfo> &outputs, std::size_t slots,
+                 bool real_data, bool compare_outputs, std::uint32_t seed)
     : real_data_(real_data), compare_outputs_(real_data && compare_outputs), slots_(slots) {
-  for (const popef::Anchor *anchor : inputs) {
-    input_sizes_.push_back(static_cast<std::size_t>(anchor->tensorInfo().sizeInBytes()));
+  for (const AnchorInfo &anchor : inputs) {
+    input_sizes_.push_back(static_cast<std::size_t>(anchor.size_in_bytes));
     bytes_in_ += input_sizes_.back();
   }
-  for (const popef::Anchor *anchor : outputs) {
-    output_sizes_.push_back(static_cast<std::size_t>(anchor->tensorInfo().sizeInBytes()));
-    output_names_.push_back(anchor->name());
+  for (const AnchorInfo &anchor : outputs) {
+    output_sizes_.push_back(static_cast<std::size_t>(anchor.size_in_bytes));
+    output_names_.push_back(anchor.name);
     bytes_out_ += output_sizes_.back();
   }
   for (Slot &slot : slots_) {
@@ -48,7 +48,7 @@ IoSlots::IoSlots(const std::vector<const popef::Anchor *> &inputs, const std::ve
   input_sets_.resize(kInputSets);
   expected_sets_.resize(kInputSets);
   for (auto &set : input_sets_) {
-    for (const popef::Anchor *anchor : inputs) set.push_back(randomTensor(anchor->tensorInfo(), rng));
+    for (const AnchorInfo &anchor : inputs) set.push_back(randomTensor(anchor, rng));
   }
 }
 

@@ -2,7 +2,7 @@
 // it into, and what "--real-data" means for both benchmarks.
 //
 // A slot holds one buffer per user input anchor and one per output anchor,
-// each one model transfer (tensorInfo().sizeInBytes()). The callbacks
+// each one model transfer (the anchor's size_in_bytes). The callbacks
 // benchmark uses one slot; the queues benchmark several, one per run in
 // flight.
 //
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "popef/anchor.hpp"
+#include "mrt.hpp"
 
 namespace mrt::benchtool {
 
@@ -36,8 +36,8 @@ class IoSlots {
  public:
   static constexpr std::size_t kInputSets = 8;
 
-  IoSlots(const std::vector<const popef::Anchor *> &inputs, const std::vector<const popef::Anchor *> &outputs,
-          std::size_t slots, bool real_data, bool compare_outputs, std::uint32_t seed);
+  IoSlots(const std::vector<AnchorInfo> &inputs, const std::vector<AnchorInfo> &outputs, std::size_t slots,
+          bool real_data, bool compare_outputs, std::uint32_t seed);
 
   std::size_t numSlots() const noexcept { return slots_.size(); }
   std::size_t numInputs() const noexcept { return input_sizes_.size(); }

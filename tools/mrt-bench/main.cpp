@@ -12,37 +12,32 @@
 #include "tool_cli.hpp"
 #include "tool_json.hpp"
 #include "bench_report.hpp"
-#include "common/error.hpp"
-#include "device/device_manager.hpp"
 #include "driver.hpp"
-#include "popef/reader.hpp"
-#include "queue/iqueue.hpp"
-#include "queue/queue_manager.hpp"
 
 namespace {
 
 using namespace mrt;
 using namespace mrt::benchtool;
 
-struct Options {
+struct BenchOptions {
   std::string mode;
   std::vector<std::string> files;
   std::uint64_t iterations = 1000;
   double seconds = 0;  // 0: run `iterations`
   unsigned replicas = 1;
   bool real_data = false;
-  std::int64_t ring_size_multiplier = kDefaultRingSizeMultiplier;
+  std::int64_t ring_size_multiplier = DriverOptions().ring_size_multiplier;
   std::uint32_t seed = 1;
   bool json = false;
 };
 
-std::int64_t samplesPerRun(const popef::Model &model) {
-  const auto anchors = QueueManager::queueAnchors(model);
-  return anchors.empty() ? 1 : modelBatchSize(anchors.front()->tensorInfo());
+std::int64_t samplesPerRun(const Model &model) {
+  const auto anchors = queueAnchors(model);
+  return anchors.empty() ? 1 : batchOf(anchors.front());
 }
 
-int runBenchmark(const Options &options) {
-  const std::shared_ptr<const popef::Model> model = popef::loadModel(options.files);
+int runBenchmark(const BenchOptions &options) {
+  const Model model(options.files);
   const DeviceManager devices;
   DriverOptions driver_options;
   driver_options.real_data = options.real_data;
@@ -80,13 +75,13 @@ int runBenchmark(const Options &options) {
 
   BenchSummary summary;
   summary.mode = options.mode;
-  summary.model = model->metadata.executable();
+  summary.model = model.info().executable;
   summary.real_data = options.real_data;
   summary.replicas = options.replicas;
   if (options.mode == "queues") summary.ring_size_multiplier = options.ring_size_multiplier;
   // A run feeds every replica of a replicated model.
   const unsigned model_replicas = drivers.front()->replicas();
-  summary.batch = samplesPerRun(*model) * model_replicas;
+  summary.batch = samplesPerRun(model) * model_replicas;
   summary.wall = wall;
   std::string firstMismatch;
   for (auto &driver : drivers) {
@@ -126,7 +121,7 @@ int main(int argc, char **argv) {
       "  queues:    a Session with a QueueManager fed from a host thread; a device thread runs Main.",
       "mrt-bench"};
   mrt::tools::setUpCommandLine(app);
-  Options options;
+  BenchOptions options;
   app.add_option("mode", options.mode, "callbacks or queues")->required();
   app.add_option("files", options.files, "PopEF file(s) of the model")->required()->check(CLI::ExistingFile);
   auto *iterations = app.add_option("--iterations,-n", options.iterations,

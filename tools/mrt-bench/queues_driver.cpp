@@ -1,12 +1,14 @@
 // The queues benchmark (seeds' Tools chapter, 7.2): a Session with a
-// QueueManager; a device thread runs Main over and over while this thread
-// enqueues pointers to its buffers into the input and output queues.
+// QueueManager per replica; a device thread runs Main over and over while
+// this thread enqueues pointers to its buffers into the input and output
+// queues.
 //
 // The producer keeps up to numSlots() runs in flight, one IoSlots slot each:
 // enough for the queues' rings (multiplier x batch entries) plus the run the device
 // is copying out. It reuses a slot only after that slot's run has completed
 // (every output written), which the device thread publishes in
-// completed_runs; when it has to wait, it waits for half the slots at once.
+// completed_runs; when it has to wait, it waits for half the slots at once,
+// with std::atomic wait/notify (which spins briefly, then sleeps on a futex).
 // A replicated model has a QueueManager per replica; each run feeds every
 // replica (Main runs them together), so a run completes when every
 // replica's outputs are written.
@@ -15,11 +17,7 @@
 #include <limits>
 #include <thread>
 
-#include "common/adaptive_spin.hpp"
-#include "common/error.hpp"
-#include "common/futex.hpp"
 #include "driver.hpp"
-#include "queue/iqueue.hpp"
 
 namespace mrt::benchtool {
 
@@ -29,19 +27,25 @@ constexpr std::uint64_t kFailed = std::numeric_limits<std::uint64_t>::max();
 constexpr std::uint64_t kNobody = std::numeric_limits<std::uint64_t>::max();
 
 // Slots for the runs in flight: the rings' depth in runs plus two.
-std::size_t slotsFor(const popef::Model &model, std::int64_t ring_size_multiplier) {
+std::size_t slotsFor(const Model &model, std::int64_t ring_size_multiplier) {
   std::int64_t batch = 1;
-  for (const popef::Anchor *anchor : QueueManager::queueAnchors(model))
-    batch = std::max(batch, modelBatchSize(anchor->tensorInfo()));
+  for (const AnchorInfo &anchor : queueAnchors(model)) batch = std::max(batch, batchOf(anchor));
   return static_cast<std::size_t>(ring_size_multiplier * batch + 2);
 }
 
 }  // namespace
 
 struct QueuesDriver::State {
+  std::vector<QueueManager> managers;  // per replica
   // [replica][anchor]
-  std::vector<std::vector<InputQueue *>> inputs;
-  std::vector<std::vector<OutputQueue *>> outputs;
+  std::vector<std::vector<InputQueue>> inputs;
+  std::vector<std::vector<mrt_output_queue *>> outputs;
+  // Per slot: what the output callback needs (the C callback's user_data).
+  struct SlotRef {
+    QueuesDriver *driver;
+    std::size_t slot;
+  };
+  std::vector<SlotRef> slot_refs;
   std::vector<Clock::time_point> enqueued_at, completed_at;  // per slot
 
   std::thread device;
@@ -50,14 +54,14 @@ struct QueuesDriver::State {
   std::atomic<std::uint64_t> completed_runs{0};
   // The run the producer sleeps until it completes (kNobody: it does not
   // sleep), so that the device thread wakes it once, for that run, rather
-  // than at every run. wake_word is the futex word it sleeps on.
+  // than at every run. wake_word is the word it sleeps on (32 bits: a futex
+  // of its own, where std::atomic<uint64_t> would share a waiter pool).
   std::atomic<std::uint64_t> awaited_run{kNobody};
   std::atomic<std::uint32_t> wake_word{0};
   // Written by the replicas' threads of the Main run (one run at a time).
   std::atomic<std::uint64_t> outputs_written{0};
   std::string failure;                // set before completed_runs = kFailed
   std::uint64_t finished = 0;         // runs checked by the producer
-  detail::AdaptiveSpin wait_spin;     // how long waitForRun polls
 
   // Device thread: `runs` runs are complete (kFailed: the thread failed);
   // wakes the producer if it sleeps for one of them.
@@ -72,34 +76,34 @@ void QueuesDriver::State::publishCompleted(std::uint64_t runs) {
   if (awaited != kNobody && runs > awaited) {
     awaited_run.store(kNobody, std::memory_order_relaxed);  // one wake per sleep
     wake_word.fetch_add(1, std::memory_order_seq_cst);
-    detail::futexWake(wake_word);
+    wake_word.notify_one();
   }
 }
 
-QueuesDriver::QueuesDriver(const std::shared_ptr<const popef::Model> &model, std::shared_ptr<Device> device,
-                           const DriverOptions &options)
-    : Driver(model, options, slotsFor(*model, options.ring_size_multiplier)), state_(std::make_unique<State>()) {
+QueuesDriver::QueuesDriver(const Model &model, const Device &device, const DriverOptions &options)
+    : Driver(model, options, slotsFor(model, options.ring_size_multiplier)), state_(std::make_unique<State>()) {
   State &s = *state_;
-  auto anchors = main_inputs_;
-  const auto &outputs = main_outputs_;
-  anchors.insert(anchors.end(), outputs.begin(), outputs.end());
-  if (outputs.empty())
-    throw Error(ErrorCode::InvalidArgument, "the queues benchmark needs a model with an output anchor; '{}' has none",
-                model->metadata.executable());
+  if (main_outputs_.empty())
+    throw Error(MRT_INVALID_ARGUMENT,
+                "the queues benchmark needs a model with an output anchor; '" + model.info().executable + "' has none");
   if (options.ring_size_multiplier < 1)
-    throw Error(ErrorCode::InvalidArgument, "the ring size multiplier must be at least 1 (got {})",
-                options.ring_size_multiplier);
+    throw Error(MRT_INVALID_ARGUMENT, "the ring size multiplier must be at least 1 (got " +
+                                          std::to_string(options.ring_size_multiplier) + ")");
+  QueueManagerConfig config;
+  config.ring_size_multiplier = options.ring_size_multiplier;
   s.inputs.resize(replicas_);
   s.outputs.resize(replicas_);
   for (unsigned r = 0; r < replicas_; ++r) {
-    QueueManager *queues = session_.createQueueManagerForReplica(
-        r, anchors, ring_size_multiplier_factory::constantRingSizeMult(options.ring_size_multiplier));
-    for (const auto *anchor : main_inputs_) s.inputs[r].push_back(&queues->inputQueue(anchor->name()));
-    for (const auto *anchor : outputs) s.outputs[r].push_back(&queues->outputQueue(anchor->name()));
+    // Every user anchor gets a queue; only the Main programs' are fed.
+    const QueueManager &queues = s.managers.emplace_back(session_.createQueueManagerForReplica(r, config));
+    for (const AnchorInfo &anchor : main_inputs_) s.inputs[r].push_back(queues.input(anchor.name));
+    for (const AnchorInfo &anchor : main_outputs_) s.outputs[r].push_back(queues.output(anchor.name).get());
   }
-  s.enqueued_at.resize(io_.numSlots() / replicas_);
-  s.completed_at.resize(io_.numSlots() / replicas_);
-  bindAndLoad(std::move(device));
+  const std::size_t slots = io_.numSlots() / replicas_;
+  s.enqueued_at.resize(slots);
+  s.completed_at.resize(slots);
+  for (std::size_t slot = 0; slot < slots; ++slot) s.slot_refs.push_back({this, slot});
+  bindAndLoad(device);
 
   s.device = std::thread([this] {
     State &st = *state_;
@@ -126,11 +130,10 @@ void QueuesDriver::stop() {
 
 void QueuesDriver::waitForRun(std::uint64_t run) {
   auto &completed = state_->completed_runs;
-  std::uint64_t seen = 0;
-  // Polling catches the common case (the run is nearly done) without a
-  // futex round trip, where it pays (common/adaptive_spin.hpp); then sleep
-  // until the device thread has completed `run`.
-  if (!state_->wait_spin.spin([&] { return (seen = completed.load(std::memory_order_acquire)) > run; })) {
+  std::uint64_t seen = completed.load(std::memory_order_acquire);
+  if (seen <= run) {
+    // Sleep until the device thread has completed `run` (std::atomic's wait
+    // spins a little first, which catches a run that is nearly done).
     auto &word = state_->wake_word;
     for (;;) {
       const std::uint32_t epoch = word.load(std::memory_order_seq_cst);
@@ -138,11 +141,11 @@ void QueuesDriver::waitForRun(std::uint64_t run) {
       // load, either it sees our run and wakes us, or we see its count.
       state_->awaited_run.store(run, std::memory_order_seq_cst);
       if ((seen = completed.load(std::memory_order_seq_cst)) > run) break;
-      detail::futexWait(word, epoch);
+      word.wait(epoch, std::memory_order_seq_cst);
     }
     state_->awaited_run.store(kNobody, std::memory_order_relaxed);
   }
-  if (seen == kFailed) throw Error(ErrorCode::DeviceError, "the device thread failed: {}", state_->failure);
+  if (seen == kFailed) throw Error(MRT_DEVICE_ERROR, "the device thread failed: " + state_->failure);
 }
 
 void QueuesDriver::finishRun(std::uint64_t run) {
@@ -155,11 +158,21 @@ void QueuesDriver::finishRun(std::uint64_t run) {
   state_->finished = run + 1;
 }
 
+void QueuesDriver::outputWritten(void *slot_ref) noexcept {
+  // Device thread: the last output of a run completes it.
+  const auto &ref = *static_cast<const State::SlotRef *>(slot_ref);
+  State &st = *ref.driver->state_;
+  const std::uint64_t outputs_per_run = st.outputs.front().size() * ref.driver->replicas_;
+  const std::uint64_t written = st.outputs_written.fetch_add(1) + 1;
+  if (written % outputs_per_run != 0) return;
+  if (ref.driver->options_.record_latencies) st.completed_at[ref.slot] = Clock::now();
+  st.publishCompleted(written / outputs_per_run);
+}
+
 std::uint64_t QueuesDriver::run(std::uint64_t max_runs, Clock::time_point deadline) {
   State &s = *state_;
   const bool timed = deadline != Clock::time_point::max();
   const std::size_t slots = s.completed_at.size();
-  const std::uint64_t outputs_per_run = s.outputs.front().size() * replicas_;
   std::uint64_t done = 0;
   for (; done < max_runs; ++done) {
     if (timed && Clock::now() >= deadline) break;
@@ -179,17 +192,13 @@ std::uint64_t QueuesDriver::run(std::uint64_t max_runs, Clock::time_point deadli
     for (unsigned r = 0; r < replicas_; ++r) {
       const std::size_t replica_slot = slotOf(slot, r);
       for (std::size_t i = 0; i < s.inputs[r].size(); ++i)
-        s.inputs[r][i]->enqueue(io_.input(replica_slot, i), static_cast<std::int64_t>(io_.inputSize(i)));
+        s.inputs[r][i].enqueue(io_.input(replica_slot, i), static_cast<std::int64_t>(io_.inputSize(i)));
       for (std::size_t i = 0; i < s.outputs[r].size(); ++i) {
-        s.outputs[r][i]->enqueue(io_.output(replica_slot, i), static_cast<std::int64_t>(io_.outputSize(i)),
-                                 [this, slot, outputs_per_run] {
-                                   // Device thread: the last output of a run completes it.
-                                   State &st = *state_;
-                                   const std::uint64_t written = st.outputs_written.fetch_add(1) + 1;
-                                   if (written % outputs_per_run != 0) return;
-                                   if (options_.record_latencies) st.completed_at[slot] = Clock::now();
-                                   st.publishCompleted(written / outputs_per_run);
-                                 });
+        // The C call, with a plain function and the slot as user data: no
+        // allocation per enqueue.
+        check(mrt_output_queue_enqueue(s.outputs[r][i], io_.output(replica_slot, i),
+                                       static_cast<std::int64_t>(io_.outputSize(i)), &QueuesDriver::outputWritten,
+                                       &s.slot_refs[slot], nullptr));
       }
     }
     ++runs_;

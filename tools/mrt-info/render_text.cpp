@@ -7,14 +7,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "data_type_name.hpp"
 #include "inspect.hpp"
+#include "names.hpp"
 
 namespace mrt::info {
 
 namespace {
-
-using popef::Anchor;
-using popef::ProgramFlow;
 
 // Left-aligned columns, two spaces apart, each as wide as its widest cell.
 class Table {
@@ -45,119 +44,102 @@ class Table {
 
 std::string orDash(const std::string &text) { return text.empty() ? "-" : text; }
 
-std::string programList(const std::vector<ProgramFlow::ProgramIndexType> &programs,
-                        const ProgramFlow &flow) {
+std::string programList(const std::vector<std::uint64_t> &programs, const std::map<std::uint64_t, std::string> &names) {
   if (programs.empty()) return "-";
   std::vector<std::string> parts;
   for (const auto index : programs) {
-    const auto name = flow.programsMap().find(index);
-    parts.push_back(name == flow.programsMap().end() ? fmt::format("{}", index)
-                                                     : fmt::format("{} ({})", index, name->second));
+    const auto name = names.find(index);
+    parts.push_back(name == names.end() ? fmt::format("{}", index) : fmt::format("{} ({})", index, name->second));
   }
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::string options(const popef::OptionsMap &map) {
+std::string options(const Options &map) {
   if (map.empty()) return "-";
   std::vector<std::string> parts;
   for (const auto &[key, value] : map) parts.push_back(key + "=" + value);
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::string shape(const popef::TensorInfo &info) {
-  return fmt::format("[{}]", fmt::join(info.shape(), ","));
+std::string shape(const std::vector<std::int64_t> &dims) { return fmt::format("[{}]", fmt::join(dims, ",")); }
+
+std::string remoteBuffer(const AnchorInfo &anchor) {
+  if (anchor.remote_buffer.empty()) return "-";
+  return fmt::format("{} x{}", anchor.remote_buffer, anchor.remote_buffer_repeats);
 }
 
-std::string remoteBuffer(const Anchor &anchor) {
-  if (!anchor.remoteBuffer()) return "-";
-  return fmt::format("{} x{}", anchor.remoteBuffer()->name, anchor.remoteBuffer()->repeats);
-}
-
-void renderFile(const FileReport &file, std::string &out) {
+void renderFile(const ListedFile &file, std::string &out) {
   if (file.blobs.empty()) {
     out += fmt::format("File '{}' ({} bytes): no readable blob\n", file.path, file.size);
     return;
   }
   out += fmt::format("File '{}' ({} bytes, {} blobs)\n", file.path, file.size, file.blobs.size());
   Table table({"#", "type", "executable", "name", "offset", "size", "checksum"});
-  for (const BlobRow &blob : file.blobs) {
-    table.add({fmt::format("{}", blob.index), std::string(popef::toString(blob.type)),
-               orDash(blob.executable), orDash(blob.name), fmt::format("{}", blob.offset),
-               fmt::format("{}", blob.payloadSize),
-               blob.checksumOk() ? fmt::format("ok {:016x}", blob.computedChecksum)
-                                 : fmt::format("BAD (stored {:016x}, computed {:016x})",
-                                               blob.storedChecksum, blob.computedChecksum)});
+  for (const BlobInfo &blob : file.blobs) {
+    table.add({fmt::format("{}", blob.index), blobTypeName(blob.type), orDash(blob.executable), orDash(blob.name),
+               fmt::format("{}", blob.offset), fmt::format("{}", blob.payload_size),
+               blob.checksumOk() ? fmt::format("ok {:016x}", blob.computed_checksum)
+                                 : fmt::format("BAD (stored {:016x}, computed {:016x})", blob.stored_checksum,
+                                               blob.computed_checksum)});
   }
   out += table.render("  ");
-  for (const BlobRow &blob : file.blobs) {
+  for (const BlobInfo &blob : file.blobs) {
     if (!blob.problem.empty()) out += fmt::format("  blob {}: {}\n", blob.index, blob.problem);
   }
 }
 
-void renderModel(const popef::Model &model, std::string &out) {
-  const popef::Metadata &m = model.metadata;
-  out += fmt::format("\nModel '{}'\n", m.executable());
-  Table meta({"replication factor", fmt::format("{}", m.replicationFactor())});
-  meta.add({"IPUs", fmt::format("{}", m.numIpus())});
-  meta.add({"IPU version", fmt::format("{}", m.ipuVersion())});
-  meta.add({"inference", m.isInference() ? "yes" : "no"});
-  meta.add({"seed handle", orDash(m.seedHandle())});
-  if (m.batchingDim()) meta.add({"batching dim", fmt::format("{}", *m.batchingDim())});
-  meta.add({"package hash", orDash(m.packageHash())});
-  meta.add({"engine options", options(m.engineOptions())});
-  meta.add({"device options", options(m.deviceOptions())});
-  meta.add({"executable", m.sharedExecutable().empty()
-                              ? fmt::format("{} bytes", model.executable().bytes().size())
+void renderModel(const Report &report, const ModelReport &model, std::string &out) {
+  const ModelInfo &m = model.info;
+  out += fmt::format("\nModel '{}'\n", m.executable);
+  Table meta({"replication factor", fmt::format("{}", m.replication_factor)});
+  meta.add({"IPUs", fmt::format("{}", m.num_ipus)});
+  meta.add({"IPU version", fmt::format("{}", m.ipu_version)});
+  meta.add({"inference", m.is_inference ? "yes" : "no"});
+  meta.add({"seed handle", orDash(m.seed_handle)});
+  if (model.batchingDim) meta.add({"batching dim", fmt::format("{}", *model.batchingDim)});
+  meta.add({"package hash", orDash(m.package_hash)});
+  meta.add({"engine options", options(model.engineOptions)});
+  meta.add({"device options", options(model.deviceOptions)});
+  meta.add({"executable", m.shared_executable.empty()
+                              ? fmt::format("{} bytes", model.executableBytes)
                               : fmt::format("'{}', {} bytes, fused: shared with the models fused with this one",
-                                            m.sharedExecutable(), model.executable().bytes().size())});
+                                            m.shared_executable, model.executableBytes)});
   out += meta.render("  ");
 
-  const ProgramFlow &flow = m.programFlow();
   out += "\n  Program flow\n";
-  Table phases({"load", programList(flow.load(), flow)});
-  phases.add({"main", programList(flow.main(), flow)});
-  phases.add({"save", programList(flow.save(), flow)});
+  Table phases({"load", programList(model.load, model.programs)});
+  phases.add({"main", programList(model.main, model.programs)});
+  phases.add({"save", programList(model.save, model.programs)});
   out += phases.render("    ");
 
-  out += fmt::format("\n  Anchors ({})\n", m.anchors().size());
+  out += fmt::format("\n  Anchors ({})\n", model.anchors.size());
   Table anchors({"name", "handle", "type", "dtype", "shape", "bytes", "programs", "per replica",
                  "source", "remote buffer"});
-  for (const Anchor &a : m.anchors()) {
-    anchors.add({a.name(), a.handle(), std::string(popef::toString(a.type())),
-                 std::string(popef::toString(a.tensorInfo().dataType())), shape(a.tensorInfo()),
-                 fmt::format("{}", a.tensorInfo().sizeInBytes()),
-                 a.programs().empty() ? "-" : fmt::format("{}", fmt::join(a.programs(), ",")),
-                 a.isPerReplica() ? "yes" : "no", std::string(popef::toString(a.dataSource())),
-                 remoteBuffer(a)});
+  for (const AnchorInfo &a : model.anchors) {
+    anchors.add({a.name, a.handle, tensorTypeName(a.tensor_type),
+                 tools::dataTypeName(static_cast<std::int32_t>(a.data_type)), shape(a.shape),
+                 fmt::format("{}", a.size_in_bytes),
+                 a.programs.empty() ? "-" : fmt::format("{}", fmt::join(a.programs, ",")),
+                 a.is_per_replica ? "yes" : "no", dataSourceName(a.data_source), remoteBuffer(a)});
   }
   out += anchors.render("    ");
 
-  if (!model.tensorDataList().empty() || !model.feedDataList().empty()) {
+  if (!model.tensorData.empty() || !model.feedData.empty()) {
     out += "\n  Tensor data\n";
     Table data({"name", "kind", "dtype", "shape", "tensors", "bytes", "file", "blob"});
-    auto where = [](const std::optional<popef::BlobLocation> &origin) {
-      return origin ? std::vector<std::string>{origin->file, fmt::format("{}", origin->index)}
-                    : std::vector<std::string>{"-", "-"};
+    const auto add = [&](const BlobInfo &blob) {
+      data.add({blob.name, blobTypeName(blob.type), tools::dataTypeName(blob.data_type), shape(blob.shape),
+                fmt::format("{}", blob.num_tensors), fmt::format("{}", blob.data_size), fileOf(report, blob),
+                fmt::format("{}", blob.index)});
     };
-    for (const popef::TensorData &t : model.tensorDataList()) {
-      const auto at = where(t.origin());
-      data.add({t.name(), "TensorData", std::string(popef::toString(t.tensorInfo().dataType())),
-                shape(t.tensorInfo()), "1", fmt::format("{}", t.size()), at[0], at[1]});
-    }
-    for (const popef::FeedData &f : model.feedDataList()) {
-      const auto at = where(f.origin());
-      data.add({f.name(), "FeedData", std::string(popef::toString(f.tensorInfo().dataType())),
-                shape(f.tensorInfo()), fmt::format("{}", f.numTensors()),
-                fmt::format("{}", f.bytes().size()), at[0], at[1]});
-    }
+    for (const BlobInfo &t : model.tensorData) add(t);
+    for (const BlobInfo &f : model.feedData) add(f);
     out += data.render("    ");
   }
-  if (!model.opaqueBlobs().empty()) {
+  if (!model.opaque.empty()) {
     out += "\n  Opaque blobs\n";
     Table opaque({"name", "bytes"});
-    for (const popef::OpaqueBlob &o : model.opaqueBlobs()) {
-      opaque.add({o.name(), fmt::format("{}", o.bytes().size())});
-    }
+    for (const BlobInfo &o : model.opaque) opaque.add({o.name, fmt::format("{}", o.data_size)});
     out += opaque.render("    ");
   }
 }
@@ -170,7 +152,7 @@ std::string renderText(const Report &report) {
     if (i > 0) out += "\n";
     renderFile(report.files[i], out);
   }
-  for (const auto &model : report.models) renderModel(*model, out);
+  for (const ModelReport &model : report.models) renderModel(report, model, out);
   return out;
 }
 

@@ -636,6 +636,282 @@ extern "C" {
         out_name: *mut *const ::std::os::raw::c_char,
     ) -> mrt_status;
 }
+extern "C" {
+    pub fn mrt_model_batching_dim(model: *const mrt_model, out_dim: *mut u32) -> mrt_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct mrt_popef_listing {
+    _unused: [u8; 0],
+}
+pub const MRT_BLOB_METADATA: mrt_blob_type = 1;
+pub const MRT_BLOB_EXECUTABLE: mrt_blob_type = 2;
+pub const MRT_BLOB_TENSOR_DATA: mrt_blob_type = 3;
+pub const MRT_BLOB_FEED_DATA: mrt_blob_type = 4;
+pub const MRT_BLOB_OPAQUE: mrt_blob_type = 5;
+pub type mrt_blob_type = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct mrt_blob_info {
+    pub struct_size: usize,
+    pub file: usize,
+    pub index: usize,
+    pub type_: i32,
+    pub executable: *const ::std::os::raw::c_char,
+    pub name: *const ::std::os::raw::c_char,
+    pub offset: u64,
+    pub payload_size: u64,
+    pub stored_checksum: u64,
+    pub computed_checksum: u64,
+    pub problem: *const ::std::os::raw::c_char,
+    pub data_type: i32,
+    pub shape: *const i64,
+    pub rank: usize,
+    pub num_tensors: u64,
+    pub data_size: u64,
+}
+#[test]
+fn bindgen_test_layout_mrt_blob_info() {
+    assert_eq!(::std::mem::size_of::<mrt_blob_info>(), 128usize, concat!("Size of: ", stringify!(mrt_blob_info)));
+    assert_eq!(::std::mem::align_of::<mrt_blob_info>(), 8usize, concat!("Alignment of ", stringify!(mrt_blob_info)));
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(struct_size))
+        );
+    }
+    test_field_struct_size();
+    fn test_field_file() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).file) as usize - ptr as usize
+            },
+            8usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(file))
+        );
+    }
+    test_field_file();
+    fn test_field_index() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).index) as usize - ptr as usize
+            },
+            16usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(index))
+        );
+    }
+    test_field_index();
+    fn test_field_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).type_) as usize - ptr as usize
+            },
+            24usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(type_))
+        );
+    }
+    test_field_type();
+    fn test_field_executable() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).executable) as usize - ptr as usize
+            },
+            32usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(executable))
+        );
+    }
+    test_field_executable();
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            40usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(name))
+        );
+    }
+    test_field_name();
+    fn test_field_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).offset) as usize - ptr as usize
+            },
+            48usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(offset))
+        );
+    }
+    test_field_offset();
+    fn test_field_payload_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).payload_size) as usize - ptr as usize
+            },
+            56usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(payload_size))
+        );
+    }
+    test_field_payload_size();
+    fn test_field_stored_checksum() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).stored_checksum) as usize - ptr as usize
+            },
+            64usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(stored_checksum))
+        );
+    }
+    test_field_stored_checksum();
+    fn test_field_computed_checksum() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).computed_checksum) as usize - ptr as usize
+            },
+            72usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(computed_checksum))
+        );
+    }
+    test_field_computed_checksum();
+    fn test_field_problem() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).problem) as usize - ptr as usize
+            },
+            80usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(problem))
+        );
+    }
+    test_field_problem();
+    fn test_field_data_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data_type) as usize - ptr as usize
+            },
+            88usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(data_type))
+        );
+    }
+    test_field_data_type();
+    fn test_field_shape() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).shape) as usize - ptr as usize
+            },
+            96usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(shape))
+        );
+    }
+    test_field_shape();
+    fn test_field_rank() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
+            },
+            104usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(rank))
+        );
+    }
+    test_field_rank();
+    fn test_field_num_tensors() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_tensors) as usize - ptr as usize
+            },
+            112usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(num_tensors))
+        );
+    }
+    test_field_num_tensors();
+    fn test_field_data_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_blob_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data_size) as usize - ptr as usize
+            },
+            120usize,
+            concat!("Offset of field: ", stringify!(mrt_blob_info), "::", stringify!(data_size))
+        );
+    }
+    test_field_data_size();
+}
+extern "C" {
+    pub fn mrt_popef_listing_create(
+        paths: *const *const ::std::os::raw::c_char,
+        num_paths: usize,
+        model_name: *const ::std::os::raw::c_char,
+        out: *mut *mut mrt_popef_listing,
+    ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_popef_listing_destroy(listing: *mut mrt_popef_listing);
+}
+extern "C" {
+    pub fn mrt_popef_listing_error(
+        listing: *const mrt_popef_listing,
+        out_status: *mut mrt_status,
+        out_message: *mut *const ::std::os::raw::c_char,
+    ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_popef_listing_file(
+        listing: *const mrt_popef_listing,
+        file: usize,
+        out_path: *mut *const ::std::os::raw::c_char,
+        out_size: *mut u64,
+        out_num_blobs: *mut usize,
+    ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_popef_listing_blob(
+        listing: *const mrt_popef_listing,
+        file: usize,
+        index: usize,
+        out_blob: *mut mrt_blob_info,
+    ) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_popef_listing_num_models(listing: *const mrt_popef_listing, out_count: *mut usize) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_popef_listing_model(
+        listing: *const mrt_popef_listing,
+        index: usize,
+        out: *mut *mut mrt_model,
+    ) -> mrt_status;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct mrt_device_manager {
@@ -1498,6 +1774,14 @@ extern "C" {
 }
 extern "C" {
     pub fn mrt_session_is_stopped(session: *const mrt_session, out_stopped: *mut bool) -> mrt_status;
+}
+extern "C" {
+    pub fn mrt_session_device_cycles(
+        session: *const mrt_session,
+        replica: u32,
+        out_cycles: *mut u64,
+        out_clock_hz: *mut f64,
+    ) -> mrt_status;
 }
 extern "C" {
     pub fn mrt_session_insert_simulated_error(
