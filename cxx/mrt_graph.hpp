@@ -947,6 +947,7 @@ struct OnnxOptions {
   // Recorded in the model: the dimension ModelRunner batches along when its
   // config names none (mrt_onnx_options.batching_dim); empty: none.
   std::optional<std::uint32_t> batchingDim;
+  std::uint32_t numIOTiles = 0;  // tiles of each IPU that only stream (mrt_onnx_options.num_io_tiles)
 };
 
 namespace detail {
@@ -965,6 +966,7 @@ class COnnxOptions {
     c_.num_input_shapes = shapes_.size();
     c_.precision = o.halfPrecision ? MRT_ONNX_PRECISION_F16 : MRT_ONNX_PRECISION_F32;
     if (o.batchingDim) c_.batching_dim = *o.batchingDim;
+    c_.num_io_tiles = o.numIOTiles;
   }
   const mrt_onnx_options *get() const { return &c_; }
 

@@ -2541,6 +2541,11 @@ typedef struct mrt_onnx_options {
                                      requests along when its config's batching_dim is
                                      MRT_BATCHING_DISABLED (every graph input and output must
                                      have it, of one size); default MRT_BATCHING_DISABLED */
+  uint32_t num_io_tiles;          /* tiles of each IPU that only stream (the engine option
+                                     exchange.numIOTiles, recorded in the model): operators
+                                     run on the others, and prefetched inputs land there
+                                     while they compute (docs/hwsim.md "Overlapped I/O");
+                                     must be below the target's tiles per IPU; default 0 */
 } mrt_onnx_options;
 
 /* The first published mrt_onnx_options ended at user_data_free. */

@@ -101,6 +101,11 @@ struct Engine::Impl {
   // Runs the steps in order; Stopped if stop() was seen.
   RunStatus runSteps(const std::vector<unsigned> &steps, unsigned replica);
   void addCycles(Replica &rep, std::uint64_t cycles);
+  // The replica's modelled "now" on the calling thread: its clock, plus
+  // inside a pipeline stage what the stage has run so far (the stages of a
+  // pipeline step all start at the replica's clock). Host transfers and
+  // prefetches are timed against it, so they land where addCycles puts them.
+  static std::uint64_t now(const Replica &rep);
   // Held while a pipeline stage's thread calls a stream callback; empty otherwise.
   static std::unique_lock<std::mutex> callbackLock();
 

@@ -52,6 +52,10 @@ void Engine::Impl::addCycles(Replica &rep, std::uint64_t cycles) {
   }
 }
 
+std::uint64_t Engine::Impl::now(const Replica &rep) {
+  return rep.cycles.load(std::memory_order_relaxed) + (t_stage ? t_stage->cycles : 0);
+}
+
 std::unique_lock<std::mutex> Engine::Impl::callbackLock() {
   return t_stage && t_stage->callbacks ? std::unique_lock<std::mutex>(*t_stage->callbacks) : std::unique_lock<std::mutex>();
 }
@@ -113,7 +117,7 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
   if (anySimulatedError && nodeHasError[id]) raiseSimulated(id, replica);
   const ExeNode &n = d->nodes[id];
   auto &rep = *replicas[replica];
-  const std::uint64_t start = rep.cycles.load(std::memory_order_relaxed);
+  const std::uint64_t start = now(rep);
   auto advance = [&](std::uint64_t c) { addCycles(rep, c); };
   bool leaf = true;
   std::uint64_t cost = n.cycles;  // of a leaf
@@ -185,7 +189,7 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
   }
   if (leaf) advance(cost);
   if (rep.profileThisRun && leaf && rep.events.size() < kMaxProfileEvents) {
-    rep.events.push_back({id, start, rep.cycles.load(std::memory_order_relaxed)});
+    rep.events.push_back({id, start, now(rep)});
   }
 }
 
@@ -295,7 +299,7 @@ std::uint64_t Engine::Impl::streamToTensor(const ExeNode &n, unsigned replica) {
       conn.prefetched = conn.callback->prefetch(conn.prefetchBuffer.get()) == StreamCallback::Result::Success;
       // The next transfer leaves the host when this one is done, and takes
       // what a stream copy takes (host sync and link) to land on the IO tiles.
-      if (conn.prefetched) conn.prefetchReadyAt = replicas[replica]->cycles.load(std::memory_order_relaxed) + cost + n.cycles;
+      if (conn.prefetched) conn.prefetchReadyAt = now(*replicas[replica]) + cost + n.cycles;
     }
   }
   return cost;
@@ -304,8 +308,8 @@ std::uint64_t Engine::Impl::streamToTensor(const ExeNode &n, unsigned replica) {
 std::uint64_t Engine::Impl::prefetchedCost(const StreamConn &conn, std::uint32_t node, unsigned replica) const {
   // The compute tiles wait only for what of the transfer is still on its
   // way, then take it from the IO tiles over the exchange.
-  const std::uint64_t now = replicas[replica]->cycles.load(std::memory_order_relaxed);
-  const std::uint64_t wait = conn.prefetchReadyAt > now ? conn.prefetchReadyAt - now : 0;
+  const std::uint64_t at = now(*replicas[replica]);
+  const std::uint64_t wait = conn.prefetchReadyAt > at ? conn.prefetchReadyAt - at : 0;
   return wait + ioExchangeCycles[node];
 }
 

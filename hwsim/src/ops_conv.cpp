@@ -138,9 +138,10 @@ RowSpan inputRows(const Window &w, std::size_t H, std::size_t h0, std::size_t h1
 }
 
 // Out blocks are budgeted as F32 whatever the out type, so createConvWeights
-// and conv plan alike.
+// and conv plan alike. weightsPreloaded: the weights' copies are made by a
+// load program, so they cost the run nothing.
 ConvPlan planConv(const Graph &g, const Shape &in, const Shape &w, const ConvParams &p, Type type, TileRange tiles,
-                  std::string_view name) {
+                  bool weightsPreloaded, std::string_view name) {
   ConvPlan plan;
   plan.win = convWindow(in, w, p, name);
   const auto out = convOutputShape(in, w, p);
@@ -186,7 +187,8 @@ ConvPlan planConv(const Graph &g, const Shape &in, const Shape &w, const ConvPar
         const double wBytes = mb * double(Cg) * double(kernelElems) * es;
         const double outBytes = nb * mb * hb * double(plan.outRowElems) * oes;
         if (inBytes + wBytes + outBytes > budget) continue;
-        const double cycles = t.vertexOverheadCycles + 2 * macs / rate + (inBytes + wBytes) / t.exchangeBytesPerCycle;
+        const double exchanged = inBytes + (weightsPreloaded ? 0.0 : wBytes);
+        const double cycles = t.vertexOverheadCycles + 2 * macs / rate + exchanged / t.exchangeBytesPerCycle;
         if (best < 0 || cycles < best) {
           best = cycles;
           plan.gridN = gn;
@@ -225,8 +227,8 @@ Shape poolOutputShape(const Shape &inShape, const PoolParams &params) {
 }
 
 Tensor createConvWeights(Graph &g, Type type, const Shape &inShape, const Shape &weightShape, const ConvParams &params,
-                         std::string_view name, TileRange tiles) {
-  const ConvPlan plan = planConv(g, inShape, weightShape, params, type, tiles, name);
+                         std::string_view name, TileRange tiles, bool weightsPreloaded) {
+  const ConvPlan plan = planConv(g, inShape, weightShape, params, type, tiles, weightsPreloaded, name);
   // Channel block j lives (contiguous) on the tile of block (0, j, 0).
   std::vector<Tensor> parts;
   for (std::size_t j = 0; j < plan.gridM; ++j) {
@@ -241,20 +243,25 @@ Tensor createConvWeights(Graph &g, Type type, const Shape &inShape, const Shape 
 }
 
 Tensor conv(Graph &g, program::Sequence &prog, const Tensor &in, const Tensor &weights, const ConvParams &params,
-            std::string_view name, TileRange tiles, Type outType) {
+            std::string_view name, TileRange tiles, Type outType, program::Sequence *weightsLoad) {
   if (in.elementType() != weights.elementType() || (in.elementType() != Type::F32 && in.elementType() != Type::F16)) {
     fail(ErrorKind::InvalidArgument, "conv '{}': in and weights must both be F32 or both F16", name);
   }
   if (outType != Type::F32 && !(outType == Type::F16 && in.elementType() == Type::F16)) {
     fail(ErrorKind::InvalidArgument, "conv '{}': out must be F32, or F16 for F16 inputs", name);
   }
-  const ConvPlan plan = planConv(g, in.shape(), weights.shape(), params, in.elementType(), tiles, name);
+  // Weight copies in prog itself would be made every run, which the plan
+  // would not have counted.
+  if (weightsLoad == &prog) fail(ErrorKind::InvalidArgument, "conv '{}': weightsLoad must be another program than prog", name);
+  const ConvPlan plan = planConv(g, in.shape(), weights.shape(), params, in.elementType(), tiles, weightsLoad != nullptr, name);
   const Shape outShape = convOutputShape(in.shape(), weights.shape(), params);
   const Window &w = plan.win;
   const std::size_t H = in.dim(2);
   auto out = g.addVariable(outType, outShape, name);
   auto cs = g.addComputeSet(std::string(name));
-  std::vector<Tensor> src, dst;
+  // Without weightsLoad, the weights' copies join the inputs' in one exchange.
+  std::vector<Tensor> src, dst, wSrc, wDst;
+  std::vector<Tensor> &weightSrc = weightsLoad ? wSrc : src, &weightDst = weightsLoad ? wDst : dst;
   // Weights of channel block j are shared by the tiles of that block: the
   // first not holding them gets a copy, and so on for each tile.
   for (std::size_t j = 0; j < plan.gridM; ++j) {
@@ -280,8 +287,8 @@ Tensor conv(Graph &g, program::Sequence &prog, const Tensor &in, const Tensor &w
         if (!detail::residentOn(g, wBlock, tile)) {
           wLocal = g.addVariable(weights.elementType(), wBlock.shape(), std::string(name) + "/weights" + at);
           g.setTileMapping(wLocal, tile);
-          src.push_back(wBlock.flatten());
-          dst.push_back(wLocal.flatten());
+          weightSrc.push_back(wBlock.flatten());
+          weightDst.push_back(wLocal.flatten());
         }
         Tensor outBlock = out.slice(n0, n1, 0).slice(m0, m1, 1).slice(h0, h1, 2);
         g.setTileMapping(outBlock, tile);
@@ -297,6 +304,7 @@ Tensor conv(Graph &g, program::Sequence &prog, const Tensor &in, const Tensor &w
       }
     }
   }
+  if (!wSrc.empty()) weightsLoad->add(program::Copy(concat(wSrc), concat(wDst), std::string(name) + "/exchange_weights"));
   if (!src.empty()) prog.add(program::Copy(concat(src), concat(dst), std::string(name) + "/exchange"));
   prog.add(program::Execute(cs));
   return out;

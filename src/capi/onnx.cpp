@@ -83,6 +83,7 @@ mrt::onnx::OnnxOptions resolve(const mrt_onnx_options &o, const std::shared_ptr<
   }
   out.halfPrecision = o.precision == MRT_ONNX_PRECISION_F16;
   if (o.batching_dim != MRT_BATCHING_DISABLED) out.batchingDim = o.batching_dim;
+  out.numIOTiles = o.num_io_tiles;
   if (o.model_name != nullptr) out.modelName = o.model_name;
   if (o.progress != nullptr) {
     const mrt_progress_fn progress = o.progress;
@@ -115,7 +116,7 @@ void compile(const mrt_onnx_options *options, mrt_model **out, Compile &&compile
 MRT_API mrt_status mrt_onnx_options_init_sized(mrt_onnx_options *options, size_t size) noexcept {
   return mrt::capi::guard(__func__, [&] {
     mrt::capi::initSized(options, defaults(), size, MRT_ONNX_OPTIONS_V1_SIZE,
-                         MRT_STRUCT_SIZE(mrt_onnx_options, batching_dim), "options");
+                         MRT_STRUCT_SIZE(mrt_onnx_options, num_io_tiles), "options");
   });
 }
 

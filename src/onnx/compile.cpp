@@ -60,6 +60,10 @@ hwsim::Executable compileGraph(const hwsim::Graph &graph, const popef::GraphMode
 
 std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOptions &options) {
   if (options.batchSize <= 0) throw Error(ErrorCode::InvalidArgument, "batch_size is {}; it must be at least 1", options.batchSize);
+  if (options.numIOTiles >= options.target.tilesPerIpu) {
+    throw Error(ErrorCode::InvalidArgument, "num_io_tiles is {}; it must leave compute tiles: the IPUs of {} have {} tiles",
+                options.numIOTiles, options.target.name, options.target.tilesPerIpu);
+  }
   if (options.halfPrecision) convertToHalfPrecision(model);
   const std::string target = hwsim::describe(options.target);
   resolveShapes(model, options.batchSize, options.inputShapes, options.target.totalMemoryBytes(), target);
@@ -69,11 +73,13 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
   LoweringContext ctx(graph, defaultOpset(model));
   // With several IPUs per replica, layers go to one IPU after another
   // (layer_split.hpp); the inputs arrive on the first.
+  // The operators use the compute tiles of an IPU: all but its IO tiles.
   const unsigned tilesPerIpu = options.target.tilesPerIpu;
+  const unsigned computeTiles = tilesPerIpu - options.numIOTiles;
   const std::vector<unsigned> nodeIpus =
       options.target.numIpus > 1 ? layerIpus(g, options.target.numIpus) : std::vector<unsigned>{};
   unsigned ipu = 0;
-  if (!nodeIpus.empty()) graph.setDefaultTiles(0, tilesPerIpu);
+  if (!nodeIpus.empty() || options.numIOTiles > 0) graph.setDefaultTiles(0, computeTiles);
 
   for (const auto *infos : {&g.value_info(), &g.output()}) {
     for (const auto &info : *infos) {
@@ -111,7 +117,7 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
     if (options.progress) options.progress(i, total + 1);
     if (!nodeIpus.empty() && nodeIpus[i] != ipu) {
       ipu = nodeIpus[i];
-      ctx.moveToTiles(ipu * tilesPerIpu, tilesPerIpu, usedFrom(g, i));
+      ctx.moveToTiles(ipu * tilesPerIpu, computeTiles, usedFrom(g, i));
     }
     bool skip = false;
     for (const auto &in : node.input()) skip = skip || poisoned.count(in) != 0;
@@ -172,6 +178,7 @@ std::shared_ptr<popef::Model> compileOnnx(::onnx::ModelProto model, const OnnxOp
   d.batchingDim = options.batchingDim;
   if (d.batchingDim) checkBatchingDim(d.anchors, *d.batchingDim);
   d.tensorData = std::move(ctx.tensorData());
+  if (options.numIOTiles > 0) d.engineOptions["exchange.numIOTiles"] = std::to_string(options.numIOTiles);
   const hwsim::Executable exe = compileGraph(graph, d, options);
   if (options.progress) options.progress(total + 1, total + 1);
   return popef::buildModel(exe, popef::SharedBytes::fromVector(exe.serialize()), std::move(d));

@@ -64,7 +64,7 @@ void LoweringContext::moveToTiles(unsigned first, unsigned count, const std::set
     if (!v.device.valid() || live.count(name) == 0) continue;
     const std::string moved = uniqueName(name + "@tile" + std::to_string(first));
     hwsim::Tensor t = newTensor(v.device.elementType(), v.device.shape(), moved);
-    main_.add(p::Copy(v.device, t, "to_tile" + std::to_string(first) + "/" + name));
+    (v.host ? load_ : main_).add(p::Copy(v.device, t, "to_tile" + std::to_string(first) + "/" + name));
     v.device = t;
   }
 }

@@ -50,6 +50,9 @@ class LoweringContext {
 
   bool has(const std::string &name) const { return values_.count(name) != 0; }
   const Value &value(const std::string &name) const;
+  // A constant: known on the host, and its device tensor, once made, is
+  // written only by the Load program (ops may add copies of it to Load:
+  // weights stay on the tiles that use them across runs).
   bool isHost(const std::string &name) const { return value(name).host.has_value(); }
   const HostTensor &host(const std::string &name) const;
   // The device tensor of `name`, materializing a constant on first use.
@@ -73,9 +76,10 @@ class LoweringContext {
   // The first of the tiles ops use now (where small constants go).
   unsigned firstTile() const { return graph_.defaultTiles().first; }
   // Layers over IPUs: later ops use tiles [first, first + count), and each
-  // device value in `live` (run-time, or a constant already on the device)
-  // is copied there in one Main step per value, so the ops of one IPU read
-  // only that IPU's data (a pipeline stage, docs/hwsim.md "Pipelining").
+  // device value in `live` is copied there in one step per value, so the ops
+  // of one IPU read only that IPU's data (a pipeline stage, docs/hwsim.md
+  // "Pipelining"): a run-time value by Main, a constant already on the
+  // device by Load (once per load).
   void moveToTiles(unsigned first, unsigned count, const std::set<std::string> &live);
   // A device tensor holding `t`: TensorData loaded by Load if it is an
   // initializer or big, a graph constant otherwise.

@@ -28,6 +28,10 @@ struct OnnxOptions {
   // every graph input and output must have it, of one size.
   std::optional<unsigned> batchingDim;
   std::string modelName;  // empty: the ONNX graph's name, or "onnx_model"
+  // Tiles of each IPU that only stream (hwsim's exchange.numIOTiles,
+  // recorded in the model's engine options): the operators run on the
+  // others, and a runner's prefetched inputs land there while they compute.
+  unsigned numIOTiles = 0;
   // (step, total) as the compilation advances; may be empty.
   std::function<void(int, int)> progress;
 };

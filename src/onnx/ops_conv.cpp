@@ -245,11 +245,14 @@ hwsim::Tensor convolve(LoweringContext &ctx, const hwsim::Tensor &x, std::int32_
     // Weights are sliced per kernel depth there, each slice convolved here.
     y = convolve3d(ctx, x, type, weights, params, name);
   } else {
+    // Constant weights are preloaded: their copies are made by Load.
+    const bool constant = ctx.isHost(weights);
     const hwsim::Tensor w = ctx.device(weights, [&](hwsim::Type t, const hwsim::Shape &shape, const std::string &n) {
-      return hwsim::ops::createConvWeights(ctx.graph(), t, x.shape(), shape, params, n);
+      return hwsim::ops::createConvWeights(ctx.graph(), t, x.shape(), shape, params, n, {}, constant);
     });
     if (w.elementType() != x.elementType()) throw UnsupportedNode("a convolution of two element types");
-    y = hwsim::ops::conv(ctx.graph(), ctx.main(), x, w, params, name, {}, x.elementType());
+    y = hwsim::ops::conv(ctx.graph(), ctx.main(), x, w, params, name, {}, x.elementType(),
+                         constant ? &ctx.load() : nullptr);
   }
   return bias.empty() ? y : perChannel(ctx, "Add", y, type, bias, name + "/bias");
 }

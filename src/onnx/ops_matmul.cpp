@@ -1,7 +1,8 @@
 // MatMul (batched, broadcasting the batch dimensions) and Gemm, on
-// hwsim::ops::matMul. Constant right-hand operands are laid out the way the
-// multiply tiles them (createMatMulInputRhs), so the weights the Load program
-// streams in are never exchanged again per run.
+// hwsim::ops::matMul. Constant right-hand operands (weights) are preloaded:
+// laid out the way the multiply tiles them (createMatMulInputRhs) and their
+// copies to the other tiles that multiply them made by the Load program
+// (matMul's rhsLoad), so each run of Main exchanges only the activations.
 #include <hwsim/ops.hpp>
 
 #include "onnx/device_ops.hpp"
@@ -19,17 +20,21 @@ hwsim::Type matMulOutType(hwsim::Type in, const NodeProto &node) {
   throw UnsupportedNode(node.op_type() + " of " + std::string(hwsim::toString(in)) + " (only FLOAT and FLOAT16)");
 }
 
-// The rhs of a 2-D multiply [M,K] x [K,N]; a constant one is laid out for it.
+// The rhs of a 2-D multiply [M,K] x [K,N]; a constant one is laid out for
+// it, preloaded.
 hwsim::Tensor rhsOperand(LoweringContext &ctx, const std::string &name, const hwsim::Shape &aShape) {
   return ctx.device(name, [&](hwsim::Type type, const hwsim::Shape &shape, const std::string &handle) {
-    return hwsim::ops::createMatMulInputRhs(ctx.graph(), type, aShape, shape, handle);
+    return hwsim::ops::createMatMulInputRhs(ctx.graph(), type, aShape, shape, handle, {}, true);
   });
 }
 
-hwsim::Tensor matMul2d(LoweringContext &ctx, const hwsim::Tensor &a, const hwsim::Tensor &b, const NodeProto &node,
-                       const std::string &name) {
+// bConstant: b is written only by the Load program (ctx.isHost), so its
+// copies go there too.
+hwsim::Tensor matMul2d(LoweringContext &ctx, const hwsim::Tensor &a, const hwsim::Tensor &b, bool bConstant,
+                       const NodeProto &node, const std::string &name) {
   if (a.elementType() != b.elementType()) throw UnsupportedNode(node.op_type() + " of two element types");
-  return hwsim::ops::matMul(ctx.graph(), ctx.main(), a, b, name, {}, matMulOutType(a.elementType(), node));
+  return hwsim::ops::matMul(ctx.graph(), ctx.main(), a, b, name, {}, matMulOutType(a.elementType(), node),
+                            bConstant ? &ctx.load() : nullptr);
 }
 
 void lowerMatMul(LoweringContext &ctx, const NodeProto &node) {
@@ -56,8 +61,10 @@ void lowerMatMul(LoweringContext &ctx, const NodeProto &node) {
   const hwsim::Shape bShape{static_cast<std::size_t>(k), static_cast<std::size_t>(n)};
   const hwsim::Tensor a = ctx.device(node.input(0));
   const hwsim::Tensor b = bBatch.empty() ? rhsOperand(ctx, node.input(1), aShape) : ctx.device(node.input(1));
+  const bool bConstant = ctx.isHost(node.input(1));
   if (batch->empty()) {
-    ctx.setDevice(out, matMul2d(ctx, a.reshape(aShape), b.reshape(bShape), node, out).reshape(toShape(outDims)), type);
+    ctx.setDevice(out, matMul2d(ctx, a.reshape(aShape), b.reshape(bShape), bConstant, node, out).reshape(toShape(outDims)),
+                  type);
     return;
   }
   // One multiply per batch element on views of the broadcast operands.
@@ -70,7 +77,7 @@ void lowerMatMul(LoweringContext &ctx, const NodeProto &node) {
   const hwsim::Tensor bv = broadcastView(b.reshape(toShape(b2)), bFull).reshape({count, bShape[0], bShape[1]});
   std::vector<hwsim::Tensor> parts;
   for (std::size_t i = 0; i < count; ++i) {
-    parts.push_back(matMul2d(ctx, av[i], bv[i], node, out + "/" + std::to_string(i))
+    parts.push_back(matMul2d(ctx, av[i], bv[i], bConstant, node, out + "/" + std::to_string(i))
                         .reshape({1, aShape[0], bShape[1]}));
   }
   ctx.setDevice(out, hwsim::concat(parts, 0).reshape(toShape(outDims)), type);
@@ -104,7 +111,7 @@ void lowerGemm(LoweringContext &ctx, const NodeProto &node) {
   hwsim::Tensor a = ctx.device(node.input(0));
   if (transA) a = a.transpose();
   const hwsim::Tensor b = transposeB ? ctx.device(bName).transpose() : rhsOperand(ctx, bName, a.shape());
-  hwsim::Tensor y = matMul2d(ctx, a, b, node, out);
+  hwsim::Tensor y = matMul2d(ctx, a, b, ctx.isHost(bName), node, out);
   const std::int32_t type = ctx.value(node.input(0)).type;
   if (alpha != 1.0) y = scalarBinary(ctx, "Mul", y, alpha, out + "/alpha");
   const std::string &c = inputName(node, 2);

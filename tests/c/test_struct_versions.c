@@ -186,7 +186,7 @@ static const init_case kInitCases[] = {
     INIT_CASE(mrt_queue_info, MRT_QUEUE_INFO_V1_SIZE, connected),
     INIT_CASE(mrt_model_runner_config, MRT_MODEL_RUNNER_CONFIG_V1_SIZE, model_name),
     INIT_CASE(mrt_anchor_config, MRT_ANCHOR_CONFIG_V1_SIZE, data_source),
-    INIT_CASE(mrt_onnx_options, MRT_ONNX_OPTIONS_V1_SIZE, batching_dim),
+    INIT_CASE(mrt_onnx_options, MRT_ONNX_OPTIONS_V1_SIZE, num_io_tiles),
     INIT_CASE(mrt_target, MRT_TARGET_V1_SIZE, host_sync_cycles),
 };
 

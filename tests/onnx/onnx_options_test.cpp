@@ -314,6 +314,15 @@ TEST(OnnxOptions, BatchingDimBeyondATensorsRankIsNamed) {
   expectFailure(options, MRT_INVALID_ARGUMENT, "batching_dim 2: 'x' has shape [1, 16], of rank 2");
 }
 
+// IO tiles must leave each IPU compute tiles: all 1472 of a GC200 are refused
+// through the C API, naming the value.
+TEST(OnnxOptions, IoTilesLeavingNoComputeTileAreRefused) {
+  mrt::OnnxOptions options;
+  options.numIOTiles = 1472;
+  expectFailure(options, MRT_INVALID_ARGUMENT,
+                "num_io_tiles is 1472; it must leave compute tiles: the IPUs of GC200 have 1472 tiles");
+}
+
 // A caller built against the first published header sends
 // MRT_ONNX_OPTIONS_V1_SIZE bytes: whatever follows them is never read.
 TEST(OnnxOptions, V1SizedOptionsGetTheDefaultsOfLaterFields) {

@@ -1,6 +1,6 @@
 // mrt-compile MODEL.onnx -o MODEL.popef [--target gc200] [--batch N]
 //             [--input-shape NAME=D0,D1,...]... [--precision f32|f16]
-//             [--replicas R] [--ipus N] [--batching-dim D] [--quiet]
+//             [--replicas R] [--ipus N] [--batching-dim D] [--io-tiles N] [--quiet]
 // Compiles an ONNX model into a PopEF file with mrt_onnx_compile_file (the
 // public C API over libmrt.so), then prints what it made: operators by type,
 // parameters, the fullest tile's memory against a tile's bytes, modelled
@@ -77,16 +77,16 @@ int report(const mrt_model *model, const std::string &onnxPath, double compileSe
   mrt_target target{};
   target.struct_size = sizeof target;
   mrt_executable_get_target(exe, &target);
-  // The Load program's steps are named "load/<tensor>" by the frontend; the
-  // rest is what one inference (the Main program) costs.
-  std::uint64_t cycles = 0;
-  for (size_t i = 0; i < info.num_steps; ++i) {
-    mrt_step_info step{};
-    step.struct_size = sizeof step;
-    if (mrt_executable_step(exe, i, &step) != MRT_OK) continue;
-    if (std::string(step.name).rfind("load/", 0) != 0) cycles += step.modelled_cycles;
-  }
+  // The frontend's programs are Load (0) and Main (1): one inference costs
+  // Main's steps (mrt_executable_pipeline's latency: one run alone). Weights
+  // and their copies to the tiles that use them are Load's.
+  constexpr uint32_t kMainProgram = 1;
+  mrt_pipeline_info main{};
+  main.struct_size = sizeof main;
+  const mrt_status mainStatus = mrt_executable_pipeline(exe, kMainProgram, &main);
   mrt_executable_destroy(exe);
+  if (mainStatus != MRT_OK) return fail(lastError("mrt_executable_pipeline"));
+  const std::uint64_t cycles = main.latency_cycles;
   const Counts counts = countOnnx(onnxPath);
   fmt::print("Operators\n");
   for (const auto &[op, n] : counts.ops) fmt::print("  {:<24} {:>6}\n", op, n);
@@ -158,6 +158,9 @@ int main(int argc, char **argv) {
   app.add_option("--batching-dim", batchingDim,
                  "Record this dimension of every input and output as the one ModelRunner batches requests along")
       ->check(CLI::Range(0u, 63u));
+  uint32_t ioTiles = 0;
+  app.add_option("--io-tiles", ioTiles,
+                 "Tiles of each IPU that only stream, so inputs arrive while the others compute (default 0)");
   app.add_flag("-q,--quiet", quiet, "No progress and no report");
   if (const auto exitCode = mrt::tools::parseCommandLine(app, argc, argv)) return *exitCode;
 
@@ -183,6 +186,7 @@ int main(int argc, char **argv) {
   options.num_input_shapes = inputShapes.size();
   options.precision = precision == "f16" ? MRT_ONNX_PRECISION_F16 : MRT_ONNX_PRECISION_F32;
   if (batchingDim) options.batching_dim = *batchingDim;
+  options.num_io_tiles = ioTiles;
   if (!quiet && isatty(fileno(stderr))) options.progress = progress;
   mrt_model *model = nullptr;
   const auto compileStart = std::chrono::steady_clock::now();

@@ -108,14 +108,22 @@ Shape convOutputShape(const Shape &inShape, const Shape &weightShape, const Conv
 // rows (with their halo) and channels it needs and its weights, unless they
 // already live there, and one Conv vertex computes its block. outType: F32, or
 // F16 for F16 inputs.
+//
+// weightsLoad, when given, says weights are written only by that program
+// (the model's Load, as matMul's rhsLoad): the copies of the weights to the
+// tiles of a block that do not hold them are appended to it, made once per
+// load, and the plan counts no exchange of weights.
 Tensor conv(Graph &graph, program::Sequence &prog, const Tensor &in, const Tensor &weights, const ConvParams &params,
-            std::string_view name, TileRange tiles = {}, Type outType = Type::F32);
+            std::string_view name, TileRange tiles = {}, Type outType = Type::F32,
+            program::Sequence *weightsLoad = nullptr);
 // Like createMatMulInputRhs: new weights [M, C/group, *kernel] laid out the way
 // conv over the same input shape, params and range uses them, so weights
 // loaded once stay where the convolution needs them (no exchange for the
 // tiles holding each output-channel block; other tiles of the block get copies).
+// weightsPreloaded: lay out for a conv given a weightsLoad program.
 Tensor createConvWeights(Graph &graph, Type type, const Shape &inShape, const Shape &weightShape,
-                         const ConvParams &params, std::string_view name, TileRange tiles = {});
+                         const ConvParams &params, std::string_view name, TileRange tiles = {},
+                         bool weightsPreloaded = false);
 
 struct PoolParams {
   std::vector<std::size_t> kernelShape;  // required: one per spatial dimension

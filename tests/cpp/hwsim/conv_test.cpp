@@ -458,3 +458,47 @@ TEST(Conv, ResNetLayerFitsOnGc200) {
 }
 
 }  // namespace
+
+namespace {
+
+// Weights written only by a Load program: their copies to the other tiles of
+// each output-channel block are made by Load (conv/exchange_weights, all
+// that Load does here), once, and each Main run exchanges only the input.
+TEST(Conv, PreloadedWeightsAreCopiedByLoadOnce) {
+  const Shape is{2, 16, 32, 32}, ws{32, 16, 3, 3};
+  const ops::ConvParams cp{{}, {1, 1}, {1, 1}, {}, 1};
+  const hwsim::Target target = hwsim::Target::gc200();
+  hwsim::Graph g(target);
+  auto in = ops::createTensor(g, Type::F32, is, "in");
+  auto w = ops::createConvWeights(g, Type::F32, is, ws, cp, "w", {}, true);
+  p::Sequence load, main;
+  EXPECT_THROW(ops::conv(g, main, in, w, cp, "bad", {}, Type::F32, &main), hwsim::Error);
+  auto out = ops::conv(g, main, in, w, cp, "conv", {}, Type::F32, &load);
+  g.createHostWrite("in", in);
+  g.createHostWrite("w", w);
+  g.createHostRead("out", out);
+  const auto exe = hwsim::compileGraph(g, {load, main});
+  std::uint64_t weightCopies = 0;
+  for (const auto &step : exe.programSteps()) {
+    if (step.name == "conv/exchange_weights") weightCopies = step.cycles;
+  }
+  EXPECT_GT(weightCopies, 0u);
+  EXPECT_EQ(hwsim::pipelinePlan(exe, 0).latencyCycles(), weightCopies);
+
+  auto dev = hwsim::DeviceManager::createIpuModelDevice(target);
+  ASSERT_TRUE(dev.attach());
+  hwsim::Engine e(exe);
+  e.load(dev);
+  const auto x = hwsim_test::randomFloats(numel(is), -1, 1, 21), wv = hwsim_test::randomFloats(numel(ws), -1, 1, 22);
+  e.writeTensor("w", wv.data(), wv.data() + wv.size());
+  ASSERT_EQ(e.run(0), hwsim::RunStatus::Completed);
+  for (int run = 0; run < 2; ++run) {
+    e.writeTensor("in", x.data(), x.data() + x.size());
+    ASSERT_EQ(e.run(1), hwsim::RunStatus::Completed);
+    std::vector<float> got(out.numElements());
+    e.readTensor("out", got.data(), got.data() + got.size());
+    expectNear(got, refConv(x, wv, is, ws, cp), 1e-4, "preloaded weights, run " + std::to_string(run));
+  }
+}
+
+}  // namespace

@@ -5461,10 +5461,11 @@ pub struct mrt_onnx_options {
     pub num_input_shapes: usize,
     pub precision: i32,
     pub batching_dim: u32,
+    pub num_io_tiles: u32,
 }
 #[test]
 fn bindgen_test_layout_mrt_onnx_options() {
-    assert_eq!(::std::mem::size_of::<mrt_onnx_options>(), 96usize, concat!("Size of: ", stringify!(mrt_onnx_options)));
+    assert_eq!(::std::mem::size_of::<mrt_onnx_options>(), 104usize, concat!("Size of: ", stringify!(mrt_onnx_options)));
     assert_eq!(
         ::std::mem::align_of::<mrt_onnx_options>(),
         8usize,
@@ -5638,6 +5639,18 @@ fn bindgen_test_layout_mrt_onnx_options() {
         );
     }
     test_field_batching_dim();
+    fn test_field_num_io_tiles() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<mrt_onnx_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).num_io_tiles) as usize - ptr as usize
+            },
+            96usize,
+            concat!("Offset of field: ", stringify!(mrt_onnx_options), "::", stringify!(num_io_tiles))
+        );
+    }
+    test_field_num_io_tiles();
 }
 extern "C" {
     pub fn mrt_onnx_options_init(options: *mut mrt_onnx_options);
