@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterable, Union
 import numpy as np
 
 from . import _structs as s
-from ._arrays import borrowed_array, copied_bytes, dtype_of, shape_tuple
+from ._arrays import borrowed_array, copied_bytes, dtype_of, options_argument, shape_tuple
 from ._handles import Closable, Handle
 from ._native import C, out_value
 from .errors import MrtError
@@ -193,6 +193,19 @@ class Model(Closable):
                                ctypes.byref(value))
             result[key.value.decode()] = value.value.decode()
         return result
+
+    def with_engine_options(self, options: "dict[str, object] | Iterable[tuple[str, object]]"
+                            ) -> "Model":
+        """A new Model: this one with engine options set over its own,
+        replacing the values of the same keys (blobs are shared, not
+        copied; this model is unchanged), for overrides of one run such as
+        profiling: {"autoReport.all": "true", "autoReport.directory": DIR}.
+        options: a dict or (key, value) pairs, values str (bool as
+        "true"/"false", numbers as str()); none: a copy. InvalidArgumentError
+        naming the option for an unknown name, a malformed value or a key
+        given twice. Any thread."""
+        return Model._adopt(out_value(C.mrt_model_with_engine_options, self._pointer(),
+                                      options_argument(options, "with_engine_options")))
 
     def program_flow(self, phase: Phase) -> list[int]:
         """The program indices of `phase`, in run order."""
