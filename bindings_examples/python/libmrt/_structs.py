@@ -50,7 +50,9 @@ class ModelInfo(ctypes.Structure):
                 ("seed_handle", c_str), ("package_hash", c_str), ("num_anchors", c_size),
                 ("num_programs", c_size), ("num_engine_options", c_size),
                 ("num_device_options", c_size), ("num_tensor_data", c_size),
-                ("num_feed_data", c_size)]
+                ("num_feed_data", c_size),
+                # Appended after V1:
+                ("shared_executable", c_str)]
 
 
 class AnchorInfo(ctypes.Structure):

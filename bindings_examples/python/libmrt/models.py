@@ -37,6 +37,9 @@ class ModelInfo:
     num_device_options: int
     num_tensor_data: int
     num_feed_data: int
+    # For a model of a fused file (fuse_models): the name of the executable
+    # the models share; "" for a model with an executable of its own.
+    shared_executable: str = ""
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,8 @@ class Model(Closable):
                          info.ipu_version, info.is_inference, (info.seed_handle or b"").decode(),
                          (info.package_hash or b"").decode(), info.num_anchors, info.num_programs,
                          info.num_engine_options, info.num_device_options, info.num_tensor_data,
-                         info.num_feed_data)
+                         info.num_feed_data,
+                         (_appended(info, "shared_executable", None) or b"").decode())
 
     def anchors(self) -> list[AnchorInfo]:
         pointer = self._pointer()

@@ -121,6 +121,9 @@ class FusionTest(MrtTestCase):
         for name in ("scale", "mlp"):
             with libmrt.Model(self.path, executable=name) as model:
                 self.assertEqual(model.info().executable, name)
+                self.assertEqual(model.info().shared_executable, "scale+mlp")
+        # Models not fused say so too.
+        self.assertEqual(self.mlp.info().shared_executable, "")
         # Anchor names stay the model's; handles (streams) are the model's own.
         with libmrt.Model(self.path, executable="scale") as model:
             self.assertEqual(model.anchor("x").handle, "scale/x")
