@@ -18,12 +18,14 @@ Modules, one purpose each:
   queues       QueueManager, InputQueue, OutputQueue
   runner       ModelRunner, TensorMemory, DataDesc, RequestTimes (statistics),
                FlushSelection (flush_select_callback)
+  device_time  DeviceTime (modelled cycles and clock of a device)
   futures      Future (concurrent.futures and asyncio)
   graph        Target, codelets(), Graph (building models)
   executables  Executable
   engine       Engine
   builder      ModelBuilder
-  onnx         compile_onnx
+  fusion       fuse_models
+  onnx         compile_onnx, read_onnx_tensor_file
 
 Rules every class follows:
 - close() (or a with block) frees the library object; __del__ too as a
@@ -46,6 +48,7 @@ from typing import Callable
 from . import _callbacks
 from ._handles import open_objects
 from .builder import ModelBuilder
+from .device_time import DeviceTime
 from .devices import Device, DeviceInfo, DeviceManager
 from .engine import Engine
 from .errors import (CancelledError, CorruptModelError, DeadlineExceededError, DeviceError,
@@ -53,12 +56,13 @@ from .errors import (CancelledError, CorruptModelError, DeadlineExceededError, D
                      LibraryNotFoundError, MrtError, NotFoundError, RecoveryAction,
                      ResourceExhaustedError, Status, UnavailableError, UnimplementedError,
                      VersionMismatchError)
-from .executables import Executable, ExecutableInfo, HandleInfo, StepInfo
+from .executables import Executable, ExecutableInfo, HandleInfo, PipelineInfo, StepInfo
+from .fusion import fuse_models
 from .futures import Future
 from .graph import Codelet, Graph, Target, TensorInfo, TileInterval, codelets
 from .log import get_log_level, log_message, set_log_callback, set_log_level
 from .models import AnchorInfo, Model, ModelInfo
-from .onnx import compile_onnx
+from .onnx import compile_onnx, read_onnx_tensor_file
 from .queues import InputQueue, OutputQueue, QueueInfo, QueueManager
 from .runner import DataDesc, FlushSelection, ModelRunner, RequestTimes, TensorMemory
 from .sessions import AnchorPredicate, Session

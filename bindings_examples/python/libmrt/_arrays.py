@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -121,12 +121,22 @@ def shape_tuple(pointer, rank: int) -> tuple[int, ...]:
     return tuple(int(pointer[i]) for i in range(rank)) if rank else ()
 
 
-def options_argument(options: dict | None):
-    """A NULL-terminated key/value char* array from a dict (None: NULL)."""
-    if not options:
+def options_argument(options: "Mapping[str, Any] | Iterable[tuple[str, Any]] | None",
+                     what: str = "options"):
+    """A NULL-terminated key/value char* array from a dict or an iterable of
+    (key, value) pairs, kept in order (None or empty: NULL)."""
+    if isinstance(options, (str, bytes)):
+        raise InvalidArgumentError(Status.INVALID_ARGUMENT,
+                                   f"{what}: expected a dict or (key, value) pairs, got a string")
+    pairs = list(options.items() if isinstance(options, Mapping) else options or ())
+    if not pairs:
         return None
     items = []
-    for key, value in options.items():
+    for pair in pairs:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT,
+                                       f"{what}: {pair!r} is not a (key, value) pair")
+        key, value = pair
         if isinstance(value, bool):
             value = "true" if value else "false"
         items += [str(key).encode(), str(value).encode()]

@@ -12,7 +12,7 @@ LibraryNotFoundError listing what was tried and why each failed.
 
 `C` holds every function of the header with its argument and result
 types, except the V1 mrt_X_init (init_sized is used), the message copy
-(ctypes copies the message) and the polling future calls (see Futures). Functions
+(ctypes copies the message) and mrt_future_wait (see Futures). Functions
 returning mrt_status raise the status's MrtError on failure, with the
 thread's mrt_last_error_message() and recovery action, read right after
 the call on the same thread.
@@ -110,6 +110,7 @@ _DECLARATIONS = [
     # Models.
     ("mrt_model_load", CHECKED, [P(text), size, P(ptr)]),
     ("mrt_model_load_named", CHECKED, [P(text), size, text, P(ptr)]),
+    ("mrt_model_with_engine_options", CHECKED, [ptr, OPTS, P(ptr)]),
     ("mrt_model_destroy", None, [ptr]),
     ("mrt_model_tensor_data", CHECKED, [ptr, text, P(ptr), P(u64)]),
     ("mrt_model_feed_data", CHECKED, [ptr, text, P(ptr), P(u64), P(u64)]),
@@ -225,7 +226,10 @@ _DECLARATIONS = [
     ("mrt_output_queue_info", CHECKED, [ptr, P(s.QueueInfo)]),
     # Futures.
     # Futures complete through mrt_future_on_ready (a concurrent.futures
-    # Future), which makes mrt_future_wait, _status and _is_ready redundant.
+    # Future), which makes mrt_future_wait redundant; _is_ready and _status
+    # give the library's own view (Future.is_ready, Future.status).
+    ("mrt_future_is_ready", boolean, [ptr]),
+    ("mrt_future_status", CHECKED, [ptr, P(i32)]),
     ("mrt_future_error_message", text, [ptr]),
     ("mrt_future_recovery_action", i32, [ptr]),
     ("mrt_future_on_ready", CHECKED, [ptr, s.READY_FN, ptr, s.FREE_FN]),
@@ -255,6 +259,7 @@ _DECLARATIONS = [
     ("mrt_model_runner_statistics_mean", CHECKED, [ptr, u32, P(s.RequestTimes)]),
     ("mrt_model_runner_statistics_count", CHECKED, [ptr, u32, P(s.RequestTimes)]),
     ("mrt_model_runner_model", CHECKED, [ptr, P(ptr)]),
+    ("mrt_model_runner_device_cycles", CHECKED, [ptr, u32, P(u64), P(ctypes.c_double)]),
     ("mrt_model_runner_num_replicas", CHECKED, [ptr, P(u32)]),
     ("mrt_model_runner_get_config", CHECKED, [ptr, P(s.RunnerConfig)]),
     ("mrt_model_runner_insert_simulated_error", CHECKED, [ptr, i32, text, u32]),
@@ -316,6 +321,7 @@ _DECLARATIONS = [
     ("mrt_ops_binary_in_place", CHECKED, [ptr, u64, text, u64, u64]),
     ("mrt_ops_fill", CHECKED, [ptr, u64, u64, ctypes.c_double]),
     ("mrt_ops_matmul", CHECKED, [ptr, u64, u64, u64, i32, text, u32, u32, P(u64)]),
+    ("mrt_ops_matmul_preloaded_rhs", CHECKED, [ptr, u64, u64, u64, u64, i32, text, u32, u32, P(u64)]),
     ("mrt_ops_create_matmul_input", CHECKED, [ptr, i32, i32, U64S, U64S, text, u32, u32, P(u64)]),
     ("mrt_ops_reduce", CHECKED, [ptr, u64, text, u64, U64S, size, text, u32, u32, P(u64)]),
     ("mrt_ops_softmax", CHECKED, [ptr, u64, u64, text, u32, u32, P(u64)]),
@@ -331,6 +337,7 @@ _DECLARATIONS = [
     ("mrt_executable_memory_per_tile", CHECKED, [ptr, P(U64S), P(size)]),
     ("mrt_executable_step", CHECKED, [ptr, size, P(s.StepInfo)]),
     ("mrt_executable_program_name", CHECKED, [ptr, u32, P(text)]),
+    ("mrt_executable_pipeline", CHECKED, [ptr, u32, P(s.PipelineInfo)]),
     ("mrt_executable_handle", CHECKED, [ptr, i32, size, P(s.HandleInfo)]),
     # Engines.
     ("mrt_engine_create", CHECKED, [ptr, OPTS, P(ptr)]),
@@ -370,10 +377,12 @@ _DECLARATIONS = [
     ("mrt_model_write_split", CHECKED, [ptr, text, text]),
     ("mrt_model_write_to_memory", CHECKED, [ptr, ptr, size, P(size)]),
     ("mrt_model_load_from_memory", CHECKED, [ptr, size, P(ptr)]),
+    ("mrt_model_fuse", CHECKED, [P(ptr), size, text]),
     # Importing ONNX models.
     ("mrt_onnx_options_init_sized", CHECKED, [P(s.OnnxOptions), size]),
     ("mrt_onnx_compile_file", CHECKED, [text, P(s.OnnxOptions), P(ptr)]),
     ("mrt_onnx_compile_memory", CHECKED, [ptr, size, P(s.OnnxOptions), P(ptr)]),
+    ("mrt_onnx_read_tensor_file", CHECKED, [text, i32, ptr, u64]),
 ]
 
 

@@ -50,7 +50,9 @@ class ModelInfo(ctypes.Structure):
                 ("seed_handle", c_str), ("package_hash", c_str), ("num_anchors", c_size),
                 ("num_programs", c_size), ("num_engine_options", c_size),
                 ("num_device_options", c_size), ("num_tensor_data", c_size),
-                ("num_feed_data", c_size)]
+                ("num_feed_data", c_size),
+                # Appended after V1:
+                ("shared_executable", c_str)]
 
 
 class AnchorInfo(ctypes.Structure):
@@ -190,6 +192,11 @@ class StepInfo(ctypes.Structure):
                 ("modelled_cycles", c_u64)]
 
 
+class PipelineInfo(ctypes.Structure):
+    _fields_ = [("struct_size", c_size), ("num_stages", c_u32), ("latency_cycles", c_u64),
+                ("interval_cycles", c_u64)]
+
+
 class HandleInfo(ctypes.Structure):
     _fields_ = [("struct_size", c_size), ("handle", c_str), ("kind", c_i32),
                 ("data_type", c_i32), ("num_elements", c_u64), ("repeats", c_u64)]
@@ -210,7 +217,8 @@ class OnnxOptions(ctypes.Structure):
                 ("num_ipus", c_u32), ("replication_factor", c_u32), ("batch_size", c_i64),
                 ("model_name", c_str), ("progress", PROGRESS_FN), ("user_data", c_ptr),
                 ("user_data_free", FREE_FN), ("input_shapes", P(OnnxInputShape)),
-                ("num_input_shapes", c_size), ("precision", c_i32), ("batching_dim", c_u32)]
+                ("num_input_shapes", c_size), ("precision", c_i32), ("batching_dim", c_u32),
+                ("num_io_tiles", c_u32)]
 
 
 def sized(struct_type):

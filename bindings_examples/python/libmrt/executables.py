@@ -23,6 +23,11 @@ ExecutableInfo = namedtuple("ExecutableInfo", "hash replication_factor num_ipus 
                             "max_memory_tile bytes_per_tile")
 StepInfo = namedtuple("StepInfo", "kind name modelled_cycles")
 HandleInfo = namedtuple("HandleInfo", "handle kind dtype num_elements repeats")
+PipelineInfo = namedtuple("PipelineInfo", "num_stages latency_cycles interval_cycles")
+PipelineInfo.__doc__ = """A program as a pipeline over the IPUs of a replica (docs/hwsim.md
+"Pipelining"): num_stages (1: not a pipeline); latency_cycles of one run
+alone; interval_cycles between the ends of streamed runs (the slowest
+stage plus the slowest transfer; latency_cycles when not a pipeline)."""
 
 
 class Executable(Closable):
@@ -83,6 +88,17 @@ class Executable(Closable):
         out = s.c_str()
         C.mrt_executable_program_name(self._pointer(), program, ctypes.byref(out))
         return (out.value or b"").decode()
+
+    def pipeline(self, program: int) -> PipelineInfo:
+        """Program `program` (< info().num_programs) as a pipeline over the
+        IPUs of a replica: steps on one IPU after another, joined by copies
+        between IPUs, are its stages. A ModelRunner streams requests through
+        the stages of a pipelined Main program. Cycles are modelled; divide
+        by target().clock_hz for seconds. InvalidArgumentError for a program
+        out of range."""
+        info = s.sized(s.PipelineInfo)
+        C.mrt_executable_pipeline(self._pointer(), program, ctypes.byref(info))
+        return PipelineInfo(info.num_stages, info.latency_cycles, info.interval_cycles)
 
     def handles(self) -> dict:
         """Every stream, remote buffer and host read/write: handle -> HandleInfo."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import ctypes
 from typing import Any, Callable
 
 from . import _structs as s
@@ -71,12 +72,36 @@ class Future(concurrent.futures.Future):
                 fn(future)
         super().add_done_callback(call)
 
+    def is_ready(self) -> bool:
+        """True once the library has finished the request, succeeded or
+        failed (mrt_future_is_ready). It turns True a moment before done():
+        done() waits for the outputs to be handed to this Future as well,
+        so only done() promises that result() does not block. After close()
+        (the handle gone), done()."""
+        handle = self._handle
+        pointer = None if handle is None else handle.pointer
+        return self.done() if pointer is None else bool(C.mrt_future_is_ready(pointer))
+
     def status(self) -> Status:
-        """The finished request's Status (FailedPreconditionError while pending)."""
-        if not self.done():
-            raise FailedPreconditionError(Status.FAILED_PRECONDITION, "the request is still running")
-        error = self.exception()
-        return Status.OK if error is None else error.code
+        """The finished request's Status, as the library reports it
+        (mrt_future_status): OK, or the code of its failure (whose message
+        result() raises). Raises FailedPreconditionError, with the library's
+        message, while the request is still running; after close() the
+        status this Future was completed with."""
+        handle = self._handle
+        pointer = None if handle is None else handle.pointer
+        if pointer is None:
+            if not self.done():
+                raise FailedPreconditionError(Status.FAILED_PRECONDITION,
+                                              "the request is still running")
+            error = self.exception()
+            return Status.OK if error is None else error.code
+        request_status = s.c_i32()
+        C.mrt_future_status(pointer, ctypes.byref(request_status))
+        try:
+            return Status(request_status.value)
+        except ValueError:  # a code this package does not know
+            return request_status.value
 
     def recovery_action(self) -> RecoveryAction:
         """What the device needs after a DEVICE_ERROR; NONE otherwise."""

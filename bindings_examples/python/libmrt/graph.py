@@ -117,8 +117,8 @@ class Graph(Closable):
     Methods return ids (ints): tensors, compute sets, vertices, streams,
     remote buffers, functions, programs. Program constructors take an
     optional debug `name`. The ops helpers (create_tensor, unary, binary,
-    binary_in_place, fill, matmul, create_matmul_input, reduce, softmax,
-    argmax) append to a Sequence program and return new, mapped tensors."""
+    binary_in_place, fill, matmul, matmul_preloaded_rhs, create_matmul_input,
+    reduce, softmax, argmax) append to a Sequence program and return new, mapped tensors."""
     _kind = "Graph"
 
     def __init__(self, target: Target | str | None = None, replication_factor: int = 1):
@@ -359,11 +359,29 @@ class Graph(Closable):
         return self._id(C.mrt_ops_matmul, sequence, a, b, out_type, encoded(name), first_tile,
                         num_tiles)
 
+    def matmul_preloaded_rhs(self, sequence: Program, load_sequence: Program, a: Tensor,
+                             b: Tensor, out_dtype: DTypeLike | None = None,
+                             name: str | None = None, first_tile: int = 0,
+                             num_tiles: int = 0) -> Tensor:
+        """matmul() with b holding weights: values written only by
+        load_sequence (a Sequence other than `sequence`, run before it, such
+        as the model's Load program, whose writes of b are already
+        appended), never by `sequence`. The copies of b to the tiles that
+        multiply it are appended to load_sequence, so each run of `sequence`
+        exchanges only a. Lay a and b out with create_matmul_input(
+        MatmulOperand.LHS_OF_PRELOADED / RHS_PRELOADED, ...).
+        InvalidArgumentError naming load_sequence when it is `sequence` or
+        not a Sequence."""
+        out_type = -1 if out_dtype is None else data_type_of(out_dtype)
+        return self._id(C.mrt_ops_matmul_preloaded_rhs, sequence, load_sequence, a, b, out_type,
+                        encoded(name), first_tile, num_tiles)
+
     def create_matmul_input(self, operand: int, dtype: DTypeLike, a_shape: Sequence[int],
                             b_shape: Sequence[int], name: str | None = None,
                             first_tile: int = 0, num_tiles: int = 0) -> Tensor:
         """A variable laid out for `operand` (MatmulOperand.LHS/RHS) of the
-        [M,K] x [K,N] product matmul() over the same tiles computes."""
+        [M,K] x [K,N] product matmul() over the same tiles computes
+        (LHS_OF_PRELOADED/RHS_PRELOADED: of matmul_preloaded_rhs())."""
         if len(a_shape) != 2 or len(b_shape) != 2:
             raise InvalidArgumentError(Status.INVALID_ARGUMENT,
                            f"create_matmul_input: a_shape and b_shape must have 2 dimensions, got "

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterable, Union
 import numpy as np
 
 from . import _structs as s
-from ._arrays import borrowed_array, copied_bytes, dtype_of, shape_tuple
+from ._arrays import borrowed_array, copied_bytes, dtype_of, options_argument, shape_tuple
 from ._handles import Closable, Handle
 from ._native import C, out_value
 from .errors import MrtError
@@ -37,6 +37,9 @@ class ModelInfo:
     num_device_options: int
     num_tensor_data: int
     num_feed_data: int
+    # For a model of a fused file (fuse_models): the name of the executable
+    # the models share; "" for a model with an executable of its own.
+    shared_executable: str = ""
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,8 @@ class Model(Closable):
                          info.ipu_version, info.is_inference, (info.seed_handle or b"").decode(),
                          (info.package_hash or b"").decode(), info.num_anchors, info.num_programs,
                          info.num_engine_options, info.num_device_options, info.num_tensor_data,
-                         info.num_feed_data)
+                         info.num_feed_data,
+                         (_appended(info, "shared_executable", None) or b"").decode())
 
     def anchors(self) -> list[AnchorInfo]:
         pointer = self._pointer()
@@ -193,6 +197,19 @@ class Model(Closable):
                                ctypes.byref(value))
             result[key.value.decode()] = value.value.decode()
         return result
+
+    def with_engine_options(self, options: "dict[str, object] | Iterable[tuple[str, object]]"
+                            ) -> "Model":
+        """A new Model: this one with engine options set over its own,
+        replacing the values of the same keys (blobs are shared, not
+        copied; this model is unchanged), for overrides of one run such as
+        profiling: {"autoReport.all": "true", "autoReport.directory": DIR}.
+        options: a dict or (key, value) pairs, values str (bool as
+        "true"/"false", numbers as str()); none: a copy. InvalidArgumentError
+        naming the option for an unknown name, a malformed value or a key
+        given twice. Any thread."""
+        return Model._adopt(out_value(C.mrt_model_with_engine_options, self._pointer(),
+                                      options_argument(options, "with_engine_options")))
 
     def program_flow(self, phase: Phase) -> list[int]:
         """The program indices of `phase`, in run order."""

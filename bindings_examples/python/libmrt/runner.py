@@ -20,6 +20,7 @@ from ._callbacks import checked_callable, guarded, held, hold, release_held
 from ._handles import Closable, Handle, joining_destroyer, open_objects
 from ._native import C, out_value
 from .devices import Device, wait_config
+from .device_time import DeviceTime, read_device_time
 from .errors import InvalidArgumentError, Status
 from .futures import Future
 from .models import Model, PathLike, create_for
@@ -405,6 +406,21 @@ class ModelRunner(Closable):
         """The replicas served (replica ids 0 .. num_replicas - 1):
         replication_factor copies x the model's own replication factor."""
         return out_value(C.mrt_model_runner_num_replicas, self._pointer(), out_type=s.c_u32)
+
+    def device_time(self, replica: int = 0) -> DeviceTime:
+        """The modelled time on the target of `replica` (0 ..
+        num_replicas - 1): the cycles its device (its own lane, for a model
+        compiled with replication) has run since it was last loaded (the
+        runner's creation, or a reset after a device error), Load and every
+        Main run included, and the device's clock (DeviceTime.seconds).
+        `runner.device_time() - before` is the modelled time of the requests
+        served in between. InvalidArgumentError naming the replica and the
+        runner's replicas for one out of range. Any thread."""
+        return read_device_time(C.mrt_model_runner_device_cycles, self._pointer(), replica)
+
+    def device_cycles(self, replica: int = 0) -> int:
+        """device_time(replica).cycles: as Engine.device_cycles."""
+        return self.device_time(replica).cycles
 
     def config(self) -> dict:
         """The scalar options the runner runs with (durations in seconds,

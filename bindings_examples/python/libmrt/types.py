@@ -105,8 +105,13 @@ class SimulatedError(enum.IntEnum):
 
 
 class MatmulOperand(enum.IntEnum):
+    """Which operand of a matmul create_matmul_input lays a variable out
+    for: of matmul() (LHS, RHS) or of matmul_preloaded_rhs()
+    (LHS_OF_PRELOADED, RHS_PRELOADED)."""
     LHS = 0
     RHS = 1
+    LHS_OF_PRELOADED = 2
+    RHS_PRELOADED = 3
 
 
 class SyncType(enum.IntEnum):
