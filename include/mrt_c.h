@@ -1720,7 +1720,10 @@ MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, u
  * since it was last loaded (the runner's creation, or a reset after a
  * device error), and the device's clock in Hz (out_clock_hz may be NULL).
  * (cycles after - cycles before) / clock_hz is the modelled device time of
- * the requests served in between. MRT_INVALID_ARGUMENT for a replica_id out
+ * the requests served in between, once the Load programs have run: they run
+ * on the replica's device thread after the runner is created, so a reading
+ * taken before the first request has completed may or may not include
+ * them. MRT_INVALID_ARGUMENT for a replica_id out
  * of range (naming it and the runner's replicas). Any thread. */
 MRT_API mrt_status mrt_model_runner_device_cycles(const mrt_model_runner *runner, uint32_t replica_id,
                                                   uint64_t *out_cycles, double *out_clock_hz) MRT_NOEXCEPT;
