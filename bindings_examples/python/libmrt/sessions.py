@@ -9,7 +9,7 @@ exception one raises is re-raised by that run_*() call once it returns.
 from __future__ import annotations
 
 import ctypes
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -154,6 +154,14 @@ def _factory_trampoline(anchor, out_callback, user_data):
 def _unbound_trampoline(program, anchor, user_data):
     with guarded("anchors_not_connected"):
         held(user_data).append((program, anchor_from_struct(anchor[0])))
+
+
+class DeviceCycles(NamedTuple):
+    """A replica's modelled device time (mrt_session_device_cycles):
+    (cycles_after - cycles_before) / clock_hz is the modelled time of the
+    runs in between."""
+    cycles: int      # since the executable was last loaded
+    clock_hz: float  # the device's clock
 
 
 class Session(Closable):
@@ -325,6 +333,18 @@ class Session(Closable):
         """FailedPreconditionError listing the unbound anchors, if any."""
         ids, count = u64_array(programs)
         C.mrt_session_error_if_anchors_not_connected(self._pointer(), ids, count)
+
+    def device_cycles(self, replica: int = 0) -> DeviceCycles:
+        """The cycles replica `replica` (0 .. num_replicas - 1) of the
+        session's device has run since the executable was last loaded
+        (0 before; Load and Main runs, transfers, exchange and syncs
+        included), and the device's clock. Any thread, also while another
+        runs programs (not during bind or reload). InvalidArgumentError
+        naming the replica if it is out of range."""
+        cycles, clock_hz = s.c_u64(), s.c_double()
+        C.mrt_session_device_cycles(self._pointer(), replica, ctypes.byref(cycles),
+                                    ctypes.byref(clock_hz))
+        return DeviceCycles(cycles.value, clock_hz.value)
 
     # Stopping, faults.
     def stop(self) -> None:
