@@ -77,7 +77,9 @@ pub use queue::{
     InputQueue, OutputQueue, Queue, QueueInfo, QueueKind, QueueManager, QueueManagerConfig, QueueTimeoutCallback,
 };
 pub use runner::{FlushCallback, ModelRunner, RequestTimes, RunnerConfig, SaveOutput, SimulatedError, TensorDesc};
-pub use session::{AnchorCallback, AnchorSet, Launch, Session, SessionConfig, SessionReplica, SessionStopper};
+pub use session::{
+    AnchorCallback, AnchorSet, DeviceCycles, Launch, Session, SessionConfig, SessionReplica, SessionStopper,
+};
 pub use tensor::{Bool, DataType, Element, Input, Output, OutputBuffer, F16};
 
 /// The version of the loaded library, "MAJOR.MINOR.PATCH".
