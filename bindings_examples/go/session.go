@@ -133,8 +133,18 @@ func (s *Session) Close() error {
 
 // do runs one serialized call on the open session.
 func (s *Session) do(f func(*C.mrt_session) C.mrt_status) error {
+	return s.serialized(false, f)
+}
+
+// serialized runs f alone on the open session; loading: a call that
+// (re)loads the executable, which DeviceCycles must not overlap either.
+func (s *Session) serialized(loading bool, f func(*C.mrt_session) C.mrt_status) error {
 	s.life.RLock()
 	defer s.life.RUnlock()
+	if loading {
+		s.loading.Lock()
+		defer s.loading.Unlock()
+	}
 	if s.ptr == nil {
 		return closedError("Session")
 	}
@@ -160,19 +170,9 @@ func (s *Session) BindToDevice(device *Device) error {
 	})
 }
 
-// load runs a call that (re)loads the executable, which DeviceCycles must
-// not overlap.
+// load runs a call that (re)loads the executable.
 func (s *Session) load(f func(*C.mrt_session) C.mrt_status) error {
-	s.life.RLock()
-	defer s.life.RUnlock()
-	s.loading.Lock()
-	defer s.loading.Unlock()
-	if s.ptr == nil {
-		return closedError("Session")
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return call(func() C.mrt_status { return f(s.ptr) })
+	return s.serialized(true, f)
 }
 
 // UnloadFromDevice runs Save if Load has run and leaves the device.

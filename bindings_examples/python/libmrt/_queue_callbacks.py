@@ -20,20 +20,21 @@ class QueuedArray:
         self.array, self.on_start, self.on_complete = array, on_start, on_complete
 
 
+def _run(user_data: int, callback: str) -> None:
+    with guarded(f"a queue's {callback} callback"):
+        function = getattr(held(user_data), callback)
+        if function is not None:
+            function()
+
+
 @s.QUEUE_DATA_FN
 def start_trampoline(user_data):
-    with guarded("a queue's on_start callback"):
-        entry = held(user_data)
-        if entry.on_start is not None:
-            entry.on_start()
+    _run(user_data, "on_start")
 
 
 @s.QUEUE_DATA_FN
 def complete_trampoline(user_data):
-    with guarded("a queue's on_complete callback"):
-        entry = held(user_data)
-        if entry.on_complete is not None:
-            entry.on_complete()
+    _run(user_data, "on_complete")
 
 
 def optional_callable(function: Any, what: str) -> Any:

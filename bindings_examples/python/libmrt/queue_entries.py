@@ -95,6 +95,17 @@ class LockedEntries:
             release(key)
 
 
+def _callback_property(name: str, doc: str) -> property:
+    """A callback of the entry's QueuedArray (None: none), checked when set."""
+    def get(entry: "_QueueEntry") -> Callable[[], None] | None:
+        return getattr(entry._held(), name)
+
+    def set_(entry: "_QueueEntry", function: Callable[[], None] | None) -> None:
+        setattr(entry._held(), name, optional_callable(function, name))
+
+    return property(get, set_, doc=f"{name}() {doc}; None: none.")
+
+
 class _QueueEntry:
     """The locked entry of one ring slot (a view of the library's entry)."""
     _trampolines: dict = {}
@@ -121,12 +132,13 @@ class _QueueEntry:
 
     @property
     def array(self) -> np.ndarray | None:
+        """The array to queue, checked when set as enqueue() checks it (None:
+        no data, which complete() refuses); setting it sets size_bytes to
+        all of it."""
         return self._held().array
 
     @array.setter
     def array(self, array: np.ndarray | None) -> None:
-        """The array to queue, checked as enqueue() checks it (None: no data,
-        which complete() refuses); sets size_bytes to all of it."""
         entry = self._held()
         if array is not None:
             self._queue._checked(array, writable=self._writable)
@@ -136,12 +148,13 @@ class _QueueEntry:
 
     @property
     def size_bytes(self) -> int:
+        """The bytes queued from the start of the array; set it to queue
+        fewer (a positive multiple of the sample size, which complete()
+        checks; never more than the array holds)."""
         return self._struct.size_bytes
 
     @size_bytes.setter
     def size_bytes(self, size: int) -> None:
-        """Queues only the first `size` bytes of the array (a positive
-        multiple of the sample size, which complete() checks)."""
         entry = self._held()
         limit = 0 if entry.array is None else entry.array.nbytes
         if entry.array is not None and size > limit:
@@ -149,13 +162,8 @@ class _QueueEntry:
                                        f"size_bytes {size}: the entry's array holds {limit} bytes")
         self._struct.size_bytes = size
 
-    @property
-    def on_complete(self) -> Callable[[], None] | None:
-        return self._held().on_complete
-
-    @on_complete.setter
-    def on_complete(self, function: Callable[[], None] | None) -> None:
-        self._held().on_complete = optional_callable(function, "on_complete")
+    on_complete = _callback_property("on_complete", "runs on the device thread once the entry's "
+                                     "bytes are moved")
 
     def complete(self) -> None:
         """Publishes the entry (the queue's enqueue_complete())."""
@@ -168,13 +176,8 @@ class InputQueueEntry(_QueueEntry):
     complete()."""
     _trampolines = {"read_start_fn": start_trampoline, "read_complete_fn": complete_trampoline}
 
-    @property
-    def on_start(self) -> Callable[[], None] | None:
-        return self._held().on_start
-
-    @on_start.setter
-    def on_start(self, function: Callable[[], None] | None) -> None:
-        self._held().on_start = optional_callable(function, "on_start")
+    on_start = _callback_property("on_start", "runs on the device thread before the first byte "
+                                  "is read")
 
 
 class OutputQueueEntry(_QueueEntry):

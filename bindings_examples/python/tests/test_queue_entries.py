@@ -87,10 +87,7 @@ class QueueEntryTest(MrtTestCase):
         self.assertTrue(wait_until(lambda: reference() is None))
 
         # A lock a reset drops: the array goes at the next lock.
-        dropped = image(4)
-        reference = weakref.ref(dropped)
-        self.x.enqueue_lock().array = dropped
-        del dropped
+        reference = self.lock_an_array(4)
         self.x.reset()
         gc.collect()
         self.assertIsNotNone(reference())
@@ -99,13 +96,17 @@ class QueueEntryTest(MrtTestCase):
         self.assertIsNone(reference())
 
         # ... or when the manager closes.
-        locked = image(5)
-        reference = weakref.ref(locked)
-        self.x.enqueue_lock().array = locked
-        del locked
+        reference = self.lock_an_array(5)
         self.manager.close()
         gc.collect()
         self.assertIsNone(reference())
+
+    def lock_an_array(self, value):
+        """Locks an entry of x and sets a new array only it holds; a weak
+        reference to that array."""
+        array = image(value)
+        self.x.enqueue_lock().array = array
+        return weakref.ref(array)
 
     def test_lock_blocks_while_the_ring_is_full_until_freed_or_disconnected(self):
         arrays = [image(s) for s in range(RING)]
