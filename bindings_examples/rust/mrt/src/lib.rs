@@ -45,6 +45,7 @@ mod log;
 mod memory;
 mod model;
 mod onnx;
+mod popef;
 mod predicate;
 mod queue;
 mod runner;
@@ -72,6 +73,7 @@ pub use log::{clear_log_callback, log_level, log_message, set_log_callback, set_
 pub use memory::TensorMemory;
 pub use model::{AnchorInfo, DataSource, Model, ModelInfo, OptionSet, ProgramPhase, TensorType};
 pub use onnx::{compile_onnx_bytes, compile_onnx_file, OnnxOptions, OnnxPrecision};
+pub use popef::{list_popef, BlobInfo, BlobType, PopefFile, PopefListing};
 pub use predicate::{AnchorPredicate, CallbackPolicy, DataUsagePolicy, Policy, Prebuilt};
 pub use queue::{
     InputQueue, OutputQueue, Queue, QueueInfo, QueueKind, QueueManager, QueueManagerConfig, QueueTimeoutCallback,
