@@ -76,8 +76,8 @@ pub use onnx::{compile_onnx_bytes, compile_onnx_file, OnnxOptions, OnnxPrecision
 pub use popef::{list_popef, BlobInfo, BlobType, PopefFile, PopefListing};
 pub use predicate::{AnchorPredicate, CallbackPolicy, DataUsagePolicy, Policy, Prebuilt};
 pub use queue::{
-    InputEntry, InputQueue, OutputEntry, OutputQueue, Queue, QueueInfo, QueueKind, QueueManager, QueueManagerConfig,
-    QueueTimeoutCallback,
+    InputEntry, InputQueue, OutputEntry, OutputQueue, Queue, QueueEntry, QueueInfo, QueueKind, QueueManager,
+    QueueManagerConfig, QueueTimeoutCallback,
 };
 pub use runner::{FlushCallback, ModelRunner, RequestTimes, RunnerConfig, SaveOutput, SimulatedError, TensorDesc};
 pub use session::{
