@@ -28,6 +28,15 @@ fn expect_error(result: Result<()>, status: Status, fragment: &str) {
     assert!(err.message().contains(fragment), "'{err}' lacks '{fragment}'");
 }
 
+/// Completes `entry` with a buffer whose closure holds a witness: the call
+/// fails with `status` and `fragment`, and buffer and closure are dropped.
+fn expect_refused(entry: InputEntry<'_>, status: Status, fragment: &str) {
+    let witness = Arc::new(());
+    let held = witness.clone();
+    expect_error(entry.complete(vec![2f32; IMAGE], move |_| drop(held)), status, fragment);
+    assert_eq!(Arc::strong_count(&witness), 1);
+}
+
 #[test]
 fn entries_are_ring_slots_and_buffers_pass_through() {
     let model = model();
@@ -77,14 +86,11 @@ fn misuse_is_refused_and_the_queue_stays_usable() {
     let (first, second) = (input.enqueue_lock().unwrap(), input.enqueue_lock().unwrap());
     assert_eq!(first.slot(), second.slot());
     first.complete(vec![1f32; IMAGE], drop).unwrap();
-    let witness = Arc::new(());
-    let held = witness.clone();
-    expect_error(
-        second.complete(vec![2f32; IMAGE], move |_| drop(held)),
+    expect_refused(
+        second,
         Status::FailedPrecondition,
         "mrt_input_queue_enqueue_complete: input queue 'image': no entry is locked",
     );
-    assert_eq!(Arc::strong_count(&witness), 1);
     let mut device = vec![0u8; IMAGE * 4];
     manager.transfer("image", &mut device).unwrap();
     assert_eq!(device, f32_bytes(&vec![1f32; IMAGE]));
@@ -92,12 +98,6 @@ fn misuse_is_refused_and_the_queue_stays_usable() {
     // A disconnect since the lock: Cancelled, the buffer dropped.
     let entry = input.enqueue_lock().unwrap();
     input.disconnect().unwrap();
-    let held = witness.clone();
-    expect_error(
-        entry.complete(vec![3f32; IMAGE], move |_| drop(held)),
-        Status::Cancelled,
-        "input queue 'image' is disconnected",
-    );
-    assert_eq!(Arc::strong_count(&witness), 1);
+    expect_refused(entry, Status::Cancelled, "input queue 'image' is disconnected");
     expect_error(input.enqueue_lock().map(|_| ()), Status::Cancelled, "is disconnected");
 }
