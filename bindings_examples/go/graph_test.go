@@ -2,6 +2,7 @@ package mrt_test
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -226,12 +227,36 @@ func TestAnONNXModelCompilesAndServes(t *testing.T) {
 	if fmt.Sprint(y) != "[0 1 0 2 3 0 4 0]" || fmt.Sprint(outputs["y"].Shape) != "[2 4]" {
 		t.Fatalf("relu gave %v shape %v", y, outputs["y"].Shape)
 	}
+	if dim, err := model.BatchingDim(); err != nil || dim != nil {
+		t.Fatalf("BatchingDim of a model recording none: %v, %v", dim, err)
+	}
 	_, err = mrt.CompileONNX([]byte("not an onnx model"), nil)
 	wantError(t, err, mrt.CorruptModel, "")
 	_, err = mrt.CompileONNXFile("/nonexistent/model.onnx", nil)
 	wantError(t, err, mrt.NotFound, "/nonexistent/model.onnx")
 	_, err = mrt.CompileONNX(data, &mrt.ONNXOptions{Target: "gc9000"})
 	wantError(t, err, mrt.NotFound, "gc9000")
+}
+
+func TestACompiledModelRecordsItsBatchingDim(t *testing.T) {
+	data, _ := hex.DecodeString(reluONNX)
+	zero := uint32(0)
+	model, err := mrt.CompileONNX(data, &mrt.ONNXOptions{BatchingDim: &zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	if dim, err := model.BatchingDim(); err != nil || dim == nil || *dim != 0 {
+		t.Fatalf("BatchingDim: %v, %v", dim, err)
+	}
+	two := uint32(2)
+	_, err = mrt.CompileONNX(data, &mrt.ONNXOptions{BatchingDim: &two})
+	wantError(t, err, mrt.InvalidArgument, "batching_dim 2")
+	model.Close()
+	_, err = model.BatchingDim()
+	if !errors.Is(err, mrt.ErrClosed) {
+		t.Fatalf("BatchingDim of a closed model: %v", err)
+	}
 }
 
 func TestTheCodeletLibraryIsListed(t *testing.T) {

@@ -85,6 +85,24 @@ func (m *Model) Close() error {
 	return nil
 }
 
+// BatchingDim is the dimension a ModelRunner batches requests along when
+// its options leave BatchingDim nil (recorded by OnnxOptions.BatchingDim),
+// or nil if the model records none (mrt_model_batching_dim).
+func (m *Model) BatchingDim() (*uint32, error) {
+	var dim *uint32
+	err := m.use(func(p *C.mrt_model) error {
+		var c C.uint32_t
+		if err := call(func() C.mrt_status { return C.mrt_model_batching_dim(p, &c) }); err != nil {
+			return err
+		}
+		if value := uint32(c); value != ^uint32(0) { // MRT_BATCHING_DISABLED
+			dim = &value
+		}
+		return nil
+	})
+	return dim, err
+}
+
 // ModelInfo is the model's metadata (mrt_model_info).
 type ModelInfo struct {
 	Executable        string

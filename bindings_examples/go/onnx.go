@@ -30,7 +30,11 @@ type ONNXOptions struct {
 	ModelName         string
 	InputShapes       map[string][]int64 // whole shapes replacing the declared ones
 	Precision         ONNXPrecision
-	Progress          ProgressFunc
+	// BatchingDim is recorded in the model as the dimension of every input
+	// and output a ModelRunner batches requests along (Model.BatchingDim);
+	// nil: none.
+	BatchingDim *uint32
+	Progress    ProgressFunc
 }
 
 // CompileONNXFile compiles the ONNX model at path into a model for the
@@ -83,6 +87,9 @@ func compileONNX(options *ONNXOptions, compile func(*C.mrt_onnx_options, **C.mrt
 		defer C.free(unsafe.Pointer(c.model_name))
 	}
 	c.precision = C.int32_t(options.Precision)
+	if options.BatchingDim != nil {
+		c.batching_dim = C.uint32_t(*options.BatchingDim)
+	}
 	shapes := (*C.mrt_onnx_input_shape)(C.calloc(C.size_t(len(options.InputShapes)+1), C.sizeof_mrt_onnx_input_shape))
 	defer C.free(unsafe.Pointer(shapes))
 	list := unsafe.Slice(shapes, len(options.InputShapes))

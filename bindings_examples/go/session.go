@@ -51,6 +51,8 @@ type SessionOptions struct {
 // serves one replica on the calling goroutine.
 type Session struct {
 	life sync.RWMutex // Close against every call
+	// BindToDevice and Reload against DeviceCycles (taken after life).
+	loading sync.RWMutex
 	// One call at a time (Stop excepted), but runs of replicas share it.
 	mu sync.RWMutex
 	// [replica]: one run of each replica at a time.
@@ -131,8 +133,18 @@ func (s *Session) Close() error {
 
 // do runs one serialized call on the open session.
 func (s *Session) do(f func(*C.mrt_session) C.mrt_status) error {
+	return s.serialized(false, f)
+}
+
+// serialized runs f alone on the open session; loading: a call that
+// (re)loads the executable, which DeviceCycles must not overlap either.
+func (s *Session) serialized(loading bool, f func(*C.mrt_session) C.mrt_status) error {
 	s.life.RLock()
 	defer s.life.RUnlock()
+	if loading {
+		s.loading.Lock()
+		defer s.loading.Unlock()
+	}
 	if s.ptr == nil {
 		return closedError("Session")
 	}
@@ -154,8 +166,13 @@ func (s *Session) Model() (*Model, error) {
 // session keeps its own reference to the device.
 func (s *Session) BindToDevice(device *Device) error {
 	return device.use(func(dp *C.mrt_device) error {
-		return s.do(func(p *C.mrt_session) C.mrt_status { return C.mrt_session_bind_to_device(p, dp) })
+		return s.load(func(p *C.mrt_session) C.mrt_status { return C.mrt_session_bind_to_device(p, dp) })
 	})
+}
+
+// load runs a call that (re)loads the executable.
+func (s *Session) load(f func(*C.mrt_session) C.mrt_status) error {
+	return s.serialized(true, f)
 }
 
 // UnloadFromDevice runs Save if Load has run and leaves the device.
@@ -166,7 +183,7 @@ func (s *Session) UnloadFromDevice() error {
 // Reload loads the executable again on the last device, resetting it (after
 // Stop or a device error).
 func (s *Session) Reload() error {
-	return s.do(func(p *C.mrt_session) C.mrt_status { return C.mrt_session_reload(p) })
+	return s.load(func(p *C.mrt_session) C.mrt_status { return C.mrt_session_reload(p) })
 }
 
 // run runs programs; ctx ending stops them (Stop), and the error then wraps ctx.Err().
@@ -220,6 +237,36 @@ func (s *Session) NumReplicas() (uint32, error) {
 		return 0, closedError("Session")
 	}
 	return uint32(len(s.replicaMu)), nil
+}
+
+// DeviceCycles is a replica's modelled device time (mrt_session_device_cycles):
+// (Cycles after - Cycles before) / ClockHz is the modelled time of the runs
+// in between.
+type DeviceCycles struct {
+	Cycles  uint64  // run since the executable was last loaded (0 before)
+	ClockHz float64 // the device's clock
+}
+
+// DeviceCycles is the modelled cycles replica `replica` (0 .. NumReplicas()-1)
+// of the session's device has run since the executable was last loaded
+// (Load and Main runs, transfers, exchange and syncs), and its clock. Any
+// goroutine, also while another runs the session's programs (it waits for
+// BindToDevice and Reload). InvalidArgument naming the replica if it is out
+// of range.
+func (s *Session) DeviceCycles(replica uint32) (DeviceCycles, error) {
+	s.life.RLock()
+	defer s.life.RUnlock()
+	s.loading.RLock()
+	defer s.loading.RUnlock()
+	if s.ptr == nil {
+		return DeviceCycles{}, closedError("Session")
+	}
+	var cycles C.uint64_t
+	var clockHz C.double
+	err := call(func() C.mrt_status {
+		return C.mrt_session_device_cycles(s.ptr, C.uint32_t(replica), &cycles, &clockHz)
+	})
+	return DeviceCycles{Cycles: uint64(cycles), ClockHz: float64(clockHz)}, err
 }
 
 // RunSavePrograms runs the Save phase, as RunLoadPrograms.

@@ -89,6 +89,48 @@ mrt_status gomrt_output_queue_enqueue(mrt_output_queue *queue, void *data, int64
   return mrt_output_queue_enqueue(queue, data, size, queue_done_trampoline, USER_DATA(entry),
                                   queue_free_trampoline);
 }
+/* Whether a complete's status left the user data with the caller. */
+#define NOT_TAKEN(status) ((status) != MRT_OK && (status) != MRT_CANCELLED)
+
+mrt_status gomrt_queue_entry_lock(void *queue, bool output, void **out_entry, int64_t *out_slot) {
+  if (output) {
+    mrt_output_queue_entry *entry = NULL;
+    const mrt_status status = mrt_output_queue_enqueue_lock(queue, &entry);
+    *out_entry = entry;
+    *out_slot = entry != NULL ? entry->slot : -1;
+    return status;
+  }
+  mrt_input_queue_entry *entry = NULL;
+  const mrt_status status = mrt_input_queue_enqueue_lock(queue, &entry);
+  *out_entry = entry;
+  *out_slot = entry != NULL ? entry->slot : -1;
+  return status;
+}
+
+/* Sets the fields both kinds of locked entry share; handle 0 clears them. */
+#define SET_ENTRY(entry, data_, size_, handle_)                                                   \
+  ((entry)->data = (data_), (entry)->size_bytes = (size_), (entry)->user_data = USER_DATA(handle_), \
+   (entry)->user_data_free = (handle_) != 0 ? queue_free_trampoline : NULL)
+
+mrt_status gomrt_queue_entry_complete(void *queue, bool output, void *locked, void *data, int64_t size,
+                                      uintptr_t handle) {
+  mrt_status status;
+  if (output) {
+    mrt_output_queue_entry *entry = locked;
+    SET_ENTRY(entry, data, size, handle);
+    entry->write_complete_fn = queue_done_trampoline;
+    status = mrt_output_queue_enqueue_complete(queue);
+    if (NOT_TAKEN(status)) SET_ENTRY(entry, NULL, 0, 0);
+  } else {
+    mrt_input_queue_entry *entry = locked;
+    SET_ENTRY(entry, data, size, handle);
+    entry->read_start_fn = NULL;
+    entry->read_complete_fn = queue_done_trampoline;
+    status = mrt_input_queue_enqueue_complete(queue);
+    if (NOT_TAKEN(status)) SET_ENTRY(entry, NULL, 0, 0);
+  }
+  return status;
+}
 
 static void flush_trampoline(const char *tensor, void *user_data) {
   goRunnerFlush((char *)tensor, HANDLE(user_data));

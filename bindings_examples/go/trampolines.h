@@ -37,6 +37,14 @@ void gomrt_queue_manager_config_set_timeout(mrt_queue_manager_config *config, ui
 /* Enqueues `size` bytes of C memory at data, freed with the entry. */
 mrt_status gomrt_input_queue_enqueue(mrt_input_queue *queue, const void *data, int64_t size, uintptr_t entry);
 mrt_status gomrt_output_queue_enqueue(mrt_output_queue *queue, void *data, int64_t size, uintptr_t entry);
+/* The two-phase enqueue of an input queue, or of an output queue if output:
+ * locks the ring's next slot (*out_slot -1 on failure); complete fills the
+ * locked entry with `size` bytes of C memory at data, freed with the entry,
+ * and publishes it; on a failure other than MRT_CANCELLED the entry forgets
+ * them (the library took nothing: the caller frees). */
+mrt_status gomrt_queue_entry_lock(void *queue, bool output, void **out_entry, int64_t *out_slot);
+mrt_status gomrt_queue_entry_complete(void *queue, bool output, void *locked, void *data, int64_t size,
+                                      uintptr_t handle);
 void gomrt_runner_config_set_flush(mrt_model_runner_config *config, uintptr_t handle);
 /* As gomrt_runner_config_set_flush, for flush_select_callback. */
 void gomrt_runner_config_set_flush_select(mrt_model_runner_config *config, uintptr_t handle);

@@ -16,6 +16,8 @@ Modules, one purpose each:
   devices      DeviceManager, Device, DeviceInfo
   sessions     Session, AnchorPredicate
   queues       QueueManager, InputQueue, OutputQueue
+  queue_entries InputQueueEntry, OutputQueueEntry (the two-phase enqueue)
+  popef        list_popef, PopefListing, PopefFile, BlobInfo (what mrt-info shows)
   runner       ModelRunner, TensorMemory, DataDesc, RequestTimes (statistics),
                FlushSelection (flush_select_callback)
   device_time  DeviceTime (modelled cycles and clock of a device)
@@ -63,16 +65,18 @@ from .graph import Codelet, Graph, Target, TensorInfo, TileInterval, codelets
 from .log import get_log_level, log_message, set_log_callback, set_log_level
 from .models import AnchorInfo, Model, ModelInfo
 from .onnx import compile_onnx, read_onnx_tensor_file
+from .popef import BlobInfo, PopefFile, PopefListing, list_popef
+from .queue_entries import InputQueueEntry, OutputQueueEntry
 from .queues import InputQueue, OutputQueue, QueueInfo, QueueManager
 from .runner import DataDesc, FlushSelection, ModelRunner, RequestTimes, TensorMemory
 from .sessions import AnchorPredicate, Session
 from .system import (check_version, host_memory_limit, host_memory_reserved,
                      last_error_recovery_action, set_host_memory_limit, status_string, version,
                      version_tuple)
-from .types import (ALL_REPLICAS, BATCHING_DISABLED, AnchorSet, CallbackPolicy, DataSource,
-                    DataType, FieldDirection, HandleKind, LaunchPolicy, LogLevel, MatmulOperand,
-                    ModelOptions, Phase, PopefDataUsage, PrebuiltPredicate, PredicateKind,
-                    ProfileFormat, SimulatedError, SyncType, TensorType)
+from .types import (ALL_REPLICAS, BATCHING_DISABLED, AnchorSet, BlobType, CallbackPolicy,
+                    DataSource, DataType, FieldDirection, HandleKind, LaunchPolicy, LogLevel,
+                    MatmulOperand, ModelOptions, Phase, PopefDataUsage, PrebuiltPredicate,
+                    PredicateKind, ProfileFormat, SimulatedError, SyncType, TensorType)
 
 __version__ = "0.1.0"
 

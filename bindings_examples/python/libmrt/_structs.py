@@ -121,6 +121,29 @@ class QueueInfo(ctypes.Structure):
                 ("sample_size_bytes", c_i64), ("num_buffers", c_i64), ("connected", c_bool)]
 
 
+class InputQueueEntry(ctypes.Structure):
+    """mrt_input_queue_entry: one ring slot, filled in place (two-phase enqueue)."""
+    _fields_ = [("data", c_ptr), ("size_bytes", c_i64), ("read_start_fn", QUEUE_DATA_FN),
+                ("read_complete_fn", QUEUE_DATA_FN), ("user_data", c_ptr),
+                ("user_data_free", FREE_FN), ("slot", c_i64)]
+
+
+class OutputQueueEntry(ctypes.Structure):
+    """mrt_output_queue_entry."""
+    _fields_ = [("data", c_ptr), ("size_bytes", c_i64), ("write_complete_fn", QUEUE_DATA_FN),
+                ("user_data", c_ptr), ("user_data_free", FREE_FN), ("slot", c_i64)]
+
+
+# ---- PopEF listings ----
+class BlobInfo(ctypes.Structure):
+    _fields_ = [("struct_size", c_size), ("file", c_size), ("index", c_size), ("type", c_i32),
+                ("executable", c_str), ("name", c_str), ("offset", c_u64),
+                ("payload_size", c_u64), ("stored_checksum", c_u64),
+                ("computed_checksum", c_u64), ("problem", c_str), ("data_type", c_i32),
+                ("shape", P(c_i64)), ("rank", c_size), ("num_tensors", c_u64),
+                ("data_size", c_u64)]
+
+
 # ---- model runner ----
 class ReplicaOutputs(ctypes.Structure):
     _fields_ = [("replica_id", c_u32), ("outputs", P(TensorView)), ("num_outputs", c_size)]

@@ -13,7 +13,7 @@ from ._arrays import borrowed_array, copied_bytes, dtype_of, options_argument, s
 from ._handles import Closable, Handle
 from ._native import C, out_value
 from .errors import MrtError
-from .types import DataSource, ModelOptions, Phase, TensorType
+from .types import BATCHING_DISABLED, DataSource, ModelOptions, Phase, TensorType
 
 if TYPE_CHECKING:
     from .executables import Executable
@@ -226,6 +226,14 @@ class Model(Closable):
             C.mrt_model_program(self._pointer(), index, ctypes.byref(program), ctypes.byref(name))
             result[program.value] = (name.value or b"").decode()
         return result
+
+    @property
+    def batching_dim(self) -> int | None:
+        """The dimension a ModelRunner batches requests along when its
+        config leaves batching_dim unset (recorded by compile_onnx's
+        batching_dim), or None if the model records none."""
+        dim = out_value(C.mrt_model_batching_dim, self._pointer(), out_type=s.c_u32)
+        return None if dim == BATCHING_DISABLED else dim
 
     def _blob_type(self, name: str):
         try:

@@ -22,11 +22,13 @@ import numpy as np
 
 from . import _structs as s
 from ._arrays import check_tensor, contiguous, dtype_of, shape_tuple
-from ._callbacks import checked_callable, guarded, held, hold, release_held, surfacing
+from ._callbacks import guarded, held, hold, release_held, surfacing
+from ._queue_callbacks import QueuedArray, complete_trampoline, optional_callable, start_trampoline
 from ._handles import Closable, Handle
 from ._native import C, out_value
 from .errors import InvalidArgumentError, NotFoundError, Status
 from .models import Model
+from .queue_entries import InputQueueEntry, LockedEntries, OutputQueueEntry, lock_entry
 from .types import TensorType, duration_ns
 
 if TYPE_CHECKING:
@@ -56,37 +58,10 @@ class QueueInfo:
     connected: bool
 
 
-class _Entry:
-    """What the library holds for one enqueued array."""
-
-    def __init__(self, array: np.ndarray, on_start, on_complete):
-        self.array, self.on_start, self.on_complete = array, on_start, on_complete
-
-
-@s.QUEUE_DATA_FN
-def _start_trampoline(user_data):
-    with guarded("a queue's on_start callback"):
-        entry = held(user_data)
-        if entry.on_start is not None:
-            entry.on_start()
-
-
-@s.QUEUE_DATA_FN
-def _complete_trampoline(user_data):
-    with guarded("a queue's on_complete callback"):
-        entry = held(user_data)
-        if entry.on_complete is not None:
-            entry.on_complete()
-
-
 @s.QUEUE_TIMEOUT_FN
 def _timeout_trampoline(anchor_name, direction, bytes_done, user_data):
     with guarded("a queue manager's timeout callback"):
         held(user_data)(anchor_name.decode(), TensorType(direction), bytes_done)
-
-
-def _optional_callable(function, what: str):
-    return None if function is None else checked_callable(function, what)
 
 
 class _Queue:
@@ -125,11 +100,26 @@ class InputQueue(_Queue):
         once the last is (on the device thread). CancelledError if the
         queue is or gets disconnected."""
         self._checked(array, writable=False)
-        entry = _Entry(array, _optional_callable(on_start, "on_start"),
-                       _optional_callable(on_complete, "on_complete"))
+        entry = QueuedArray(array, optional_callable(on_start, "on_start"),
+                       optional_callable(on_complete, "on_complete"))
         C.mrt_input_queue_enqueue(self._pointer(), array.ctypes.data, array.nbytes,
-                                  _start_trampoline, _complete_trampoline, hold(entry),
+                                  start_trampoline, complete_trampoline, hold(entry),
                                   release_held)
+
+    def enqueue_lock(self) -> InputQueueEntry:
+        """Locks the ring's next slot and returns its entry to fill in place
+        (two-phase enqueue, libmrt.queue_entries); blocks while the ring is
+        full, CancelledError if the queue is or gets disconnected. Locking
+        again before enqueue_complete() returns the same entry as left."""
+        return lock_entry(self, C.mrt_input_queue_enqueue_lock, InputQueueEntry,
+                          s.InputQueueEntry)
+
+    def enqueue_complete(self) -> None:
+        """Publishes the locked entry, as enqueue() would its array.
+        FailedPreconditionError if none is locked; InvalidArgumentError for
+        no array or a bad size_bytes (the entry stays locked: fix it and
+        complete again); CancelledError if disconnected since the lock."""
+        self._manager._locked_entries.complete(self._pointer(), C.mrt_input_queue_enqueue_complete)
 
     def flush(self) -> None:
         """Completes a partial transfer with zeros (or enqueues one of zeros)."""
@@ -152,9 +142,18 @@ class OutputQueue(_Queue):
         """Queues a writable array (not copied) for the device's output;
         on_complete runs once it is written (on the device thread)."""
         self._checked(array, writable=True)
-        entry = _Entry(array, None, _optional_callable(on_complete, "on_complete"))
+        entry = QueuedArray(array, None, optional_callable(on_complete, "on_complete"))
         C.mrt_output_queue_enqueue(self._pointer(), array.ctypes.data, array.nbytes,
-                                   _complete_trampoline, hold(entry), release_held)
+                                   complete_trampoline, hold(entry), release_held)
+
+    def enqueue_lock(self) -> OutputQueueEntry:
+        """As InputQueue.enqueue_lock(), for an output buffer."""
+        return lock_entry(self, C.mrt_output_queue_enqueue_lock, OutputQueueEntry,
+                          s.OutputQueueEntry)
+
+    def enqueue_complete(self) -> None:
+        """As InputQueue.enqueue_complete()."""
+        self._manager._locked_entries.complete(self._pointer(), C.mrt_output_queue_enqueue_complete)
 
     def flush(self) -> None:
         """Gives the dummy output of a flushed input a scratch buffer."""
@@ -189,6 +188,7 @@ class QueueManager(Closable):
                               ring_size_overrides, timeout, on_timeout)
         self._handle = Handle(out_value(C.mrt_queue_manager_create, model._pointer(),
                                         ctypes.byref(config)), C.mrt_queue_manager_destroy)
+        self._locked_entries = LockedEntries()
 
     @classmethod
     def _for_session(cls, session: "Session", replica: int | None,
@@ -207,7 +207,15 @@ class QueueManager(Closable):
             pointer = out_value(C.mrt_session_create_queue_manager_for_replica, session._pointer(),
                                 replica, ctypes.byref(config))
         manager._handle = Handle(pointer, C.mrt_queue_manager_destroy)
+        manager._locked_entries = LockedEntries()
         return manager
+
+    def close(self) -> None:
+        """Frees the manager, and the arrays of entries locked and never completed."""
+        super().close()
+        locked = getattr(self, "_locked_entries", None)  # None if __init__ failed
+        if locked is not None:
+            locked.release_all()
 
     @staticmethod
     def _config(ring_size_multiplier, load_save_ring_size_multiplier, ring_size_overrides,
@@ -230,7 +238,7 @@ class QueueManager(Closable):
             config.ring_size_overrides, config.num_ring_size_overrides = overrides, len(overrides)
         if timeout is not LIBRARY_DEFAULT:
             config.timeout_ns = duration_ns(timeout, "timeout")
-        if _optional_callable(on_timeout, "on_timeout") is not None:
+        if optional_callable(on_timeout, "on_timeout") is not None:
             config.timeout_fn, config.timeout_user_data = _timeout_trampoline, hold(on_timeout)
             config.timeout_user_data_free = release_held
         return config

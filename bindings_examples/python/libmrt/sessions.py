@@ -19,6 +19,7 @@ from ._callbacks import (NO_FREE, checked_callable, guarded, held, hold, release
                          surfacing)
 from ._handles import Closable, Handle
 from ._native import C, out_value
+from .device_time import DeviceTime, read_device_time
 from .devices import Device, wait_config
 from .errors import InvalidArgumentError, Status
 from .models import AnchorInfo, Model, PathLike, anchor_from_struct, create_for
@@ -325,6 +326,19 @@ class Session(Closable):
         """FailedPreconditionError listing the unbound anchors, if any."""
         ids, count = u64_array(programs)
         C.mrt_session_error_if_anchors_not_connected(self._pointer(), ids, count)
+
+    def device_time(self, replica: int = 0) -> DeviceTime:
+        """The cycles replica `replica` (0 .. num_replicas - 1) of the
+        session's device has run since the executable was last loaded
+        (0 before; Load and Main runs, transfers, exchange and syncs
+        included), and the device's clock (DeviceTime.seconds). Any thread,
+        also while another runs programs (not during bind or reload).
+        InvalidArgumentError naming the replica if it is out of range."""
+        return read_device_time(C.mrt_session_device_cycles, self._pointer(), replica)
+
+    def device_cycles(self, replica: int = 0) -> int:
+        """device_time(replica).cycles: as ModelRunner.device_cycles."""
+        return self.device_time(replica).cycles
 
     # Stopping, faults.
     def stop(self) -> None:

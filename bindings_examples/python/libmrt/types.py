@@ -27,6 +27,15 @@ class DataType(enum.IntEnum):
     F64 = 11
 
 
+class BlobType(enum.IntEnum):
+    """mrt_blob_type: the kinds of PopEF blob (docs/popef.md)."""
+    METADATA = 1
+    EXECUTABLE = 2
+    TENSOR_DATA = 3
+    FEED_DATA = 4
+    OPAQUE = 5
+
+
 class LogLevel(enum.IntEnum):
     OFF = 0
     ERR = 1

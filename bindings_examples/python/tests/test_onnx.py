@@ -56,6 +56,8 @@ class OnnxTest(unittest.TestCase):
     def test_recorded_batching_dim_lets_the_runner_take_several_batches(self):
         x = np.linspace(-1, 1, 8 * 6, dtype=np.float32).reshape(8, 6)
         model = libmrt.compile_onnx(self.onnx_bytes, batch_size=4, batching_dim=0)
+        self.assertEqual(model.batching_dim, 0)  # recorded in the model
+        self.assertIsNone(libmrt.compile_onnx(self.onnx_bytes, batch_size=4).batching_dim)
         # Two batches of 4 in one request: only a runner batching along
         # dimension 0 (the model's own, none set in its config) accepts (8, 6).
         np.testing.assert_allclose(self.run_model(model, x), np.maximum(x @ self.w + self.b, 0),
@@ -79,6 +81,22 @@ class OnnxTest(unittest.TestCase):
         with self.assertRaises(libmrt.MrtError) as caught:
             libmrt.compile_onnx(self.onnx_bytes, precision="f8")
         self.assertEqual(caught.exception.status, libmrt.Status.INVALID_ARGUMENT)
+
+
+# The repository's copy of mnist-8 (the C API's tests compile it too).
+MNIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests", "data",
+                     "onnx", "mnist-8", "model.onnx")
+
+
+@unittest.skipUnless(os.path.exists(MNIST), "needs the repository's tests/data/onnx/mnist-8")
+class RecordedBatchingDimTest(unittest.TestCase):
+    """Model.batching_dim: what compile_onnx records (mrt_model_batching_dim)."""
+
+    def test_a_compiled_model_records_its_batching_dim(self):
+        with libmrt.compile_onnx(MNIST, batching_dim=0) as model:
+            self.assertEqual(model.batching_dim, 0)
+        with libmrt.compile_onnx(MNIST) as model:
+            self.assertIsNone(model.batching_dim)
 
 
 if __name__ == "__main__":

@@ -102,6 +102,7 @@ sized_structs!(
     crate::sys::mrt_handle_info,
     crate::sys::mrt_target,
     crate::sys::mrt_model_runner_config,
+    crate::sys::mrt_blob_info,
 );
 
 /// A config struct filled with the library's defaults by its init_sized.

@@ -45,6 +45,7 @@ mod log;
 mod memory;
 mod model;
 mod onnx;
+mod popef;
 mod predicate;
 mod queue;
 mod runner;
@@ -72,12 +73,16 @@ pub use log::{clear_log_callback, log_level, log_message, set_log_callback, set_
 pub use memory::TensorMemory;
 pub use model::{AnchorInfo, DataSource, Model, ModelInfo, OptionSet, ProgramPhase, TensorType};
 pub use onnx::{compile_onnx_bytes, compile_onnx_file, OnnxOptions, OnnxPrecision};
+pub use popef::{list_popef, BlobInfo, BlobType, PopefFile, PopefListing};
 pub use predicate::{AnchorPredicate, CallbackPolicy, DataUsagePolicy, Policy, Prebuilt};
 pub use queue::{
-    InputQueue, OutputQueue, Queue, QueueInfo, QueueKind, QueueManager, QueueManagerConfig, QueueTimeoutCallback,
+    InputEntry, InputQueue, OutputEntry, OutputQueue, Queue, QueueEntry, QueueInfo, QueueKind, QueueManager,
+    QueueManagerConfig, QueueTimeoutCallback,
 };
 pub use runner::{FlushCallback, ModelRunner, RequestTimes, RunnerConfig, SaveOutput, SimulatedError, TensorDesc};
-pub use session::{AnchorCallback, AnchorSet, Launch, Session, SessionConfig, SessionReplica, SessionStopper};
+pub use session::{
+    AnchorCallback, AnchorSet, DeviceCycles, Launch, Session, SessionConfig, SessionReplica, SessionStopper,
+};
 pub use tensor::{Bool, DataType, Element, Input, Output, OutputBuffer, F16};
 
 /// The version of the loaded library, "MAJOR.MINOR.PATCH".

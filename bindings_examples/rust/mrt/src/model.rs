@@ -197,6 +197,15 @@ impl Model {
         })
     }
 
+    /// The dimension a ModelRunner batches requests along when its config
+    /// leaves batching_dim unset (recorded by OnnxOptions::batching_dim), or
+    /// None if the model records none (mrt_model_batching_dim).
+    pub fn batching_dim(&self) -> Result<Option<u32>> {
+        let mut dim = sys::MRT_BATCHING_DISABLED;
+        check(unsafe { sys::mrt_model_batching_dim(self.as_ptr(), &mut dim) })?;
+        Ok(if dim == sys::MRT_BATCHING_DISABLED { None } else { Some(dim) })
+    }
+
     /// Every anchor, in model order.
     pub fn anchors(&self) -> Result<Vec<AnchorInfo>> {
         (0..self.info()?.num_anchors)

@@ -34,6 +34,10 @@ pub struct OnnxOptions<'a> {
     /// Whole shapes replacing the declared ones: (input name, dims).
     pub input_shapes: &'a [(&'a str, &'a [i64])],
     pub precision: OnnxPrecision,
+    /// The dimension of every input and output recorded in the model as the
+    /// one a ModelRunner batches requests along (Model::batching_dim); None:
+    /// none.
+    pub batching_dim: Option<u32>,
     /// Called on the compiling thread.
     pub progress: Option<ProgressCallback>,
 }
@@ -50,6 +54,7 @@ impl Default for OnnxOptions<'_> {
             model_name: None,
             input_shapes: &[],
             precision: OnnxPrecision::F32,
+            batching_dim: None,
             progress: None,
         }
     }
@@ -99,6 +104,7 @@ fn compile(
     raw.input_shapes = if shapes.is_empty() { ptr::null() } else { shapes.as_ptr() };
     raw.num_input_shapes = shapes.len();
     raw.precision = options.precision as i32;
+    raw.batching_dim = options.batching_dim.unwrap_or(sys::MRT_BATCHING_DISABLED);
     if let Some(progress) = options.progress {
         raw.progress = Some(progress_trampoline);
         raw.user_data = closure_user_data(progress);

@@ -16,6 +16,9 @@ use crate::model::{Model, TensorType};
 use crate::sys;
 use crate::tensor::{as_bytes, type_name, DataType, Element};
 
+mod entry;
+pub use entry::{InputEntry, OutputEntry, QueueEntry};
+
 /// Called on the device thread when a transfer has waited `timeout` for the
 /// caller's data (input) or buffers (output), and again every `timeout`:
 /// (anchor name, direction, bytes already done).

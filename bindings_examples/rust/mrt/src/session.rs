@@ -64,6 +64,18 @@ impl Default for SessionConfig<'_> {
     }
 }
 
+/// A replica's modelled device time (mrt_session_device_cycles):
+/// (cycles after - cycles before) / clock_hz is the modelled time of the
+/// runs in between.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DeviceCycles {
+    /// Cycles run since the executable was last loaded (0 before): Load
+    /// and Main runs, host transfers, exchange and syncs.
+    pub cycles: u64,
+    /// The device's clock.
+    pub clock_hz: f64,
+}
+
 /// The handle itself, shared with SessionStopper: destroyed when the last
 /// of them goes, so mrt_session_destroy never overlaps mrt_session_stop.
 struct RawSession(NonNull<sys::mrt_session>);
@@ -238,6 +250,16 @@ impl Session {
         let mut count = 0;
         check(unsafe { sys::mrt_session_num_replicas(self.as_ptr(), &mut count) })?;
         Ok(count)
+    }
+
+    /// The modelled cycles replica `replica` (0 .. num_replicas(); 0 for a
+    /// model that is not replicated) of the session's device has run, and
+    /// its clock. Status::InvalidArgument naming the replica and R if it is
+    /// out of range.
+    pub fn device_cycles(&self, replica: u32) -> Result<DeviceCycles> {
+        let (mut cycles, mut clock_hz) = (0u64, 0f64);
+        check(unsafe { sys::mrt_session_device_cycles(self.as_ptr(), replica, &mut cycles, &mut clock_hz) })?;
+        Ok(DeviceCycles { cycles, clock_hz })
     }
 
     /// One SessionReplica per replica, in replica order, each to move to a

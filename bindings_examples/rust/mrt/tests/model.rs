@@ -25,6 +25,7 @@ fn metadata_and_anchors_come_from_the_file() {
     assert_eq!(model.programs().unwrap().len(), info.num_programs);
     assert_eq!(model.options(OptionSet::Engine).unwrap().len(), info.num_engine_options);
     assert!(!model.executable_bytes().unwrap().is_empty());
+    assert_eq!(model.batching_dim().unwrap(), None); // the mlp records none
 
     let err = model.anchor_by_name("nope").expect_err("an unknown anchor must fail");
     assert_eq!(err.status(), Status::NotFound);

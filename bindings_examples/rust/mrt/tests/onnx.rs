@@ -100,6 +100,18 @@ fn an_onnx_model_compiles_and_serves() {
     let options = OnnxOptions { input_shapes: &[("a", dims), ("b", dims)], ..OnnxOptions::default() };
     let model = compile_onnx_file(&path, options).unwrap();
     assert_eq!(model.anchor_by_name("y").unwrap().shape, vec![4, 3]);
+    assert_eq!(model.batching_dim().unwrap(), None);
+}
+
+#[test]
+fn a_compiled_model_records_its_batching_dim() {
+    let model =
+        compile_onnx_bytes(&add_model(), OnnxOptions { batching_dim: Some(0), ..OnnxOptions::default() }).unwrap();
+    assert_eq!(model.batching_dim().unwrap(), Some(0));
+    let err = compile_onnx_bytes(&add_model(), OnnxOptions { batching_dim: Some(2), ..OnnxOptions::default() })
+        .expect_err("the tensors have rank 2");
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(err.message().contains("batching_dim 2"), "{err}");
 }
 
 #[test]
