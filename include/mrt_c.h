@@ -1597,7 +1597,9 @@ MRT_API mrt_status mrt_model_runner_config_init_sized(mrt_model_runner_config *c
 #define mrt_model_runner_config_init(config) mrt_model_runner_config_init_sized((config), sizeof *(config))
 
 /* Creates a runner for model (which it keeps alive) and attaches one device
- * per replica. config may be NULL for the defaults. *out belongs to the
+ * per replica; returns once every replica has run the model's Load programs
+ * (a replica whose Load fails is out of service, its requests failing with
+ * the device error). config may be NULL for the defaults. *out belongs to the
  * caller: mrt_model_runner_destroy(). MRT_UNAVAILABLE if devices cannot be
  * had, MRT_VERSION_MISMATCH for a package hash mismatch, MRT_CORRUPT_MODEL if
  * the model's metadata disagrees with its executable (checked before any
@@ -1717,13 +1719,11 @@ MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, u
  * (its own lane of the device, for a replica of a model compiled with
  * replication factor R; Load and every Main run, host transfers, exchange
  * and syncs included)
- * since it was last loaded (the runner's creation, or a reset after a
- * device error), and the device's clock in Hz (out_clock_hz may be NULL).
+ * since it was last loaded (the runner's creation, which returns once every
+ * replica has run its Load programs, or a reset after a device error), and
+ * the device's clock in Hz (out_clock_hz may be NULL).
  * (cycles after - cycles before) / clock_hz is the modelled device time of
- * the requests served in between, once the Load programs have run: they run
- * on the replica's device thread after the runner is created, so a reading
- * taken before the first request has completed may or may not include
- * them. MRT_INVALID_ARGUMENT for a replica_id out
+ * the requests served in between. MRT_INVALID_ARGUMENT for a replica_id out
  * of range (naming it and the runner's replicas). Any thread. */
 MRT_API mrt_status mrt_model_runner_device_cycles(const mrt_model_runner *runner, uint32_t replica_id,
                                                   uint64_t *out_cycles, double *out_clock_hz) MRT_NOEXCEPT;

@@ -40,7 +40,8 @@ struct ModelRunner::Impl {
       session->bindToDevice(device);
     }
     for (auto &replica : replicas) replica->start();
-    watchdog = std::thread([this] { watch(); });
+    watchdog = std::thread([this] { watch(); });  // before waiting: a Load may hang
+    for (auto &replica : replicas) replica->awaitInitialLoad();
     const std::string per_device = in_model > 1 ? fmt::format(" ({} per device)", in_model) : std::string();
     log::logger().info("runner for model '{}': {} replica(s){} on device(s) {}; {}", model->metadata.executable(),
                        replicas.size(), per_device, deviceIds(), describe(config));

@@ -176,6 +176,11 @@ Replica::~Replica() { shutdown(); }
 
 void Replica::start() { thread_ = std::thread([this] { deviceLoop(); }); }
 
+void Replica::awaitInitialLoad() {
+  std::unique_lock lock(initial_load_mutex_);
+  initial_load_cv_.wait(lock, [this] { return initial_load_done_; });
+}
+
 // ---- producer side ----------------------------------------------------------
 
 std::shared_ptr<Completion> Replica::submit(const RequestViews &views, RequestClock::time_point received,
@@ -289,13 +294,20 @@ void Replica::deviceLoop() {
     detail::RunningFlag &running;
     ~Parked() { running.set(false); }
   } parked_at_exit{*device_running_};
+  bool load_ok = true;
   {
     std::lock_guard device(device_mutex_);
     // Load at once, as a device would: Save at destruction finds the state
     // loaded even if no request ever came. (A synchronous caller may have
     // been first: its Main run loaded the state, which must not be reset.)
-    if (!loaded_ && !runProgram(true)) return;
+    if (!loaded_) load_ok = runProgram(true);
   }
+  {
+    std::lock_guard lock(initial_load_mutex_);
+    initial_load_done_ = true;
+  }
+  initial_load_cv_.notify_all();
+  if (!load_ok) return;
   while (!stopping_.load() && serving_.load()) {
     {
       std::lock_guard device(device_mutex_);

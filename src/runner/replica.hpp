@@ -23,6 +23,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <list>
 #include <map>
@@ -66,8 +67,13 @@ class Replica {
   Replica(const Replica &) = delete;
   Replica &operator=(const Replica &) = delete;
 
-  // Starts the device thread.
+  // Starts the device thread, which runs the Load programs first.
   void start();
+  // Blocks until the device thread has run the Load programs (or failed to:
+  // the replica is then out of service, as after any device error), so the
+  // model is loaded when the runner's constructor returns, as the seeds say,
+  // and deviceTime() read then already counts Load.
+  void awaitInitialLoad();
 
   // The id of the device this replica runs on, for messages.
   std::int64_t deviceId() const { return device_->id(); }
@@ -225,6 +231,9 @@ class Replica {
   const std::shared_ptr<detail::RunningFlag> device_running_ = std::make_shared<detail::RunningFlag>();
   std::atomic<bool> serving_{true};  // false once runProgram gave up
   bool loaded_ = false;              // a Load or Main run has succeeded (device_mutex_)
+  std::mutex initial_load_mutex_;
+  std::condition_variable initial_load_cv_;
+  bool initial_load_done_ = false;  // the device thread's first Load has ended (initial_load_mutex_)
   bool pipelined_ = false;           // Main streams through pipeline stages (Session::mainIsPipelined)
 
   std::atomic<bool> stopping_{false};
