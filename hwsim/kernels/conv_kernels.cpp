@@ -59,19 +59,88 @@ void im2col(const float *x, const Geometry &g, std::int64_t Cg, std::int64_t oh0
   }
 }
 
+// Output channels of one vertex up to which a unit-stride Conv accumulates
+// shifted slab runs directly instead of building im2col for a GEMM: with a
+// few rows, Eigen's GEMM packs both operands for little arithmetic.
+constexpr std::int64_t kMaxDirectRows = 4;
+// Floats per accumulator of the direct path: one AVX-512 register, two AVX
+// or four SSE.
+constexpr std::int64_t kLanes = 16;
+using Lanes = Eigen::Array<float, kLanes, 1>;
+
+// Rows [0, R) x columns [0, P * kLanes) of the wide output y (row stride
+// yStride) = sum over k of A(r, k) times the slab run at slab + runs[k]. Two
+// banks of accumulators (even and odd k) keep 2 * R * P FMA chains in flight.
+template <int R, int P>
+void accumulateRuns(const float *A, std::int64_t K, const std::int64_t *runs, const float *slab, float *y,
+                    std::int64_t yStride) {
+  Lanes even[R][P], odd[R][P];
+  for (int r = 0; r < R; ++r) {
+    for (int i = 0; i < P; ++i) even[r][i].setZero(), odd[r][i].setZero();
+  }
+  std::int64_t k = 0;
+  for (; k + 1 < K; k += 2) {
+    const float *s0 = slab + runs[k], *s1 = slab + runs[k + 1];
+    for (int r = 0; r < R; ++r) {
+      for (int i = 0; i < P; ++i) {
+        even[r][i] += A[r * K + k] * Eigen::Map<const Lanes>(s0 + i * kLanes);
+        odd[r][i] += A[r * K + k + 1] * Eigen::Map<const Lanes>(s1 + i * kLanes);
+      }
+    }
+  }
+  if (k < K) {
+    for (int r = 0; r < R; ++r) {
+      for (int i = 0; i < P; ++i) even[r][i] += A[r * K + k] * Eigen::Map<const Lanes>(slab + runs[k] + i * kLanes);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int i = 0; i < P; ++i) Eigen::Map<Lanes>(y + r * yStride + i * kLanes) = even[r][i] + odd[r][i];
+  }
+}
+
+// The wide output rows [rows of A, wideStride] (wideStride a multiple of
+// kLanes): pairs of channels two accumulators wide, a last odd channel four.
+void accumulateDirect(const Eigen::Map<const RowMajorF> &A, const std::int64_t *runs, const float *slab,
+                      std::int64_t wideStride, float *y) {
+  const std::int64_t K = A.cols();
+  std::int64_t m = 0;
+  for (; m + 1 < A.rows(); m += 2) {
+    for (std::int64_t p = 0; p < wideStride; p += 2 * kLanes) {
+      if (wideStride - p == kLanes) accumulateRuns<2, 1>(A.data() + m * K, K, runs, slab + p, y + m * wideStride + p, wideStride);
+      else accumulateRuns<2, 2>(A.data() + m * K, K, runs, slab + p, y + m * wideStride + p, wideStride);
+    }
+  }
+  if (m == A.rows()) return;
+  for (std::int64_t p = 0; p < wideStride; p += 4 * kLanes) {
+    const float *a = A.data() + m * K;
+    float *out = y + m * wideStride + p;
+    switch (std::min<std::int64_t>(4, (wideStride - p) / kLanes)) {
+      case 1: accumulateRuns<1, 1>(a, K, runs, slab + p, out, wideStride); break;
+      case 2: accumulateRuns<1, 2>(a, K, runs, slab + p, out, wideStride); break;
+      case 3: accumulateRuns<1, 3>(a, K, runs, slab + p, out, wideStride); break;
+      default: accumulateRuns<1, 4>(a, K, runs, slab + p, out, wideStride); break;
+    }
+  }
+}
+
 // Unit strides (most convolutions), output rows [oh0, oh1) of one image and
 // group: the input rows they read are copied once into a zero-padded slab
 // [Cg, rows + (KH-1)*dh, Wp] (Wp = padded width), after which im2col row
 // (c, kh, kw) for all the rows together is one contiguous run of the slab,
-// and the GEMM computes "wide" output rows of Wp columns whose first OW are
+// and the output is computed as "wide" rows of Wp columns whose first OW are
 // the output. A vertex usually has a few short rows, where the per-row copies
-// and padding fills of im2col cost more than the GEMM.
+// and padding fills of im2col cost more than the arithmetic; with at most
+// kMaxDirectRows output channels the runs are accumulated straight from the
+// slab, otherwise they are copied into an im2col matrix for one GEMM.
 void convUnitStride(const float *x, const Geometry &g, std::int64_t Cg, std::int64_t oh0, std::int64_t oh1,
                     const Eigen::Map<const RowMajorF> &A, float *y, std::int64_t yStride, bool assign) {
   const std::int64_t Wp = g.W + g.pw0 + g.pw1, rows = oh1 - oh0, Hs = rows + (g.KH - 1) * g.dh;
   const std::int64_t wide = rows * Wp, K = A.cols();
+  const bool directly = A.rows() <= kMaxDirectRows;
+  // The direct path reads whole accumulators: up to kLanes - 1 past the last run.
+  const std::int64_t wideStride = directly ? (wide + kLanes - 1) / kLanes * kLanes : wide;
   auto &slab = scratch(4);
-  slab.assign(static_cast<std::size_t>(Cg * Hs * Wp + (g.KW - 1) * g.dw), 0.0f);
+  slab.assign(static_cast<std::size_t>(Cg * Hs * Wp + (g.KW - 1) * g.dw + (wideStride - wide)), 0.0f);
   for (std::int64_t c = 0; c < Cg; ++c) {
     for (std::int64_t r = 0; r < Hs; ++r) {
       const std::int64_t ih = oh0 - g.ph0 + r;
@@ -80,24 +149,40 @@ void convUnitStride(const float *x, const Geometry &g, std::int64_t Cg, std::int
       std::copy(src, src + g.W, slab.data() + (c * Hs + r) * Wp + g.pw0);
     }
   }
-  auto &col = scratch(3);
-  col.resize(static_cast<std::size_t>(K * wide));
-  float *dst = col.data();
-  for (std::int64_t c = 0; c < Cg; ++c) {
-    for (std::int64_t kh = 0; kh < g.KH; ++kh) {
-      for (std::int64_t kw = 0; kw < g.KW; ++kw, dst += wide) {
-        const float *src = slab.data() + (c * Hs + kh * g.dh) * Wp + kw * g.dw;
-        std::copy(src, src + wide, dst);
+  auto &out = scratch(5);
+  out.resize(static_cast<std::size_t>(A.rows() * wideStride));
+  if (directly) {
+    // Where im2col row (c, kh, kw) starts in the slab, written through a
+    // plain pointer: in a shared library each use of the thread-local
+    // vector itself costs a __tls_get_addr call.
+    thread_local std::vector<std::int64_t> runStarts;
+    runStarts.resize(static_cast<std::size_t>(K));
+    std::int64_t *run = runStarts.data();
+    const std::int64_t KH = g.KH, KW = g.KW, dh = g.dh, dw = g.dw;  // not reloaded after each store
+    for (std::int64_t c = 0; c < Cg; ++c) {
+      for (std::int64_t kh = 0; kh < KH; ++kh) {
+        for (std::int64_t kw = 0; kw < KW; ++kw) *run++ = (c * Hs + kh * dh) * Wp + kw * dw;
       }
     }
+    accumulateDirect(A, runStarts.data(), slab.data(), wideStride, out.data());
+  } else {
+    auto &col = scratch(3);
+    col.resize(static_cast<std::size_t>(K * wide));
+    float *dst = col.data();
+    for (std::int64_t c = 0; c < Cg; ++c) {
+      for (std::int64_t kh = 0; kh < g.KH; ++kh) {
+        for (std::int64_t kw = 0; kw < g.KW; ++kw, dst += wide) {
+          const float *src = slab.data() + (c * Hs + kh * g.dh) * Wp + kw * g.dw;
+          std::copy(src, src + wide, dst);
+        }
+      }
+    }
+    Eigen::Map<RowMajorF> Ywide(out.data(), A.rows(), wide);
+    Ywide.noalias() = A * Eigen::Map<const RowMajorF>(col.data(), K, wide);
   }
-  auto &out = scratch(5);
-  out.resize(static_cast<std::size_t>(A.rows() * wide));
-  Eigen::Map<RowMajorF> Ywide(out.data(), A.rows(), wide);
-  Ywide.noalias() = A * Eigen::Map<const RowMajorF>(col.data(), K, wide);
   for (std::int64_t m = 0; m < A.rows(); ++m) {
     for (std::int64_t r = 0; r < rows; ++r) {
-      const float *src = out.data() + m * wide + r * Wp;
+      const float *src = out.data() + m * wideStride + r * Wp;
       float *row = y + m * yStride + r * g.OW;
       if (assign) std::copy(src, src + g.OW, row);
       else for (std::int64_t i = 0; i < g.OW; ++i) row[i] += src[i];
@@ -165,6 +250,22 @@ void executeConv(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
   }
 }
 
+// MaxPool of one channel whose windows are all inside the input (none in
+// padding, no dilation): the general loop's bounds checks and counts cost
+// more than the maxima.
+void maxPoolInside(const float *xc, const Geometry &g, float *yc) {
+  for (std::int64_t oh = 0; oh < g.OH; ++oh) {
+    for (std::int64_t ow = 0; ow < g.OW; ++ow) {
+      const float *window = xc + oh * g.sh * g.W + ow * g.sw;
+      float acc = -std::numeric_limits<float>::infinity();
+      for (std::int64_t kh = 0; kh < g.KH; ++kh, window += g.W) {
+        for (std::int64_t kw = 0; kw < g.KW; ++kw) acc = std::max(acc, window[kw]);
+      }
+      yc[oh * g.OW + ow] = acc;
+    }
+  }
+}
+
 void executePool(const CodeletSpec &spec, const Operand *ops, const Attrs &attrs) {
   Geometry g;
   if (!poolGeometry(ops, attrs, g).empty()) return;
@@ -173,9 +274,16 @@ void executePool(const CodeletSpec &spec, const Operand *ops, const Attrs &attrs
   const Operand &out = ops[1];
   const float *x = asF32(ops[0], 0);
   float *y = out.type == Type::F32 ? ptr<Type::F32>(out) : (scratch(2).resize(out.numElements), scratch(2).data());
+  // (ceil_mode can make the last window reach past the input without pads.)
+  const bool inside = isMax && g.dh == 1 && g.dw == 1 && g.ph0 == 0 && g.pw0 == 0 &&
+                      (g.OH - 1) * g.sh + g.KH <= g.H && (g.OW - 1) * g.sw + g.KW <= g.W;
   for (std::int64_t nc = 0; nc < g.N * g.C; ++nc) {
     const float *xc = x + nc * g.H * g.W;
     float *yc = y + nc * g.OH * g.OW;
+    if (inside) {
+      maxPoolInside(xc, g, yc);
+      continue;
+    }
     for (std::int64_t oh = 0; oh < g.OH; ++oh) {
       const std::int64_t h0 = oh * g.sh - g.ph0;
       for (std::int64_t ow = 0; ow < g.OW; ++ow) {

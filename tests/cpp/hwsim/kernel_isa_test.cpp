@@ -90,10 +90,15 @@ std::vector<Case> cases() {
                  {random({37, 61}, -1, 1, 1), random({61, 29}, -1, 1, 2), random({37, 29}, -1, 1, 3)}, {}});
   out.push_back({"matmul accumulate", "MatMul",
                  {random({5, 300}, -1, 1, 4), random({300, 70}, -1, 1, 5), random({5, 70}, -1, 1, 6)}, {{1.0}}});
-  // Padded unit-stride (the slab path), strided with dilation (im2col), grouped 1-D and 1x1.
+  // Padded unit-stride with few output channels (accumulated from the slab)
+  // and with many (the slab's im2col and a GEMM), strided with dilation
+  // (im2col), grouped 1-D and 1x1.
   out.push_back({"conv padded", "Conv",
                  {random({2, 3, 11, 13}, -1, 1, 7), random({4, 3, 3, 3}, -1, 1, 8), random({2, 4, 11, 13}, -1, 1, 9)},
                  {{}, {1, 1, 1, 1}, {}, {1}, {0}}});
+  out.push_back({"conv padded, 7 channels", "Conv",
+                 {random({1, 3, 9, 10}, -1, 1, 31), random({7, 3, 5, 5}, -1, 1, 32), random({1, 7, 9, 10}, -1, 1, 33)},
+                 {{}, {2, 2, 2, 2}, {}, {1}, {0}}});
   out.push_back({"conv strided dilated", "Conv",
                  {random({1, 4, 15, 16}, -1, 1, 10), random({6, 4, 3, 2}, -1, 1, 11), random({1, 6, 6, 8}, -1, 1, 12)},
                  {{2, 2}, {1, 0, 0, 1}, {2, 1}, {1}, {1}}});
