@@ -26,8 +26,8 @@ struct OptionSpec {
 };
 
 // Every option name of seed 003's Engine option list, plus hwsim's own
-// exchange.enablePrefetch and exchange.numIOTiles (docs/hwsim.md says what
-// each does here).
+// exchange.enablePrefetch, exchange.numIOTiles and host.threads
+// (docs/hwsim.md says what each does here).
 constexpr std::array kOptions = {
     // Debug
     OptionSpec{"debug.allowOutOfMemory", Kind::Bool, true},
@@ -80,6 +80,7 @@ constexpr std::array kOptions = {
     // hwsim's own
     OptionSpec{"exchange.enablePrefetch", Kind::Bool, true},
     OptionSpec{"exchange.numIOTiles", Kind::UInt, true},
+    OptionSpec{"host.threads", Kind::UInt, true},
 };
 
 const OptionSpec *findSpec(std::string_view key) {
