@@ -11,7 +11,7 @@ namespace hwsim::detail {
 
 inline constexpr const char *kHostThreadsOption = "host.threads";
 
-// The threads allowed by the (validated) options; InvalidOption for 0.
+// The threads allowed by the (validated) options.
 unsigned hostThreads(const OptionFlags &options);
 
 }  // namespace hwsim::detail

@@ -16,7 +16,7 @@ namespace ops = hwsim::ops;
 namespace p = hwsim::program;
 using hwsim::Type;
 
-constexpr std::size_t kM = 128, kK = 256, kN = 128;
+constexpr std::size_t kM = 256, kK = 512, kN = 256;
 
 // [M,K] x [K,N] on gc200's tiles: one compute set long enough on the host
 // (milliseconds) for its gate to send it to the pool. Runs it five times
@@ -64,7 +64,10 @@ TEST(HostThreads, SameProductWithOneTwoAndAllThreadsAndPoolThreadsOnlyWhenUsed) 
   EXPECT_NEAR(one[0], want, 1e-3);
 }
 
+// Refused both where options are checked alone (mrt_model_with_engine_options
+// does that) and by an engine given them.
 void expectInvalid(const std::string &value, const std::string &message) {
+  EXPECT_THROW(hwsim::validateEngineOptions({{"host.threads", value}}), hwsim::InvalidOption) << value;
   hwsim::Graph g(hwsim::Target::smallIpuModel());
   try {
     hwsim::Engine engine(g, {}, {{"host.threads", value}});
@@ -76,11 +79,9 @@ void expectInvalid(const std::string &value, const std::string &message) {
 }
 
 TEST(HostThreads, ValuesThatAreNoThreadCountAreInvalidOptionsNamingIt) {
-  expectInvalid("0", "option 'host.threads': value '0' is not a thread count: give at least 1 (1 runs compute sets "
-                     "on the calling thread)");
-  expectInvalid("-1", "option 'host.threads': value '-1' is not a non-negative integer");
-  expectInvalid("two", "option 'host.threads': value 'two' is not a non-negative integer");
-  expectInvalid("", "option 'host.threads': value '' is not a non-negative integer");
+  for (const char *bad : {"0", "000", "-1", "two", "", "1.5", "10000000000"}) {
+    expectInvalid(bad, std::string("option 'host.threads': value '") + bad + "' is not a positive integer");
+  }
   // The engine options stay usable: a good value after a bad one works.
   hwsim::Graph g(hwsim::Target::smallIpuModel());
   hwsim::Engine engine(g, {}, {{"host.threads", "1"}});
