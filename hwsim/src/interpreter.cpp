@@ -3,7 +3,6 @@
 // host transfers and control flow, and adds each step's modelled cycles.
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstring>
 #include <iostream>
 
@@ -245,9 +244,9 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
     return;
   }
   const bool timed = numChunks > 1 && gate.timing();
-  const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  const std::uint64_t start = timed ? detail::threadCpuNs() : 0;
   for (std::size_t c = 0; c < numChunks; ++c) runVertices(c);
-  if (timed) gate.record(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()));
+  if (timed) gate.record(detail::threadCpuNs() - start);
 }
 
 void Engine::Impl::copyView(std::uint32_t node, unsigned replica) {

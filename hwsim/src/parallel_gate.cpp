@@ -1,6 +1,14 @@
 #include "parallel_gate.hpp"
 
+#include <ctime>
+
 namespace hwsim::detail {
+
+std::uint64_t threadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
 
 void ParallelGate::record(std::uint64_t ns) {
   // The fastest run: the first one also pays for first touches of the

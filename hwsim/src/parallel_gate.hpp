@@ -3,10 +3,12 @@
 // (more on an idle VM, whose vCPUs halt), longer than a small compute set
 // takes on one thread, and modelled cycles do not tell host time (the host
 // kernels differ per codelet and per ISA level). So the gate times the
-// compute set's first runs on the calling thread and lets it go parallel on
-// k threads only if the fastest of them took T with T / k + kWakeNs < T: the
-// pool must win what waking it costs. docs/performance.md ("Worker pool")
-// says how kWakeNs was measured. Replicas of one engine share a gate.
+// compute set's first runs on the calling thread (its CPU time: a run
+// preempted by other processes does not look longer) and lets it go
+// parallel on k threads only if the fastest of them took T with
+// T / k + kWakeNs < T: the pool must win what waking it costs.
+// docs/performance.md ("Worker pool") says how kWakeNs was measured.
+// Replicas of one engine share a gate.
 #pragma once
 
 #include <atomic>
@@ -14,6 +16,9 @@
 #include <limits>
 
 namespace hwsim::detail {
+
+// CPU time the calling thread has used, in ns.
+std::uint64_t threadCpuNs();
 
 class ParallelGate {
  public:
