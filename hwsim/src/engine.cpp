@@ -11,8 +11,8 @@
 #include "cost_model.hpp"
 #include "engine_impl.hpp"
 #include "fail.hpp"
+#include "host_threads.hpp"
 #include "io_tiles.hpp"
-#include "worker_pool.hpp"
 
 namespace hwsim {
 
@@ -31,7 +31,7 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(
   OptionFlags merged = d->options;
   for (const auto &[k, v] : opts) merged[k] = v;
   options = resolveEngineOptions(merged);
-  multiThread = flag(options, "debug.cpuMultiThreadExecution", true);
+  hostThreads = detail::hostThreads(options);
   prefetch = flag(options, "exchange.enablePrefetch", true);
   planIOTiles();
   const bool all = flag(options, "autoReport.all", false);
@@ -113,10 +113,12 @@ void Engine::Impl::planIOTiles() {
 
 void Engine::Impl::planComputeSets() {
   // Chunks of whole tiles with roughly equal modelled work, so the host pool
-  // gets balanced pieces; small compute sets stay on the calling thread.
+  // gets balanced pieces; small compute sets stay on the calling thread, and
+  // those with chunks go to the pool only once their gate has timed them.
   constexpr std::uint64_t kInlineCycles = 20000;
-  const unsigned workers = detail::WorkerPool::instance().numThreads() + 1;
+  const unsigned workers = hostThreads;
   csChunks.resize(d->computeSets.size());
+  csGates = std::make_unique<detail::ParallelGate[]>(d->computeSets.size());
   for (std::size_t c = 0; c < d->computeSets.size(); ++c) {
     const auto &vs = d->computeSets[c].vertices;
     std::uint64_t total = 0;

@@ -18,6 +18,7 @@
 #include "hwsim/engine.hpp"
 #include "hwsim/pipeline.hpp"
 #include "operand_mirrors.hpp"
+#include "parallel_gate.hpp"
 #include "zeroed_arena.hpp"
 
 namespace hwsim {
@@ -140,7 +141,7 @@ struct Engine::Impl {
   Executable exe;
   const detail::ExecutableData *d = nullptr;
   OptionFlags options;
-  bool multiThread = true;
+  unsigned hostThreads = 1;  // host.threads (host_threads.hpp)
   bool prefetch = true;
   unsigned ioTiles = 0;  // exchange.numIOTiles
   // Per node (StreamToTensor only, with IO tiles): cycles of moving a
@@ -158,6 +159,7 @@ struct Engine::Impl {
   std::uint64_t arenaBytes = 0;
   std::vector<ResolvedView> views;
   std::vector<std::vector<std::uint32_t>> csChunks;  // vertex index boundaries per compute set
+  std::unique_ptr<detail::ParallelGate[]> csGates;   // per compute set: inline or on the pool
   // Per node: a Copy's direct memcpys (copy_plan.hpp); empty for other
   // nodes and for copies whose source and destination share bytes.
   std::vector<std::vector<detail::CopyChunk>> copyChunks;

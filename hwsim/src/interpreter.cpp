@@ -1,6 +1,7 @@
 // The program interpreter: walks the compiled program DAG for one replica,
 // running compute sets (bulk-synchronous: compute, sync, exchange), copies,
 // host transfers and control flow, and adds each step's modelled cycles.
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <iostream>
@@ -233,12 +234,19 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
       }
     }
   };
+  // Chunks exist only with host.threads > 1 (planComputeSets); the gate
+  // keeps on the caller what the pool cannot speed up.
   const std::size_t numChunks = chunks.size() - 1;
-  if (!multiThread || numChunks <= 1) {
-    for (std::size_t c = 0; c < numChunks; ++c) runVertices(c);
-  } else {
-    detail::WorkerPool::instance().parallelFor(numChunks, runVertices);
+  auto &gate = csGates[csId];
+  const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(hostThreads, numChunks));
+  if (numChunks > 1 && !gate.timing() && gate.parallel(threads)) {
+    detail::WorkerPool::instance().parallelFor(numChunks, runVertices, threads);
+    return;
   }
+  const bool timed = numChunks > 1 && gate.timing();
+  const std::uint64_t start = timed ? detail::threadCpuNs() : 0;
+  for (std::size_t c = 0; c < numChunks; ++c) runVertices(c);
+  if (timed) gate.record(detail::threadCpuNs() - start);
 }
 
 void Engine::Impl::copyView(std::uint32_t node, unsigned replica) {

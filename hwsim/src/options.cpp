@@ -14,7 +14,7 @@ namespace hwsim {
 
 namespace {
 
-enum class Kind { Bool, UInt, String, Choice };
+enum class Kind { Bool, UInt, Count, String, Choice };  // Count: a positive UInt
 struct OptionSpec {
   std::string_view name;
   Kind kind;
@@ -26,8 +26,8 @@ struct OptionSpec {
 };
 
 // Every option name of seed 003's Engine option list, plus hwsim's own
-// exchange.enablePrefetch and exchange.numIOTiles (docs/hwsim.md says what
-// each does here).
+// exchange.enablePrefetch, exchange.numIOTiles and host.threads
+// (docs/hwsim.md says what each does here).
 constexpr std::array kOptions = {
     // Debug
     OptionSpec{"debug.allowOutOfMemory", Kind::Bool, true},
@@ -80,6 +80,7 @@ constexpr std::array kOptions = {
     // hwsim's own
     OptionSpec{"exchange.enablePrefetch", Kind::Bool, true},
     OptionSpec{"exchange.numIOTiles", Kind::UInt, true},
+    OptionSpec{"host.threads", Kind::Count, true},
 };
 
 const OptionSpec *findSpec(std::string_view key) {
@@ -87,6 +88,11 @@ const OptionSpec *findSpec(std::string_view key) {
     if (spec.name == key) return &spec;
   }
   return nullptr;
+}
+
+// Digits only, at most 9 of them: fits an unsigned.
+bool isUInt(const std::string &value) {
+  return !value.empty() && value.size() <= 9 && value.find_first_not_of("0123456789") == std::string::npos;
 }
 
 void checkValue(const OptionSpec &spec, const std::string &key, const std::string &value) {
@@ -97,8 +103,13 @@ void checkValue(const OptionSpec &spec, const std::string &key, const std::strin
       }
       return;
     case Kind::UInt:
-      if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos) {
+      if (!isUInt(value)) {
         throw InvalidOption(key, fmt::format("option '{}': value '{}' is not a non-negative integer", key, value));
+      }
+      return;
+    case Kind::Count:
+      if (!isUInt(value) || value.find_first_not_of('0') == std::string::npos) {
+        throw InvalidOption(key, fmt::format("option '{}': value '{}' is not a positive integer", key, value));
       }
       return;
     case Kind::String:

@@ -8,11 +8,9 @@
 
 namespace hwsim::detail {
 
-namespace {
-
-// The CPUs the process may run on (taskset, a cpuset), not all the machine
-// has: confined to one CPU, compute sets run inline on the caller rather
-// than on threads that could only take turns with it.
+// Not all the CPUs the machine has: confined to one CPU, compute sets run
+// inline on the caller rather than on threads that could only take turns
+// with it.
 unsigned allowedCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -20,26 +18,41 @@ unsigned allowedCpus() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-}  // namespace
-
 struct WorkerPool::Job {
   const std::function<void(std::size_t)> *fn = nullptr;
   std::size_t numChunks = 0;
+  unsigned maxHelpers = 0;  // pool threads that may hold the job at once
   std::atomic<std::size_t> next{0};
   std::size_t done = 0;    // guarded by the pool mutex
   unsigned active = 0;     // pool threads currently holding this job (guarded)
   std::exception_ptr error;  // guarded
 };
 
+namespace {
+
+// Claims and runs chunks of the job until none is left; returns how many ran.
+std::size_t runChunks(std::atomic<std::size_t> &next, std::size_t numChunks, const std::function<void(std::size_t)> &fn,
+                      std::exception_ptr &error) {
+  std::size_t mine = 0;
+  for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < numChunks;) {
+    try {
+      fn(i);
+    } catch (...) {
+      if (!error) error = std::current_exception();
+    }
+    ++mine;
+  }
+  return mine;
+}
+
+}  // namespace
+
 WorkerPool &WorkerPool::instance() {
   static WorkerPool pool(allowedCpus() - 1);
   return pool;
 }
 
-WorkerPool::WorkerPool(unsigned threads) {
-  threads_.reserve(threads);
-  for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { workerLoop(); });
-}
+WorkerPool::WorkerPool(unsigned threads) : capacity_(threads) {}
 
 WorkerPool::~WorkerPool() {
   {
@@ -50,30 +63,32 @@ WorkerPool::~WorkerPool() {
   for (auto &t : threads_) t.join();
 }
 
-void WorkerPool::parallelFor(std::size_t numChunks, const std::function<void(std::size_t)> &fn) {
-  if (numChunks == 0) return;
-  if (numChunks == 1 || threads_.empty()) {
+unsigned WorkerPool::startedThreads() {
+  std::lock_guard lock(mutex_);
+  return static_cast<unsigned>(threads_.size());
+}
+
+void WorkerPool::parallelFor(std::size_t numChunks, const std::function<void(std::size_t)> &fn, unsigned maxThreads) {
+  if (numChunks <= 1 || maxThreads <= 1 || capacity_ == 0) {
     for (std::size_t i = 0; i < numChunks; ++i) fn(i);
     return;
   }
+  const auto helpers = static_cast<unsigned>(std::min<std::size_t>({capacity_, maxThreads - 1, numChunks - 1}));
   Job job;
   job.fn = &fn;
   job.numChunks = numChunks;
+  job.maxHelpers = helpers;
   {
     std::lock_guard lock(mutex_);
+    if (threads_.empty()) {
+      threads_.reserve(capacity_);
+      for (unsigned i = 0; i < capacity_; ++i) threads_.emplace_back([this] { workerLoop(); });
+    }
     jobs_.push_back(&job);
   }
-  wake_.notify_all();
-  std::size_t mine = 0;
+  for (unsigned i = 0; i < helpers; ++i) wake_.notify_one();
   std::exception_ptr myError;
-  for (std::size_t i; (i = job.next.fetch_add(1, std::memory_order_relaxed)) < numChunks;) {
-    try {
-      fn(i);
-    } catch (...) {
-      if (!myError) myError = std::current_exception();
-    }
-    ++mine;
-  }
+  const std::size_t mine = runChunks(job.next, numChunks, fn, myError);
   std::unique_lock lock(mutex_);
   job.done += mine;
   if (myError && !job.error) job.error = myError;
@@ -83,24 +98,23 @@ void WorkerPool::parallelFor(std::size_t numChunks, const std::function<void(std
   if (job.error) std::rethrow_exception(job.error);
 }
 
+WorkerPool::Job *WorkerPool::jobWithRoom() const {
+  for (Job *job : jobs_) {
+    if (job->active < job->maxHelpers && job->next.load(std::memory_order_relaxed) < job->numChunks) return job;
+  }
+  return nullptr;
+}
+
 void WorkerPool::workerLoop() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [&] { return quit_ || !jobs_.empty(); });
+    Job *job = nullptr;
+    wake_.wait(lock, [&] { return quit_ || (job = jobWithRoom()) != nullptr; });
     if (quit_) return;
-    Job *job = jobs_.front();
     ++job->active;
     lock.unlock();
-    std::size_t mine = 0;
     std::exception_ptr error;
-    for (std::size_t i; (i = job->next.fetch_add(1, std::memory_order_relaxed)) < job->numChunks;) {
-      try {
-        (*job->fn)(i);
-      } catch (...) {
-        if (!error) error = std::current_exception();
-      }
-      ++mine;
-    }
+    const std::size_t mine = runChunks(job->next, job->numChunks, *job->fn, error);
     lock.lock();
     job->done += mine;
     if (error && !job->error) job->error = error;

@@ -1,0 +1,136 @@
+// The worker pool: how many threads a job may use, threads started only by
+// the first job that needs them, several submitters with different limits
+// at once; and the gate that keeps small compute sets off the pool.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "parallel_gate.hpp"
+#include "worker_pool.hpp"
+
+namespace {
+
+using hwsim::detail::ParallelGate;
+using hwsim::detail::WorkerPool;
+
+// Runs `chunks` chunks with at most `limit` threads and returns the ids of
+// the threads that ran them. Each chunk waits (up to 2 s) until as many
+// distinct threads as may join have joined, so every thread allowed does.
+std::set<std::thread::id> threadsOfJob(WorkerPool &pool, std::size_t chunks, unsigned limit) {
+  const std::size_t allowed = std::min(limit, pool.capacity() + 1);
+  std::mutex m;
+  std::set<std::thread::id> ids;
+  std::atomic<std::size_t> ran{0};
+  pool.parallelFor(
+      chunks,
+      [&](std::size_t) {
+        {
+          std::lock_guard lock(m);
+          ids.insert(std::this_thread::get_id());
+        }
+        ++ran;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        for (;;) {
+          {
+            std::lock_guard lock(m);
+            if (ids.size() >= allowed) break;
+          }
+          if (std::chrono::steady_clock::now() > until) break;
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+      },
+      limit);
+  EXPECT_EQ(ran.load(), chunks);
+  return ids;
+}
+
+TEST(WorkerPool, ThreadsStartAtTheFirstJobThatMayUseThem) {
+  WorkerPool pool(3);
+  EXPECT_EQ(pool.capacity(), 3u);
+  EXPECT_EQ(pool.startedThreads(), 0u);
+  int one = 0;
+  pool.parallelFor(1, [&](std::size_t) { ++one; });
+  EXPECT_EQ(one, 1);
+  EXPECT_EQ(pool.startedThreads(), 0u);  // one chunk runs on the caller
+  EXPECT_EQ(threadsOfJob(pool, 8, 1), std::set<std::thread::id>{std::this_thread::get_id()});
+  EXPECT_EQ(pool.startedThreads(), 0u);  // a limit of 1 is the caller alone
+  EXPECT_EQ(threadsOfJob(pool, 8, 2).size(), 2u);
+  EXPECT_EQ(pool.startedThreads(), 3u);
+}
+
+TEST(WorkerPool, AJobUsesAtMostItsLimitOfThreadsCallerIncluded) {
+  WorkerPool pool(3);
+  for (unsigned limit : {2u, 3u, 4u}) {
+    const auto ids = threadsOfJob(pool, 32, limit);
+    EXPECT_EQ(ids.size(), limit) << "limit " << limit;
+    EXPECT_EQ(ids.count(std::this_thread::get_id()), 1u);
+  }
+  // More than the pool has: the caller and every pool thread.
+  EXPECT_EQ(threadsOfJob(pool, 32, 10).size(), 4u);
+}
+
+TEST(WorkerPool, ConcurrentJobsWithDifferentLimitsEachKeepTheirs) {
+  WorkerPool pool(3);
+  std::vector<std::set<std::thread::id>> seen(4);
+  std::vector<std::thread> submitters;
+  for (unsigned s = 0; s < seen.size(); ++s) {
+    submitters.emplace_back([&, s] {
+      for (int round = 0; round < 20; ++round) {
+        std::mutex m;
+        std::set<std::thread::id> ids;
+        pool.parallelFor(
+            16,
+            [&](std::size_t) {
+              std::lock_guard lock(m);
+              ids.insert(std::this_thread::get_id());
+            },
+            1 + s % 2);
+        EXPECT_LE(ids.size(), 1 + s % 2);
+      }
+    });
+  }
+  for (auto &t : submitters) t.join();
+}
+
+TEST(WorkerPool, AChunksExceptionReachesTheCallerAfterEveryChunkRan) {
+  WorkerPool pool(2);
+  std::atomic<int> ran{0};
+  EXPECT_THROW(pool.parallelFor(16,
+                                [&](std::size_t i) {
+                                  ++ran;
+                                  if (i == 5) throw std::runtime_error("chunk 5");
+                                }),
+               std::runtime_error);
+  EXPECT_EQ(ran.load(), 16);
+}
+
+TEST(ParallelGate, TimesThreeRunsThenGoesParallelOnlyIfThePoolWinsItsWakeCost) {
+  ParallelGate gate;
+  const std::uint64_t wake = ParallelGate::kWakeNs;
+  for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) {
+    EXPECT_TRUE(gate.timing());
+    gate.record(10 * wake);
+  }
+  EXPECT_FALSE(gate.timing());
+  EXPECT_TRUE(gate.parallel(2));
+  EXPECT_FALSE(gate.parallel(1));
+}
+
+TEST(ParallelGate, TheFastestRunDecides) {
+  ParallelGate gate;
+  const std::uint64_t wake = ParallelGate::kWakeNs;
+  gate.record(50 * wake);  // e.g. a first run paying for page faults
+  gate.record(wake * 3 / 2);
+  gate.record(50 * wake);
+  // 1.5 wakes: two threads save 0.75 of one, less than it costs; four save 1.125.
+  EXPECT_FALSE(gate.parallel(2));
+  EXPECT_TRUE(gate.parallel(4));
+}
+
+}  // namespace
