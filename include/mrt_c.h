@@ -455,6 +455,12 @@ typedef enum mrt_blob_type {
   MRT_BLOB_OPAQUE = 5
 } mrt_blob_type;
 
+/* The name of a blob type as PopEF and docs/popef.md spell it ("Metadata",
+ * "Executable", "TensorData", "FeedData", "Opaque"), "Unknown" for a value
+ * that is no mrt_blob_type (e.g. mrt_blob_info.type of a newer format).
+ * Static storage; never NULL. Any thread. */
+MRT_API const char *mrt_blob_type_name(int32_t type) MRT_NOEXCEPT;
+
 /* One listed blob. Set struct_size (e.g. sizeof(mrt_blob_info)) before
  * mrt_popef_listing_blob(); the library fills the fields that fit. Strings
  * and shape are borrowed from the listing. */
