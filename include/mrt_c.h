@@ -1366,9 +1366,10 @@ typedef struct mrt_output_queue_entry {
  *   with MRT_CANCELLED);
  * - mrt_*_queue_reset() and mrt_queue_manager_reset_all() drop a locked
  *   entry and run it in that call;
- * - mrt_session_reload() and locking a disconnected queue drop it too; it
- *   runs in the producer's next lock, complete, enqueue, flush or reset of
- *   the queue, or at the latest in mrt_queue_manager_destroy();
+ * - locking a disconnected queue drops it and runs it in that call;
+ * - mrt_session_reload() drops it too; it runs in the producer's next
+ *   lock, complete, enqueue, flush or reset of the queue, or at the latest
+ *   in mrt_queue_manager_destroy();
  * - mrt_queue_manager_destroy() runs that of an entry still locked (also
  *   after its session was destroyed, when calls on the queue fail).
  * A complete refused with MRT_INVALID_ARGUMENT leaves both in the entry,
