@@ -553,6 +553,12 @@ enum class BlobType {
   Opaque = MRT_BLOB_OPAQUE
 };
 
+// "Metadata", "TensorData", ... as PopEF spells them; "Unknown" for a value
+// that is no BlobType (mrt_blob_type_name). Static storage.
+inline const char *blobTypeName(BlobType type) noexcept {
+  return mrt_blob_type_name(static_cast<std::int32_t>(type));
+}
+
 // One listed blob (mrt_blob_info), strings and shape copied.
 struct BlobInfo {
   std::size_t file = 0;

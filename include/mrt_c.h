@@ -455,6 +455,12 @@ typedef enum mrt_blob_type {
   MRT_BLOB_OPAQUE = 5
 } mrt_blob_type;
 
+/* The name of a blob type as PopEF and docs/popef.md spell it ("Metadata",
+ * "Executable", "TensorData", "FeedData", "Opaque"), "Unknown" for a value
+ * that is no mrt_blob_type (e.g. mrt_blob_info.type of a newer format).
+ * Static storage; never NULL. Any thread. */
+MRT_API const char *mrt_blob_type_name(int32_t type) MRT_NOEXCEPT;
+
 /* One listed blob. Set struct_size (e.g. sizeof(mrt_blob_info)) before
  * mrt_popef_listing_blob(); the library fills the fields that fit. Strings
  * and shape are borrowed from the listing. */
@@ -1333,7 +1339,7 @@ typedef struct mrt_input_queue_entry {
   mrt_queue_data_fn read_start_fn;          /* may be NULL */
   mrt_queue_data_fn read_complete_fn;       /* may be NULL */
   void *user_data;
-  void (*user_data_free)(void *user_data);  /* may be NULL; taken at complete */
+  void (*user_data_free)(void *user_data);  /* may be NULL; runs exactly once (see below) */
   int64_t slot;                             /* read-only: the ring slot, 0 .. num_buffers - 1 */
 } mrt_input_queue_entry;
 
@@ -1342,7 +1348,7 @@ typedef struct mrt_output_queue_entry {
   int64_t size_bytes;
   mrt_queue_data_fn write_complete_fn;      /* may be NULL */
   void *user_data;
-  void (*user_data_free)(void *user_data);  /* may be NULL; taken at complete */
+  void (*user_data_free)(void *user_data);  /* may be NULL; runs exactly once (see below) */
   int64_t slot;                             /* read-only: the ring slot, 0 .. num_buffers - 1 */
 } mrt_output_queue_entry;
 
@@ -1350,7 +1356,24 @@ typedef struct mrt_output_queue_entry {
  * for `slot`; blocks while the ring is full, as enqueue does. While it stays
  * locked, locking again returns the same entry as the caller left it; after
  * complete, the next lock returns the next slot's. MRT_CANCELLED (and
- * *out_entry NULL) if the queue is or gets disconnected. */
+ * *out_entry NULL) if the queue is or gets disconnected.
+ *
+ * The user_data and user_data_free a locked entry holds are the library's
+ * from the lock on: user_data_free runs exactly once, whatever happens to
+ * the entry, and never while the producer may be writing the entry:
+ * - complete takes them over as mrt_input_queue_enqueue() would (it runs
+ *   once the device is done with the entry, or at once if complete fails
+ *   with MRT_CANCELLED);
+ * - mrt_*_queue_reset() and mrt_queue_manager_reset_all() drop a locked
+ *   entry and run it in that call;
+ * - locking a disconnected queue drops it and runs it in that call;
+ * - mrt_session_reload() drops it too; it runs in the producer's next
+ *   lock, complete, enqueue, flush or reset of the queue, or at the latest
+ *   in mrt_queue_manager_destroy();
+ * - mrt_queue_manager_destroy() runs that of an entry still locked (also
+ *   after its session was destroyed, when calls on the queue fail).
+ * A complete refused with MRT_INVALID_ARGUMENT leaves both in the entry,
+ * still locked. */
 MRT_API mrt_status mrt_input_queue_enqueue_lock(mrt_input_queue *queue,
                                                 mrt_input_queue_entry **out_entry) MRT_NOEXCEPT;
 /* Publishes the locked entry, as mrt_input_queue_enqueue() with its fields

@@ -19,6 +19,10 @@ const (
 	BlobOpaque     BlobType = 5
 )
 
+// String is the type's name as PopEF spells it ("TensorData"), "Unknown"
+// for a value that is no mrt_blob_type (mrt_blob_type_name).
+func (t BlobType) String() string { return C.GoString(C.mrt_blob_type_name(C.int32_t(t))) }
+
 // BlobInfo is one listed blob (mrt_blob_info), copied.
 type BlobInfo struct {
 	File             int      // index of its file in the paths given

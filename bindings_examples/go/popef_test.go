@@ -109,3 +109,19 @@ func TestDamagedAndMissingFilesAreListedWithTheProblem(t *testing.T) {
 	_, err = mrt.ListPopef("")
 	wantError(t, err, mrt.InvalidArgument, "num_paths must be at least 1")
 }
+
+func TestBlobTypesAreNamedAsPopefSpellsThem(t *testing.T) {
+	names := map[mrt.BlobType]string{
+		mrt.BlobMetadata: "Metadata", mrt.BlobExecutable: "Executable", mrt.BlobTensorData: "TensorData",
+		mrt.BlobFeedData: "FeedData", mrt.BlobOpaque: "Opaque",
+		0: "Unknown", 6: "Unknown", -1: "Unknown",
+	}
+	for kind, name := range names {
+		if got := kind.String(); got != name {
+			t.Errorf("BlobType(%d).String() = %q, want %q", int32(kind), got, name)
+		}
+	}
+	if got := fmt.Sprint(mrt.BlobTensorData); got != "TensorData" {
+		t.Errorf("fmt.Sprint(BlobTensorData) = %q", got)
+	}
+}

@@ -3,6 +3,7 @@
 // models loaded through the real reader, with the first problem found kept
 // in the listing instead of failing the call, so that a damaged file is
 // still shown up to where it breaks (mrt-info).
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -162,6 +163,13 @@ MRT_API mrt_status mrt_popef_listing_create(const char *const *paths, size_t num
 }
 
 MRT_API void mrt_popef_listing_destroy(mrt_popef_listing *listing) noexcept { delete listing; }
+
+MRT_API const char *mrt_blob_type_name(int32_t type) noexcept {
+  // Any std::uint32_t is a BlobType value (a negative one too, converted),
+  // and toString names those that are none "Unknown". Its views are of
+  // string literals: NUL-terminated, static.
+  return popef::toString(static_cast<popef::BlobType>(static_cast<std::uint32_t>(type))).data();
+}
 
 MRT_API mrt_status mrt_popef_listing_error(const mrt_popef_listing *listing, mrt_status *out_status,
                                            const char **out_message) noexcept {

@@ -71,10 +71,28 @@ const char *directionOf() {
   return std::is_same_v<Handle, mrt_input_queue> ? "input" : "output";
 }
 
-// enqueue and flush would publish the entry the producer has locked and is
-// still filling: refused, naming the queue.
+// Runs the user_data_free of the entry the producer holds locked (see
+// held_slot in capi/queue.hpp) if the queue no longer has it locked: a
+// reset or a lock on a disconnected queue dropped it, and nothing will
+// publish it. `dropping` (the manager goes): also of an entry still locked.
+// Only where no other thread may be writing the entry: producer calls,
+// reset, destroy.
 template <class Handle>
-void requireNothingLocked(const Handle &handle) {
+void releaseDroppedEntry(Handle &handle, bool dropping = false) noexcept {
+  if (handle.held_slot < 0) return;
+  if (!dropping && handle.queue->lockedSlot() == handle.held_slot) return;
+  auto &entry = handle.entries[static_cast<std::size_t>(handle.held_slot)];
+  handle.held_slot = -1;
+  const auto user_data_free = std::exchange(entry.user_data_free, nullptr);
+  if (user_data_free != nullptr) user_data_free(entry.user_data);
+}
+
+// enqueue and flush would publish the entry the producer has locked and is
+// still filling: refused, naming the queue. An entry the queue dropped is
+// released first (a producer call).
+template <class Handle>
+void requireNothingLocked(Handle &handle) {
+  releaseDroppedEntry(handle);
   if (handle.queue->lockedSlot() >= 0) {
     throw Error(ErrorCode::FailedPrecondition,
                 "{0} queue '{1}': an entry is locked (mrt_{0}_queue_enqueue_lock): complete it with "
@@ -84,19 +102,27 @@ void requireNothingLocked(const Handle &handle) {
 }
 
 // *out_entry: the next slot's entry, zeroed but for its slot, or the
-// locked one again (NULL if locking fails).
+// locked one again (NULL if locking fails). Locking a disconnected queue
+// drops a locked entry: its user data is released.
 template <class Handle, class Entry>
 void lockEntry(Handle *handle, Entry **out_entry) {
   requireNotNull(out_entry, "out_entry");
   *out_entry = nullptr;
   auto &queue = queueOf(handle);
+  releaseDroppedEntry(*handle);  // before a fresh lock may reuse its slot
   const bool relock = queue.lockedSlot() >= 0;
-  queue.enqueueLock();
+  try {
+    queue.enqueueLock();
+  } catch (...) {
+    releaseDroppedEntry(*handle);
+    throw;
+  }
   const std::int64_t slot = queue.lockedSlot();
   Entry &entry = handle->entries[static_cast<std::size_t>(slot)];
   if (!relock) {
     entry = {};
     entry.slot = slot;
+    handle->held_slot = slot;
   }
   *out_entry = &entry;
 }
@@ -118,6 +144,7 @@ void enqueueEntry(mrt::OutputQueue &queue, const mrt_output_queue_entry &entry,
 template <class Handle>
 void completeEntry(Handle *handle) {
   const std::int64_t slot = queueOf(handle).lockedSlot();
+  releaseDroppedEntry(*handle);
   if (slot < 0) {
     throw Error(ErrorCode::FailedPrecondition,
                 "{0} queue '{1}': no entry is locked (call mrt_{0}_queue_enqueue_lock first; a reset or "
@@ -126,7 +153,14 @@ void completeEntry(Handle *handle) {
   }
   const auto &entry = handle->entries[static_cast<std::size_t>(slot)];
   handle->queue->checkEntry(entry.data, entry.size_bytes);
+  handle->held_slot = -1;  // taken over: from here on as enqueue's own
   enqueueEntry(*handle->queue, entry, mrt::capi::ownUserData(entry.user_data, entry.user_data_free));
+}
+
+// After a reset (which drops a locked entry) of every queue of `manager`.
+void releaseDroppedEntries(mrt_queue_manager &manager, bool dropping) noexcept {
+  for (auto &input : manager.inputs) releaseDroppedEntry(input.second, dropping);
+  for (auto &output : manager.outputs) releaseDroppedEntry(output.second, dropping);
 }
 
 void fillInfo(const mrt::IQueue &queue, bool connected, std::int64_t sample_size,
@@ -238,7 +272,9 @@ MRT_API mrt_status mrt_queue_manager_create(const mrt_model *model,
 }
 
 MRT_API void mrt_queue_manager_destroy(mrt_queue_manager *manager) noexcept {
-  if (manager != nullptr && manager->session_link) manager->session_link->handleDestroyed();
+  if (manager == nullptr) return;
+  if (manager->session_link) manager->session_link->handleDestroyed();
+  releaseDroppedEntries(*manager, /*dropping=*/true);
   delete manager;
 }
 
@@ -311,8 +347,8 @@ MRT_API mrt_status mrt_queue_manager_output_name(const mrt_queue_manager *manage
 MRT_API mrt_status mrt_queue_manager_flush_all(mrt_queue_manager *manager) noexcept {
   return mrt::capi::guard(__func__, [&] {
     mrt::QueueManager &queues = managerOf(manager);
-    for (const auto &input : manager->inputs) requireNothingLocked(input.second);
-    for (const auto &output : manager->outputs) requireNothingLocked(output.second);
+    for (auto &input : manager->inputs) requireNothingLocked(input.second);
+    for (auto &output : manager->outputs) requireNothingLocked(output.second);
     queues.flushAll();
   });
 }
@@ -322,7 +358,10 @@ MRT_API mrt_status mrt_queue_manager_disconnect_all(mrt_queue_manager *manager) 
 }
 
 MRT_API mrt_status mrt_queue_manager_reset_all(mrt_queue_manager *manager) noexcept {
-  return mrt::capi::guard(__func__, [&] { managerOf(manager).resetAll(); });
+  return mrt::capi::guard(__func__, [&] {
+    managerOf(manager).resetAll();
+    releaseDroppedEntries(*manager, /*dropping=*/false);
+  });
 }
 
 MRT_API mrt_status mrt_queue_manager_transfer(mrt_queue_manager *manager, const char *handle,
@@ -365,7 +404,10 @@ MRT_API mrt_status mrt_input_queue_flush(mrt_input_queue *queue) noexcept {
 }
 
 MRT_API mrt_status mrt_input_queue_reset(mrt_input_queue *queue) noexcept {
-  return mrt::capi::guard(__func__, [&] { queueOf(queue).reset(); });
+  return mrt::capi::guard(__func__, [&] {
+    queueOf(queue).reset();
+    releaseDroppedEntry(*queue);
+  });
 }
 
 MRT_API mrt_status mrt_input_queue_disconnect(mrt_input_queue *queue) noexcept {
@@ -413,7 +455,10 @@ MRT_API mrt_status mrt_output_queue_flush(mrt_output_queue *queue) noexcept {
 }
 
 MRT_API mrt_status mrt_output_queue_reset(mrt_output_queue *queue) noexcept {
-  return mrt::capi::guard(__func__, [&] { queueOf(queue).reset(); });
+  return mrt::capi::guard(__func__, [&] {
+    queueOf(queue).reset();
+    releaseDroppedEntry(*queue);
+  });
 }
 
 MRT_API mrt_status mrt_output_queue_disconnect(mrt_output_queue *queue) noexcept {

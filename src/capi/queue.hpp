@@ -5,6 +5,7 @@
 // links the two (capi/session_queue_link.hpp).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,16 +17,23 @@
 
 // entries: the entry of each ring slot that mrt_*_queue_enqueue_lock hands
 // out (index = slot), read back by mrt_*_queue_enqueue_complete.
+// held_slot: the slot of the entry the producer has locked whose user_data
+// the library owns but has not yet taken over at complete (-1: none). The
+// queue may drop that lock underneath (a reset by the session, a lock on a
+// disconnected queue): the entry's user_data_free then runs on the next
+// producer call, reset or destroy (queue.cpp, releaseDroppedEntry).
 struct mrt_input_queue {
   mrt::InputQueue *queue;
   const mrt_queue_manager *owner;
   std::vector<mrt_input_queue_entry> entries;
+  std::int64_t held_slot = -1;
 };
 
 struct mrt_output_queue {
   mrt::OutputQueue *queue;
   const mrt_queue_manager *owner;
   std::vector<mrt_output_queue_entry> entries;
+  std::int64_t held_slot = -1;
 };
 
 struct mrt_queue_manager {

@@ -11,6 +11,14 @@ void on_start(void *user_data) { ((counters *)user_data)->started++; }
 void on_complete(void *user_data) { ((counters *)user_data)->completed++; }
 void on_free(void *user_data) { ((counters *)user_data)->freed++; }
 
+queue_fixture make_queue_fixture(const mrt_model *model) {
+  queue_fixture f = {NULL, NULL, NULL};
+  assert_int_equal(mrt_queue_manager_create(model, NULL, &f.manager), MRT_OK);
+  assert_int_equal(mrt_queue_manager_input_queue(f.manager, "x", &f.x), MRT_OK);
+  assert_int_equal(mrt_queue_manager_output_queue(f.manager, "y", &f.y), MRT_OK);
+  return f;
+}
+
 void run_device_once(mrt_queue_manager *manager) {
   float device[8];
   assert_int_equal(mrt_queue_manager_transfer(manager, "x", device), MRT_OK);

@@ -24,7 +24,6 @@
 
 #define MS 1000000LL /* nanoseconds */
 
-static char g_popef_dir[1024];
 static char g_lock_dirs[32][1024];
 static size_t g_num_lock_dirs;
 
@@ -49,9 +48,7 @@ static void remove_lock_dirs(void) {
 }
 
 static mrt_model *load_sample(void) {
-  char path[2048];
-  snprintf(path, sizeof path, "%s/sample.popef", g_popef_dir);
-  const char *paths[] = {path};
+  const char *paths[] = {test_popef_sample_path("sample.popef")};
   mrt_model *model = NULL;
   assert_int_equal(mrt_model_load(paths, 1, &model), MRT_OK);
   return model;
@@ -499,12 +496,6 @@ static void a_device_outlives_its_manager(void **state) {
 }
 
 int main(void) {
-  const char *dir = getenv("MRT_TEST_POPEF_DIR");
-  if (dir == NULL) {
-    fprintf(stderr, "MRT_TEST_POPEF_DIR is not set (the popef_samples fixture writes it)\n");
-    return 1;
-  }
-  snprintf(g_popef_dir, sizeof g_popef_dir, "%s", dir);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(wait_config_defaults),
       cmocka_unit_test(lists_the_system),

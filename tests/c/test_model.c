@@ -15,18 +15,11 @@
 #include <cmocka.h>
 
 #include "mrt_c.h"
-
-static char g_dir[1024];
-
-static const char *path_of(const char *name) {
-  static char path[2048];
-  snprintf(path, sizeof path, "%s/%s", g_dir, name);
-  return path;
-}
+#include "test_support.h"
 
 /* Reads a whole file into a malloc'ed buffer. */
 static unsigned char *read_file(const char *name, size_t *out_size) {
-  FILE *file = fopen(path_of(name), "rb");
+  FILE *file = fopen(test_popef_sample_path(name), "rb");
   assert_non_null(file);
   fseek(file, 0, SEEK_END);
   const long size = ftell(file);
@@ -40,7 +33,7 @@ static unsigned char *read_file(const char *name, size_t *out_size) {
 }
 
 static mrt_model *load_one(const char *name) {
-  const char *paths[] = {path_of(name)};
+  const char *paths[] = {test_popef_sample_path(name)};
   mrt_model *model = NULL;
   assert_int_equal(mrt_model_load(paths, 1, &model), MRT_OK);
   assert_non_null(model);
@@ -234,11 +227,7 @@ static void tensor_feed_and_executable_bytes(void **state) {
 
 static void model_split_over_two_files(void **state) {
   (void)state;
-  char graph[2048];
-  char weights[2048];
-  snprintf(graph, sizeof graph, "%s", path_of("graph.popef"));
-  snprintf(weights, sizeof weights, "%s", path_of("weights.popef"));
-  const char *paths[] = {weights, graph};
+  const char *paths[] = {test_popef_sample_path("weights.popef"), test_popef_sample_path("graph.popef")};
   mrt_model *model = NULL;
   assert_int_equal(mrt_model_load(paths, 2, &model), MRT_OK);
   const void *data = NULL;
@@ -256,7 +245,7 @@ static void model_split_over_two_files(void **state) {
 
 static void several_models_in_one_file(void **state) {
   (void)state;
-  const char *paths[] = {path_of("two.popef")};
+  const char *paths[] = {test_popef_sample_path("two.popef")};
   mrt_model *model = NULL;
   assert_int_equal(mrt_model_load(paths, 1, &model), MRT_INVALID_ARGUMENT);
   expect_message_contains("2 models ('alpha', 'beta'); pick one by executable name");
@@ -277,11 +266,11 @@ static void several_models_in_one_file(void **state) {
 static void bad_files(void **state) {
   (void)state;
   mrt_model *model = NULL;
-  const char *missing[] = {path_of("missing.popef")};
+  const char *missing[] = {test_popef_sample_path("missing.popef")};
   assert_int_equal(mrt_model_load(missing, 1, &model), MRT_NOT_FOUND);
   expect_message_contains("no such PopEF file");
 
-  const char *directory[] = {g_dir};
+  const char *directory[] = {test_popef_samples_dir()};
   assert_int_equal(mrt_model_load(directory, 1, &model), MRT_INVALID_ARGUMENT);
   expect_message_contains("is a directory");
 
@@ -297,7 +286,7 @@ static void bad_files(void **state) {
   assert_non_null(at);
   at[5] ^= 0x40;
   char corrupt[2048];
-  snprintf(corrupt, sizeof corrupt, "%s", path_of("corrupt-by-test.popef"));
+  snprintf(corrupt, sizeof corrupt, "%s", test_popef_sample_path("corrupt-by-test.popef"));
   FILE *file = fopen(corrupt, "wb");
   assert_non_null(file);
   fwrite(bytes, 1, size, file);
@@ -316,7 +305,7 @@ static void bad_files(void **state) {
 static void null_and_empty_arguments(void **state) {
   (void)state;
   mrt_model *model = NULL;
-  const char *paths[] = {path_of("sample.popef")};
+  const char *paths[] = {test_popef_sample_path("sample.popef")};
   const char *null_path[] = {NULL};
   assert_int_equal(mrt_model_load(NULL, 1, &model), MRT_INVALID_ARGUMENT);
   expect_message_contains("mrt_model_load: paths must not be NULL");
@@ -349,12 +338,6 @@ static void null_and_empty_arguments(void **state) {
 }
 
 int main(void) {
-  const char *dir = getenv("MRT_TEST_POPEF_DIR");
-  if (dir == NULL) {
-    fprintf(stderr, "MRT_TEST_POPEF_DIR is not set (the popef_samples fixture writes it)\n");
-    return 1;
-  }
-  snprintf(g_dir, sizeof g_dir, "%s", dir);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(metadata_fields),
       cmocka_unit_test(sized_structs_grow_and_shrink_safely),

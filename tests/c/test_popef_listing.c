@@ -3,7 +3,7 @@
  * with its descriptor, models loaded from one or several files, and what is
  * left of damaged, truncated, missing and incomplete files, with the first
  * problem and where it is; then every bad argument. Also
- * mrt_model_batching_dim. */
+ * mrt_model_batching_dim and mrt_blob_type_name. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,23 +15,12 @@
 #include <cmocka.h>
 
 #include "mrt_c.h"
-
-static char g_dir[1024];
-
-static const char *path_of(const char *name) {
-  static char path[2048];
-  snprintf(path, sizeof path, "%s/%s", g_dir, name);
-  return path;
-}
-
-static void expect_contains(const char *text, const char *needle) {
-  if (strstr(text, needle) == NULL) fail_msg("'%s' does not contain '%s'", text, needle);
-}
+#include "test_support.h"
 
 /* A copy of sample.popef, `keep` bytes long (all of it if 0), with byte
  * `flip` (if not SIZE_MAX) changed, written to `name`; its path in `out`. */
 static void write_variant(const char *name, size_t keep, size_t flip, char *out, size_t out_size) {
-  FILE *in = fopen(path_of("sample.popef"), "rb");
+  FILE *in = fopen(test_popef_sample_path("sample.popef"), "rb");
   assert_non_null(in);
   unsigned char bytes[8192];
   size_t size = fread(bytes, 1, sizeof bytes, in);
@@ -39,7 +28,7 @@ static void write_variant(const char *name, size_t keep, size_t flip, char *out,
   assert_true(size > 0 && size < sizeof bytes);
   if (keep != 0) size = keep;
   if (flip != SIZE_MAX) bytes[flip] ^= 0x40;
-  snprintf(out, out_size, "%s", path_of(name));
+  snprintf(out, out_size, "%s", test_popef_sample_path(name));
   FILE *file = fopen(out, "wb");
   assert_non_null(file);
   assert_int_equal(fwrite(bytes, 1, size, file), size);
@@ -70,7 +59,7 @@ static void expect_error(const mrt_popef_listing *listing, mrt_status status, co
   if (status == MRT_OK) {
     assert_string_equal(message, "");
   } else {
-    expect_contains(message, needle);
+    test_expect_contains(message, needle);
     assert_null(strchr(message, '\n')); /* one line */
   }
 }
@@ -93,7 +82,7 @@ static void expect_model(const mrt_popef_listing *listing, size_t index, const c
 
 static void sound_file_lists_every_blob_and_its_model(void **state) {
   (void)state;
-  const char *paths[] = {path_of("sample.popef")};
+  const char *paths[] = {test_popef_sample_path("sample.popef")};
   mrt_popef_listing *listing = list(paths, 1, NULL);
   expect_error(listing, MRT_OK, "");
   const char *path = NULL;
@@ -158,7 +147,7 @@ static void sound_file_lists_every_blob_and_its_model(void **state) {
 
 static void every_model_or_the_one_named(void **state) {
   (void)state;
-  const char *paths[] = {path_of("two.popef")};
+  const char *paths[] = {test_popef_sample_path("two.popef")};
   mrt_popef_listing *listing = list(paths, 1, NULL);
   expect_error(listing, MRT_OK, "");
   assert_int_equal(num_models(listing), 2);
@@ -184,11 +173,7 @@ static void every_model_or_the_one_named(void **state) {
 
 static void model_split_over_files_and_an_incomplete_part(void **state) {
   (void)state;
-  char graph[2048];
-  char weights[2048];
-  snprintf(graph, sizeof graph, "%s", path_of("graph.popef"));
-  snprintf(weights, sizeof weights, "%s", path_of("weights.popef"));
-  const char *paths[] = {graph, weights};
+  const char *paths[] = {test_popef_sample_path("graph.popef"), test_popef_sample_path("weights.popef")};
   mrt_popef_listing *listing = list(paths, 2, NULL);
   expect_error(listing, MRT_OK, "");
   assert_int_equal(num_models(listing), 1);
@@ -239,7 +224,7 @@ static void damaged_descriptor_says_why_it_is_unreadable(void **state) {
   assert_int_equal(mrt_popef_listing_error(listing, &status, NULL), MRT_OK);
   assert_int_equal(status, MRT_CORRUPT_MODEL);
   const mrt_blob_info w = blob_of(listing, 0, 2);
-  expect_contains(w.problem, "blob 2 (TensorData) at byte 2560");
+  test_expect_contains(w.problem, "blob 2 (TensorData) at byte 2560");
   assert_string_equal(w.executable, "");
   assert_string_equal(w.name, "");
   assert_int_equal(w.data_type, -1);
@@ -252,9 +237,7 @@ static void truncated_file_lists_the_blobs_before_the_cut(void **state) {
   (void)state;
   char truncated[2048];
   write_variant("listing-truncated.popef", 2954, SIZE_MAX, truncated, sizeof truncated); /* in rb */
-  char sound[2048];
-  snprintf(sound, sizeof sound, "%s", path_of("sample.popef"));
-  const char *paths[] = {sound, truncated};
+  const char *paths[] = {test_popef_sample_path("sample.popef"), truncated};
   mrt_popef_listing *listing = list(paths, 2, NULL);
   expect_error(listing, MRT_CORRUPT_MODEL, "blob 3 (TensorData) at byte 2880");
   expect_error(listing, MRT_CORRUPT_MODEL, "truncated?");
@@ -273,11 +256,7 @@ static void truncated_file_lists_the_blobs_before_the_cut(void **state) {
 
 static void missing_files_and_directories(void **state) {
   (void)state;
-  char sound[2048];
-  snprintf(sound, sizeof sound, "%s", path_of("sample.popef"));
-  char missing[2048];
-  snprintf(missing, sizeof missing, "%s", path_of("missing.popef"));
-  const char *paths[] = {missing, sound};
+  const char *paths[] = {test_popef_sample_path("missing.popef"), test_popef_sample_path("sample.popef")};
   mrt_popef_listing *listing = list(paths, 2, NULL);
   expect_error(listing, MRT_NOT_FOUND, "missing.popef': no such PopEF file");
   uint64_t size = 99;
@@ -289,7 +268,7 @@ static void missing_files_and_directories(void **state) {
   assert_int_equal(blobs, 6); /* the other file is listed all the same */
   mrt_popef_listing_destroy(listing);
 
-  const char *directory[] = {g_dir};
+  const char *directory[] = {test_popef_samples_dir()};
   listing = list(directory, 1, NULL);
   expect_error(listing, MRT_INVALID_ARGUMENT, "is a directory, not a PopEF file");
   mrt_popef_listing_destroy(listing);
@@ -297,19 +276,19 @@ static void missing_files_and_directories(void **state) {
 
 static void bad_arguments_name_the_value_and_leave_the_listing_usable(void **state) {
   (void)state;
-  const char *paths[] = {path_of("sample.popef")};
+  const char *paths[] = {test_popef_sample_path("sample.popef")};
   const char *null_path[] = {NULL};
   mrt_popef_listing *listing = NULL;
   assert_int_equal(mrt_popef_listing_create(NULL, 1, NULL, &listing), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "mrt_popef_listing_create: paths must not be NULL");
+  test_expect_contains(mrt_last_error_message(), "mrt_popef_listing_create: paths must not be NULL");
   assert_int_equal(mrt_popef_listing_create(paths, 0, NULL, &listing), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "num_paths must be at least 1");
+  test_expect_contains(mrt_last_error_message(), "num_paths must be at least 1");
   assert_int_equal(mrt_popef_listing_create(null_path, 1, NULL, &listing), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "paths[0] must not be NULL");
+  test_expect_contains(mrt_last_error_message(), "paths[0] must not be NULL");
   assert_int_equal(mrt_popef_listing_create(paths, 1, "", &listing), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "model_name must not be empty");
+  test_expect_contains(mrt_last_error_message(), "model_name must not be empty");
   assert_int_equal(mrt_popef_listing_create(paths, 1, NULL, NULL), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "out must not be NULL");
+  test_expect_contains(mrt_last_error_message(), "out must not be NULL");
   assert_null(listing);
 
   listing = list(paths, 1, NULL);
@@ -319,25 +298,25 @@ static void bad_arguments_name_the_value_and_leave_the_listing_usable(void **sta
   mrt_blob_info blob;
   blob.struct_size = sizeof blob;
   assert_int_equal(mrt_popef_listing_error(NULL, &status, NULL), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "mrt_popef_listing_error: listing must not be NULL");
+  test_expect_contains(mrt_last_error_message(), "mrt_popef_listing_error: listing must not be NULL");
   assert_int_equal(mrt_popef_listing_file(NULL, 0, NULL, NULL, NULL), MRT_INVALID_ARGUMENT);
   assert_int_equal(mrt_popef_listing_file(listing, 1, NULL, NULL, NULL), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "file 1 is out of range (the listing has 1 files)");
+  test_expect_contains(mrt_last_error_message(), "file 1 is out of range (the listing has 1 files)");
   assert_int_equal(mrt_popef_listing_blob(listing, 2, 0, &blob), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "file 2 is out of range");
+  test_expect_contains(mrt_last_error_message(), "file 2 is out of range");
   assert_int_equal(mrt_popef_listing_blob(listing, 0, 6, &blob), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "blob index 6 is out of range (file 0 has 6 listed blobs)");
+  test_expect_contains(mrt_last_error_message(), "blob index 6 is out of range (file 0 has 6 listed blobs)");
   assert_int_equal(mrt_popef_listing_blob(listing, 0, 0, NULL), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "out_blob must not be NULL");
+  test_expect_contains(mrt_last_error_message(), "out_blob must not be NULL");
   blob.struct_size = MRT_BLOB_INFO_V1_SIZE - 1;
   assert_int_equal(mrt_popef_listing_blob(listing, 0, 0, &blob), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "out_blob->struct_size is");
+  test_expect_contains(mrt_last_error_message(), "out_blob->struct_size is");
   assert_int_equal(mrt_popef_listing_blob(NULL, 0, 0, &blob), MRT_INVALID_ARGUMENT);
   assert_int_equal(mrt_popef_listing_num_models(listing, NULL), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "out_count must not be NULL");
+  test_expect_contains(mrt_last_error_message(), "out_count must not be NULL");
   assert_int_equal(mrt_popef_listing_num_models(NULL, &count), MRT_INVALID_ARGUMENT);
   assert_int_equal(mrt_popef_listing_model(listing, 1, &model), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "model index 1 is out of range (the listing has 1 models)");
+  test_expect_contains(mrt_last_error_message(), "model index 1 is out of range (the listing has 1 models)");
   assert_int_equal(mrt_popef_listing_model(listing, 0, NULL), MRT_INVALID_ARGUMENT);
   assert_int_equal(mrt_popef_listing_model(NULL, 0, &model), MRT_INVALID_ARGUMENT);
   assert_null(model);
@@ -352,10 +331,10 @@ static void bad_arguments_name_the_value_and_leave_the_listing_usable(void **sta
   uint32_t dim = 0;
   model = NULL;
   assert_int_equal(mrt_model_batching_dim(NULL, &dim), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "mrt_model_batching_dim: model must not be NULL");
+  test_expect_contains(mrt_last_error_message(), "mrt_model_batching_dim: model must not be NULL");
   assert_int_equal(mrt_model_load(paths, 1, &model), MRT_OK);
   assert_int_equal(mrt_model_batching_dim(model, NULL), MRT_INVALID_ARGUMENT);
-  expect_contains(mrt_last_error_message(), "out_dim must not be NULL");
+  test_expect_contains(mrt_last_error_message(), "out_dim must not be NULL");
   mrt_model_destroy(model);
 }
 
@@ -375,13 +354,21 @@ static void batching_dim_of_a_compiled_model(void **state) {
   mrt_model_destroy(model);
 }
 
-int main(void) {
-  const char *dir = getenv("MRT_TEST_POPEF_DIR");
-  if (dir == NULL) {
-    fprintf(stderr, "MRT_TEST_POPEF_DIR is not set (the popef_samples fixture writes it)\n");
-    return 1;
+/* Each blob type by its PopEF name, and any other value as "Unknown". */
+static void blob_type_names(void **state) {
+  (void)state;
+  assert_string_equal(mrt_blob_type_name(MRT_BLOB_METADATA), "Metadata");
+  assert_string_equal(mrt_blob_type_name(MRT_BLOB_EXECUTABLE), "Executable");
+  assert_string_equal(mrt_blob_type_name(MRT_BLOB_TENSOR_DATA), "TensorData");
+  assert_string_equal(mrt_blob_type_name(MRT_BLOB_FEED_DATA), "FeedData");
+  assert_string_equal(mrt_blob_type_name(MRT_BLOB_OPAQUE), "Opaque");
+  const int32_t unknown[] = {0, 6, -1, INT32_MIN, INT32_MAX};
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
+    assert_string_equal(mrt_blob_type_name(unknown[i]), "Unknown");
   }
-  snprintf(g_dir, sizeof g_dir, "%s", dir);
+}
+
+int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(sound_file_lists_every_blob_and_its_model),
       cmocka_unit_test(every_model_or_the_one_named),
@@ -392,6 +379,7 @@ int main(void) {
       cmocka_unit_test(missing_files_and_directories),
       cmocka_unit_test(bad_arguments_name_the_value_and_leave_the_listing_usable),
       cmocka_unit_test(batching_dim_of_a_compiled_model),
+      cmocka_unit_test(blob_type_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

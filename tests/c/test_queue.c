@@ -168,11 +168,7 @@ static void test_ring_size_overrides(void **state) {
 
 static void test_packs_and_splits_user_batches(void **state) {
   (void)state;
-  mrt_queue_manager *manager = make_manager(NULL);
-  mrt_input_queue *x = NULL;
-  mrt_output_queue *y = NULL;
-  assert_int_equal(mrt_queue_manager_input_queue(manager, "x", &x), MRT_OK);
-  assert_int_equal(mrt_queue_manager_output_queue(manager, "y", &y), MRT_OK);
+  const queue_fixture f = make_queue_fixture(g_model);
 
   /* 1 sample, then 6 samples, then 1: two device transfers of 4 samples. */
   float in[16], out[16];
@@ -181,25 +177,25 @@ static void test_packs_and_splits_user_batches(void **state) {
     out[i] = -1.0f;
   }
   counters in_counts = {0, 0, 0}, out_counts = {0, 0, 0};
-  assert_int_equal(mrt_input_queue_enqueue(x, in, 8, on_start, on_complete, &in_counts, on_free), MRT_OK);
-  assert_int_equal(mrt_input_queue_enqueue(x, in + 2, 48, NULL, on_complete, &in_counts, NULL), MRT_OK);
-  assert_int_equal(mrt_input_queue_enqueue(x, in + 14, 8, NULL, NULL, NULL, NULL), MRT_OK);
-  assert_int_equal(mrt_output_queue_enqueue(y, out, 40, on_complete, &out_counts, on_free), MRT_OK);
-  assert_int_equal(mrt_output_queue_enqueue(y, out + 10, 24, on_complete, &out_counts, NULL), MRT_OK);
+  assert_int_equal(mrt_input_queue_enqueue(f.x, in, 8, on_start, on_complete, &in_counts, on_free), MRT_OK);
+  assert_int_equal(mrt_input_queue_enqueue(f.x, in + 2, 48, NULL, on_complete, &in_counts, NULL), MRT_OK);
+  assert_int_equal(mrt_input_queue_enqueue(f.x, in + 14, 8, NULL, NULL, NULL, NULL), MRT_OK);
+  assert_int_equal(mrt_output_queue_enqueue(f.y, out, 40, on_complete, &out_counts, on_free), MRT_OK);
+  assert_int_equal(mrt_output_queue_enqueue(f.y, out + 10, 24, on_complete, &out_counts, NULL), MRT_OK);
 
   /* Pointers, not bytes: this change before the transfer is what the device sees. */
   in[15] = 100.0f;
-  run_device_once(manager);
+  run_device_once(f.manager);
   assert_int_equal(in_counts.started, 1);
   assert_int_equal(in_counts.completed, 1); /* the 6-sample buffer is half read */
   assert_int_equal(out_counts.completed, 0); /* the 5-sample buffer holds 4 */
-  run_device_once(manager);
+  run_device_once(f.manager);
   assert_int_equal(in_counts.completed, 2);
   assert_int_equal(out_counts.completed, 2);
   for (int i = 0; i < 15; ++i) assert_true(out[i] == (float)i + 1.0f);
   assert_true(out[15] == 101.0f);
 
-  mrt_queue_manager_destroy(manager);
+  mrt_queue_manager_destroy(f.manager);
   /* The user data is freed exactly once, at the latest with the manager. */
   assert_int_equal(in_counts.freed, 1);
   assert_int_equal(out_counts.freed, 1);
@@ -207,45 +203,41 @@ static void test_packs_and_splits_user_batches(void **state) {
 
 static void test_flush_disconnect_reset(void **state) {
   (void)state;
-  mrt_queue_manager *manager = make_manager(NULL);
-  mrt_input_queue *x = NULL;
-  mrt_output_queue *y = NULL;
-  assert_int_equal(mrt_queue_manager_input_queue(manager, "x", &x), MRT_OK);
-  assert_int_equal(mrt_queue_manager_output_queue(manager, "y", &y), MRT_OK);
+  const queue_fixture f = make_queue_fixture(g_model);
   float in[2] = {5.0f, 6.0f}, out[2] = {0.0f, 0.0f};
-  assert_int_equal(mrt_input_queue_enqueue(x, in, 8, NULL, NULL, NULL, NULL), MRT_OK);
-  assert_int_equal(mrt_output_queue_enqueue(y, out, 8, NULL, NULL, NULL), MRT_OK);
-  assert_int_equal(mrt_queue_manager_flush_all(manager), MRT_OK);
+  assert_int_equal(mrt_input_queue_enqueue(f.x, in, 8, NULL, NULL, NULL, NULL), MRT_OK);
+  assert_int_equal(mrt_output_queue_enqueue(f.y, out, 8, NULL, NULL, NULL), MRT_OK);
+  assert_int_equal(mrt_queue_manager_flush_all(f.manager), MRT_OK);
   float device[8];
-  assert_int_equal(mrt_queue_manager_transfer(manager, "x", device), MRT_OK);
+  assert_int_equal(mrt_queue_manager_transfer(f.manager, "x", device), MRT_OK);
   assert_true(device[0] == 5.0f && device[1] == 6.0f);
   for (int i = 2; i < 8; ++i) assert_true(device[i] == 0.0f); /* padded */
-  assert_int_equal(mrt_queue_manager_transfer(manager, "y", device), MRT_OK);
+  assert_int_equal(mrt_queue_manager_transfer(f.manager, "y", device), MRT_OK);
   assert_true(out[0] == 5.0f && out[1] == 6.0f);
 
-  assert_int_equal(mrt_queue_manager_disconnect_all(manager), MRT_OK);
-  assert_int_equal(mrt_input_queue_enqueue(x, in, 8, NULL, NULL, NULL, NULL), MRT_CANCELLED);
+  assert_int_equal(mrt_queue_manager_disconnect_all(f.manager), MRT_OK);
+  assert_int_equal(mrt_input_queue_enqueue(f.x, in, 8, NULL, NULL, NULL, NULL), MRT_CANCELLED);
   assert_string_equal(mrt_last_error_message(), "mrt_input_queue_enqueue: input queue 'x' is disconnected");
   /* Disconnected: the device gets zeros at once instead of blocking. */
   for (int i = 0; i < 8; ++i) device[i] = -1.0f;
-  assert_int_equal(mrt_queue_manager_transfer(manager, "x", device), MRT_OK);
+  assert_int_equal(mrt_queue_manager_transfer(f.manager, "x", device), MRT_OK);
   for (int i = 0; i < 8; ++i) assert_true(device[i] == 0.0f);
   mrt_queue_info info;
   mrt_queue_info_init(&info);
-  assert_int_equal(mrt_input_queue_info(x, &info), MRT_OK);
+  assert_int_equal(mrt_input_queue_info(f.x, &info), MRT_OK);
   assert_false(info.connected);
 
-  assert_int_equal(mrt_queue_manager_reset_all(manager), MRT_OK);
-  assert_int_equal(mrt_input_queue_info(x, &info), MRT_OK);
+  assert_int_equal(mrt_queue_manager_reset_all(f.manager), MRT_OK);
+  assert_int_equal(mrt_input_queue_info(f.x, &info), MRT_OK);
   assert_true(info.connected);
-  assert_int_equal(mrt_input_queue_disconnect(x), MRT_OK);
-  assert_int_equal(mrt_input_queue_reset(x), MRT_OK);
-  assert_int_equal(mrt_output_queue_disconnect(y), MRT_OK);
-  assert_int_equal(mrt_output_queue_reset(y), MRT_OK);
-  assert_int_equal(mrt_input_queue_flush(x), MRT_OK);
-  assert_int_equal(mrt_output_queue_flush(y), MRT_OK);
-  run_device_once(manager); /* the whole dummy transfer */
-  mrt_queue_manager_destroy(manager);
+  assert_int_equal(mrt_input_queue_disconnect(f.x), MRT_OK);
+  assert_int_equal(mrt_input_queue_reset(f.x), MRT_OK);
+  assert_int_equal(mrt_output_queue_disconnect(f.y), MRT_OK);
+  assert_int_equal(mrt_output_queue_reset(f.y), MRT_OK);
+  assert_int_equal(mrt_input_queue_flush(f.x), MRT_OK);
+  assert_int_equal(mrt_output_queue_flush(f.y), MRT_OK);
+  run_device_once(f.manager); /* the whole dummy transfer */
+  mrt_queue_manager_destroy(f.manager);
 }
 
 typedef struct timeout_state {

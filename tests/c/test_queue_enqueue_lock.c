@@ -4,8 +4,9 @@
  * MRT_TEST_QUEUE_MODELS), the test playing the device through
  * mrt_queue_manager_transfer. Entries are the ring's slots in turn, values
  * and callbacks pass through, lock blocks while the ring is full and
- * returns MRT_CANCELLED when disconnected, and every misuse is refused with
- * its message, leaving the queue usable. */
+ * returns MRT_CANCELLED when disconnected, every misuse is refused with
+ * its message, leaving the queue usable, and the user data of a locked
+ * entry is freed exactly once whatever drops it. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,20 +38,6 @@ static int teardown(void **state) {
   return 0;
 }
 
-typedef struct fixture {
-  mrt_queue_manager *manager;
-  mrt_input_queue *x;
-  mrt_output_queue *y;
-} fixture;
-
-static fixture make_fixture(void) {
-  fixture f = {NULL, NULL, NULL};
-  assert_int_equal(mrt_queue_manager_create(g_model, NULL, &f.manager), MRT_OK);
-  assert_int_equal(mrt_queue_manager_input_queue(f.manager, "x", &f.x), MRT_OK);
-  assert_int_equal(mrt_queue_manager_output_queue(f.manager, "y", &f.y), MRT_OK);
-  return f;
-}
-
 static mrt_input_queue_entry *lock_input(mrt_input_queue *x) {
   mrt_input_queue_entry *entry = NULL;
   assert_int_equal(mrt_input_queue_enqueue_lock(x, &entry), MRT_OK);
@@ -70,7 +57,7 @@ static mrt_output_queue_entry *lock_output(mrt_output_queue *y) {
  * and user data pass through to the device. */
 static void test_entries_are_ring_slots_and_pass_values(void **state) {
   (void)state;
-  fixture f = make_fixture();
+  queue_fixture f = make_queue_fixture(g_model);
   float in[16], out[16];
   for (int i = 0; i < 16; ++i) {
     in[i] = (float)(3 * i);
@@ -175,7 +162,7 @@ static void fill_ring(mrt_input_queue *x, float *in) {
  * (then gets slot 0 again), or returns MRT_CANCELLED when disconnected. */
 static void test_lock_blocks_while_full_until_freed_or_disconnected(void **state) {
   (void)state;
-  fixture f = make_fixture();
+  queue_fixture f = make_queue_fixture(g_model);
   float in[16] = {0}, device[kTransferFloats];
   fill_ring(f.x, in);
 
@@ -224,7 +211,7 @@ static void expect_failure(mrt_status got, mrt_status expected, const char *mess
  * the queue usable. */
 static void test_misuse_is_refused_and_the_queue_stays_usable(void **state) {
   (void)state;
-  fixture f = make_fixture();
+  queue_fixture f = make_queue_fixture(g_model);
   expect_failure(mrt_input_queue_enqueue_complete(f.x), MRT_FAILED_PRECONDITION,
                  "mrt_input_queue_enqueue_complete: input queue 'x': no entry is locked (call "
                  "mrt_input_queue_enqueue_lock first; a reset or disconnect drops a locked entry)");
@@ -319,11 +306,104 @@ static void test_misuse_is_refused_and_the_queue_stays_usable(void **state) {
   mrt_queue_manager_destroy(f.manager);
 }
 
+/* Locks x's next entry and gives it one sample of `in` and user data `c`. */
+static mrt_input_queue_entry *lock_with_user_data(mrt_input_queue *x, float *in, counters *c) {
+  mrt_input_queue_entry *entry = lock_input(x);
+  entry->data = in;
+  entry->size_bytes = 8;
+  entry->user_data = c;
+  entry->user_data_free = on_free;
+  return entry;
+}
+
+/* The user data of a locked entry is the library's from the lock on: it is
+ * freed exactly once whatever drops the entry (reset, a lock after a
+ * disconnect, destroying the manager), and a complete after the drop is
+ * refused without freeing it again. */
+static void test_user_data_of_a_dropped_entry_is_freed_once(void **state) {
+  (void)state;
+  queue_fixture f = make_queue_fixture(g_model);
+  float in[8] = {0}, out[8];
+  const char *not_locked = "mrt_input_queue_enqueue_complete: input queue 'x': no entry is locked (call "
+                           "mrt_input_queue_enqueue_lock first; a reset or disconnect drops a locked entry)";
+
+  /* A reset frees it in the call; complete is refused afterwards. */
+  counters reset = {0, 0, 0};
+  lock_with_user_data(f.x, in, &reset);
+  assert_int_equal(mrt_input_queue_reset(f.x), MRT_OK);
+  assert_int_equal(reset.freed, 1);
+  expect_failure(mrt_input_queue_enqueue_complete(f.x), MRT_FAILED_PRECONDITION, not_locked);
+  assert_int_equal(reset.freed, 1);
+
+  /* So does reset_all, for an output entry too; a refused (bad) complete
+   * leaves the user data locked with the entry until then. */
+  counters input = {0, 0, 0}, output = {0, 0, 0};
+  mrt_input_queue_entry *entry = lock_with_user_data(f.x, in, &input);
+  entry->size_bytes = 12;
+  assert_int_equal(mrt_input_queue_enqueue_complete(f.x), MRT_INVALID_ARGUMENT);
+  assert_int_equal(input.freed, 0);
+  mrt_output_queue_entry *slot = lock_output(f.y);
+  slot->user_data = &output;
+  slot->user_data_free = on_free;
+  assert_int_equal(mrt_queue_manager_reset_all(f.manager), MRT_OK);
+  assert_int_equal(input.freed, 1);
+  assert_int_equal(output.freed, 1);
+  assert_int_equal(mrt_output_queue_enqueue_complete(f.y), MRT_FAILED_PRECONDITION);
+  assert_int_equal(output.freed, 1);
+
+  /* Disconnected: the next lock drops the entry and frees its user data;
+   * neither a complete nor a reset frees it again. */
+  counters disconnected = {0, 0, 0};
+  lock_with_user_data(f.x, in, &disconnected);
+  assert_int_equal(mrt_input_queue_disconnect(f.x), MRT_OK); /* from any thread: frees nothing */
+  assert_int_equal(disconnected.freed, 0);
+  mrt_input_queue_entry *none = NULL;
+  expect_failure(mrt_input_queue_enqueue_lock(f.x, &none), MRT_CANCELLED,
+                 "mrt_input_queue_enqueue_lock: input queue 'x' is disconnected");
+  assert_null(none);
+  assert_int_equal(disconnected.freed, 1);
+  expect_failure(mrt_input_queue_enqueue_complete(f.x), MRT_FAILED_PRECONDITION, not_locked);
+  assert_int_equal(mrt_input_queue_reset(f.x), MRT_OK);
+  assert_int_equal(disconnected.freed, 1);
+
+  /* Disconnected and then reset: freed by the reset. */
+  counters then_reset = {0, 0, 0};
+  lock_with_user_data(f.x, in, &then_reset);
+  assert_int_equal(mrt_queue_manager_disconnect_all(f.manager), MRT_OK);
+  assert_int_equal(mrt_queue_manager_reset_all(f.manager), MRT_OK);
+  assert_int_equal(then_reset.freed, 1);
+
+  /* Published entries are as enqueue's: freed once the device is done. */
+  counters published = {0, 0, 0};
+  entry = lock_with_user_data(f.x, in, &published);
+  entry->size_bytes = 32;
+  assert_int_equal(mrt_input_queue_enqueue_complete(f.x), MRT_OK);
+  assert_int_equal(mrt_output_queue_enqueue(f.y, out, 32, NULL, NULL, NULL), MRT_OK);
+  run_device_once(f.manager);
+  assert_int_equal(published.freed, 1);
+
+  /* Still locked when the manager goes (connected, and disconnected). */
+  counters at_destroy = {0, 0, 0};
+  lock_with_user_data(f.x, in, &at_destroy);
+  slot = lock_output(f.y);
+  slot->user_data = &at_destroy;
+  slot->user_data_free = on_free;
+  mrt_queue_manager_destroy(f.manager);
+  assert_int_equal(at_destroy.freed, 2);
+  f = make_queue_fixture(g_model);
+  counters disconnected_at_destroy = {0, 0, 0};
+  lock_with_user_data(f.x, in, &disconnected_at_destroy);
+  assert_int_equal(mrt_input_queue_disconnect(f.x), MRT_OK);
+  mrt_queue_manager_destroy(f.manager);
+  assert_int_equal(disconnected_at_destroy.freed, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_entries_are_ring_slots_and_pass_values),
       cmocka_unit_test(test_lock_blocks_while_full_until_freed_or_disconnected),
       cmocka_unit_test(test_misuse_is_refused_and_the_queue_stays_usable),
+      cmocka_unit_test(test_user_data_of_a_dropped_entry_is_freed_once),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -388,6 +388,38 @@ static void bad_arguments(void **state) {
   mrt_model_destroy(model);
 }
 
+/* The user data of a locked entry (two-phase enqueue) is freed exactly
+ * once: a reload drops the entry and the producer's next lock frees it;
+ * after the session is destroyed, complete is refused and destroying the
+ * manager frees it. */
+static void a_locked_entry_is_freed_once_after_reload_or_the_session(void **state) {
+  (void)state;
+  g_freed = 0;
+  mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
+  mrt_session *session = test_bound_session(model, NULL);
+  mrt_queue_manager *queues = NULL;
+  assert_int_equal(mrt_session_create_queue_manager(session, NULL, &queues), MRT_OK);
+  mrt_input_queue *x = NULL;
+  assert_int_equal(mrt_queue_manager_input_queue(queues, "x", &x), MRT_OK);
+  mrt_input_queue_entry *entry = NULL;
+  assert_int_equal(mrt_input_queue_enqueue_lock(x, &entry), MRT_OK);
+  entry->user_data_free = count_free;
+  assert_int_equal(mrt_session_reload(session), MRT_OK);
+  assert_int_equal(g_freed, 0); /* the session resets the queue: freed at the producer's next call */
+  assert_int_equal(mrt_input_queue_enqueue_lock(x, &entry), MRT_OK);
+  assert_int_equal(g_freed, 1);
+  assert_null(entry->user_data_free); /* a fresh entry */
+
+  entry->user_data_free = count_free;
+  mrt_session_destroy(session);
+  assert_int_equal(mrt_input_queue_enqueue_complete(x), MRT_FAILED_PRECONDITION);
+  expect_message_contains("queue manager: its session was destroyed");
+  assert_int_equal(g_freed, 1);
+  mrt_queue_manager_destroy(queues);
+  assert_int_equal(g_freed, 2);
+  mrt_model_destroy(model);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(add_one_requests_through_the_queues),
@@ -397,6 +429,7 @@ int main(void) {
       cmocka_unit_test(destroying_the_session_first_detaches_the_manager),
       cmocka_unit_test(destroying_the_manager_first_lets_runs_go_on),
       cmocka_unit_test(bad_arguments),
+      cmocka_unit_test(a_locked_entry_is_freed_once_after_reload_or_the_session),
   };
   return cmocka_run_group_tests(tests, test_private_system_setup, test_private_system_teardown);
 }

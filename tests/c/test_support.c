@@ -59,6 +59,20 @@ const char *test_model_path(const char *dir_variable, const char *name) {
   return path;
 }
 
+const char *test_popef_samples_dir(void) {
+  const char *dir = getenv("MRT_TEST_POPEF_DIR");
+  if (dir == NULL) fail_msg("MRT_TEST_POPEF_DIR is not set (the popef_samples fixture writes it)");
+  return dir;
+}
+
+const char *test_popef_sample_path(const char *file) {
+  static char paths[4][2048];
+  static unsigned next;
+  char *path = paths[next++ % 4];
+  snprintf(path, sizeof paths[0], "%s/%s", test_popef_samples_dir(), file);
+  return path;
+}
+
 mrt_model *test_load_model(const char *dir_variable, const char *name) {
   const char *paths[] = {test_model_path(dir_variable, name)};
   mrt_model *model = NULL;

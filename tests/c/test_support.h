@@ -25,6 +25,14 @@ int test_private_system_teardown(void **state);
 /* "$<dir_variable>/<name>.popef"; static storage, valid until the next call. */
 const char *test_model_path(const char *dir_variable, const char *name);
 
+/* $MRT_TEST_POPEF_DIR, where the popef_samples fixture writes the sample
+ * PopEF files (tests/cpp/popef/write_samples.cpp); fails the test if it is
+ * not set. */
+const char *test_popef_samples_dir(void);
+/* "<test_popef_samples_dir()>/<file>"; static storage, valid for the next
+ * three calls too, so that one array can list several files. */
+const char *test_popef_sample_path(const char *file);
+
 /* The model at test_model_path(dir_variable, name); fails the test with the
  * library's message if it cannot be loaded. The caller destroys it. */
 mrt_model *test_load_model(const char *dir_variable, const char *name);

@@ -1,5 +1,6 @@
 // How mrt-info names the values of the C API's enums: as PopEF and
-// docs/popef.md spell them ("TensorData", "INPUT").
+// docs/popef.md spell them ("INPUT", "TensorData"). Blob types are named
+// by the library (mrt::blobTypeName).
 #pragma once
 
 #include <string>
@@ -7,17 +8,6 @@
 #include "mrt.hpp"
 
 namespace mrt::info {
-
-inline std::string blobTypeName(BlobType type) {
-  switch (type) {
-    case BlobType::Metadata: return "Metadata";
-    case BlobType::Executable: return "Executable";
-    case BlobType::TensorData: return "TensorData";
-    case BlobType::FeedData: return "FeedData";
-    case BlobType::Opaque: return "Opaque";
-  }
-  return "Unknown";
-}
 
 inline std::string tensorTypeName(TensorType type) {
   switch (type) {

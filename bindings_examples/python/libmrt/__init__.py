@@ -17,7 +17,8 @@ Modules, one purpose each:
   sessions     Session, AnchorPredicate
   queues       QueueManager, InputQueue, OutputQueue
   queue_entries InputQueueEntry, OutputQueueEntry (the two-phase enqueue)
-  popef        list_popef, PopefListing, PopefFile, BlobInfo (what mrt-info shows)
+  popef        list_popef, PopefListing, PopefFile, BlobInfo (what mrt-info shows),
+               blob_type_name
   runner       ModelRunner, TensorMemory, DataDesc, RequestTimes (statistics),
                FlushSelection (flush_select_callback)
   device_time  DeviceTime (modelled cycles and clock of a device)
@@ -65,7 +66,7 @@ from .graph import Codelet, Graph, Target, TensorInfo, TileInterval, codelets
 from .log import get_log_level, log_message, set_log_callback, set_log_level
 from .models import AnchorInfo, Model, ModelInfo
 from .onnx import compile_onnx, read_onnx_tensor_file
-from .popef import BlobInfo, PopefFile, PopefListing, list_popef
+from .popef import BlobInfo, PopefFile, PopefListing, blob_type_name, list_popef
 from .queue_entries import InputQueueEntry, OutputQueueEntry
 from .queues import InputQueue, OutputQueue, QueueInfo, QueueManager
 from .runner import DataDesc, FlushSelection, ModelRunner, RequestTimes, TensorMemory

@@ -131,6 +131,7 @@ _DECLARATIONS = [
     ("mrt_popef_listing_blob", CHECKED, [ptr, size, size, P(s.BlobInfo)]),
     ("mrt_popef_listing_num_models", CHECKED, [ptr, P(size)]),
     ("mrt_popef_listing_model", CHECKED, [ptr, size, P(ptr)]),
+    ("mrt_blob_type_name", text, [i32]),
     # Devices.
     ("mrt_device_wait_config_init_sized", CHECKED, [P(s.DeviceWaitConfig), size]),
     ("mrt_device_manager_create", CHECKED, [P(ptr)]),

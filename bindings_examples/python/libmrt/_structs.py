@@ -98,7 +98,9 @@ class AnchorWithPolicy(ctypes.Structure):
 class SessionConfig(ctypes.Structure):
     _fields_ = [("struct_size", c_size), ("policy", c_i32), ("pred_tensor_data", c_ptr),
                 ("check_package_hash", c_bool), ("wait_config", P(DeviceWaitConfig)),
-                ("max_look_ahead", c_str), ("max_look_ahead_syncs", c_i64)]
+                ("max_look_ahead", c_str),
+                # Appended after the first version:
+                ("max_look_ahead_syncs", c_i64), ("model_name", c_str)]
 
 
 # ---- queues ----
@@ -164,7 +166,7 @@ class RunnerConfig(ctypes.Structure):
                 ("request_tracepoints_buffer_size", c_size), ("flush_callback", FLUSH_FN),
                 ("flush_user_data", c_ptr), ("flush_user_data_free", FREE_FN),
                 # Appended after the first version:
-                ("flush_select_callback", FLUSH_SELECT_FN)]
+                ("flush_select_callback", FLUSH_SELECT_FN), ("model_name", c_str)]
 
 
 class RequestTimes(ctypes.Structure):

@@ -8,7 +8,7 @@ raise: the listing says what is wrong and where.
     if listing.error is not None:
         print(listing.status.name, listing.message)
     for blob in listing.blobs:
-        print(blob.file, blob.index, blob.type.name, blob.name, blob.damaged)
+        print(blob.file, blob.index, libmrt.blob_type_name(blob.type), blob.name, blob.damaged)
 """
 from __future__ import annotations
 
@@ -92,6 +92,12 @@ class PopefListing:
 
     def __exit__(self, *exc_info) -> None:
         self.close()
+
+
+def blob_type_name(blob_type: BlobType | int) -> str:
+    """The name of a blob type as PopEF spells it ("TensorData"), or
+    "Unknown" for a value that is no mrt_blob_type (mrt_blob_type_name)."""
+    return C.mrt_blob_type_name(int(blob_type)).decode()
 
 
 def _text(value: bytes | None) -> str:

@@ -8,9 +8,9 @@ publishes it.
     entry.complete()                             # or queue.enqueue_complete()
 
 The array is not copied: as with enqueue(), it is kept alive until the
-library is done with it. Until complete() the binding holds it; a lock a
-reset or disconnect drops lets it go at the queue's next lock or
-complete(), or when the manager closes. Producer thread only; one entry per
+library is done with it. The library holds it from the lock on: a lock a
+reset drops lets it go in the reset (a disconnect: at the queue's next
+lock or complete()), and one still locked when the manager closes then. Producer thread only; one entry per
 queue is locked at a time, and while it is, enqueue() and flush() of that
 queue raise FailedPreconditionError.
 """
@@ -23,10 +23,9 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from . import _structs as s
-from ._callbacks import held, hold, release, release_held
+from ._callbacks import held, hold, release_held
 from ._queue_callbacks import QueuedArray, complete_trampoline, optional_callable, start_trampoline
-from .errors import (CancelledError, FailedPreconditionError, InvalidArgumentError, MrtError,
-                     Status)
+from .errors import FailedPreconditionError, InvalidArgumentError, MrtError, Status
 
 if TYPE_CHECKING:
     from .queues import _Queue
@@ -34,10 +33,10 @@ if TYPE_CHECKING:
 
 class LockedEntries:
     """A queue manager's record of each queue's locked entry and the key of
-    the QueuedArray its user_data holds. The library takes that user data
-    only at complete: a lock dropped before (reset, disconnect) would keep
-    the array forever, so a key not taken is released at the queue's next
-    fresh lock, a complete that finds no lock, or close."""
+    the QueuedArray its user_data holds, so that a relock finds the entry
+    the caller left. The library owns that user data from the lock on and
+    frees it exactly once (mrt_input_queue_enqueue_lock), also when a reset
+    or disconnect drops the entry: the record only forgets."""
 
     def __init__(self):
         self._locked: dict[int, tuple[int, int]] = {}  # queue -> (entry address, key)
@@ -52,8 +51,6 @@ class LockedEntries:
             previous = self._locked.get(queue)
             if previous is not None and previous == (address, struct.user_data):
                 return previous[1]
-            if previous is not None:
-                release(previous[1])
             key = hold(QueuedArray(None, None, None))
             self._locked[queue] = (address, key)
         for field, trampoline in trampolines.items():
@@ -66,33 +63,20 @@ class LockedEntries:
             return self._locked.get(queue) == (ctypes.addressof(struct), key)
 
     def complete(self, queue: int, function: Callable[[int], int]) -> None:
-        """function(queue) (an enqueue_complete), then forgets the key the
-        library took, or releases one no lock holds any more."""
+        """function(queue) (an enqueue_complete), then forgets the entry
+        unless it stays locked (a bad entry: InvalidArgumentError)."""
         try:
             function(queue)
         except InvalidArgumentError:
-            raise  # the entry stays locked, its user data not taken
-        except CancelledError:
-            self._forget(queue, release_key=False)  # the library freed it
             raise
         except MrtError:
-            self._forget(queue, release_key=True)
+            self._forget(queue)
             raise
-        self._forget(queue, release_key=False)
+        self._forget(queue)
 
-    def _forget(self, queue: int, release_key: bool) -> None:
+    def _forget(self, queue: int) -> None:
         with self._mutex:
-            entry = self._locked.pop(queue, None)
-        if entry is not None and release_key:
-            release(entry[1])
-
-    def release_all(self) -> None:
-        """When the manager is destroyed: nothing it still holds was taken."""
-        with self._mutex:
-            keys = [key for _, key in self._locked.values()]
-            self._locked.clear()
-        for key in keys:
-            release(key)
+            self._locked.pop(queue, None)
 
 
 def _callback_property(name: str, doc: str) -> property:

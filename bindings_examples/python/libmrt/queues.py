@@ -210,13 +210,6 @@ class QueueManager(Closable):
         manager._locked_entries = LockedEntries()
         return manager
 
-    def close(self) -> None:
-        """Frees the manager, and the arrays of entries locked and never completed."""
-        super().close()
-        locked = getattr(self, "_locked_entries", None)  # None if __init__ failed
-        if locked is not None:
-            locked.release_all()
-
     @staticmethod
     def _config(ring_size_multiplier, load_save_ring_size_multiplier, ring_size_overrides,
                 timeout, on_timeout):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypedDict
 import numpy as np
 
 from . import _structs as s
-from ._arrays import borrowed_array, check_tensor, contiguous, dtype_of, shape_tuple
+from ._arrays import borrowed_array, check_tensor, contiguous, dtype_of, encoded, shape_tuple
 from ._callbacks import checked_callable, guarded, held, hold, release_held
 from ._handles import Closable, Handle, joining_destroyer, open_objects
 from ._native import C, out_value
@@ -169,6 +169,7 @@ class RunnerOptions(TypedDict, total=False):
     device_poll_interval: float | None
     flush_callback: Callable[[str], None]
     flush_select_callback: Callable[[str, FlushSelection], None]
+    model_name: str | None
 
 
 class ModelRunner(Closable):
@@ -191,7 +192,9 @@ class ModelRunner(Closable):
       (seconds, as DeviceManager.get_device's wait), and
       flush_callback(tensor_id) called on a device thread before dummy data
       is flushed, or instead flush_select_callback(tensor_id, selection),
-      which also chooses the queues padded (FlushSelection); at most one.
+      which also chooses the queues padded (FlushSelection); at most one;
+      model_name: which model of fused PopEF files to serve (None: the
+      files' only model; given a Model, None or that model's own name).
     """
     _kind = "ModelRunner"
 
@@ -202,7 +205,7 @@ class ModelRunner(Closable):
     _DURATIONS = {"timeout": "timeout_ns", "batch_size_timeout": "batch_size_timeout_ns",
                   "data_parallel_timeout": "data_parallel_timeout_ns"}
     _OTHERS = ("frozen_inputs", "save_programs_outputs", "devices", "device_wait",
-               "device_poll_interval", "flush_callback", "flush_select_callback")
+               "device_poll_interval", "flush_callback", "flush_select_callback", "model_name")
 
     def __init__(self, model: Model | PathLike | Sequence[PathLike],
                  **options: Unpack[RunnerOptions]):
@@ -219,7 +222,7 @@ class ModelRunner(Closable):
         loaded = None
         if options.get("save_programs_outputs") and not isinstance(model, Model):
             # The save outputs are checked against the model's anchors.
-            model = loaded = Model(model)
+            model = loaded = Model(model, executable=options.get("model_name"))
         try:
             keep = self._fill_config(config, options, model)  # what config points into
             pointer = create_for(model, C.mrt_model_runner_create,
@@ -278,6 +281,7 @@ class ModelRunner(Closable):
                 entry.replica_id, entry.outputs, entry.num_outputs = replica, views, len(outputs)
             keep["save"] = (replicas, arrays)
             config.save_programs_outputs, config.num_save_programs_outputs = replicas, len(save)
+        config.model_name = encoded(options.get("model_name"))
         devices = options.get("devices")
         if devices:
             pointers = (s.c_ptr * len(devices))(*(None if d is None else d._pointer() for d in devices))

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from . import _structs as s
-from ._arrays import callback_array, contiguous, u64_array
+from ._arrays import callback_array, contiguous, encoded, u64_array
 from ._callbacks import (NO_FREE, checked_callable, guarded, held, hold, release, release_held,
                          surfacing)
 from ._handles import Closable, Handle
@@ -162,11 +162,13 @@ class Session(Closable):
 
     Session(model_or_paths, policy=LaunchPolicy.DEFERRED, popef_data=None,
     check_package_hash=None, wait=0, poll_interval=None,
-    max_look_ahead=None): `popef_data` is an AnchorPredicate of kind
-    POPEF_DATA_USAGE choosing the inputs fed from the model's data (None:
-    all that have data); an IMMEDIATE session gets a device at once,
-    waiting `wait` seconds (None: forever); max_look_ahead: host syncs
-    prepared ahead (None: unlimited).
+    max_look_ahead=None, model_name=None): `popef_data` is an
+    AnchorPredicate of kind POPEF_DATA_USAGE choosing the inputs fed from
+    the model's data (None: all that have data); an IMMEDIATE session gets a
+    device at once, waiting `wait` seconds (None: forever); max_look_ahead:
+    host syncs prepared ahead (None: unlimited); model_name: which model of
+    fused PopEF files to load (None: the files' only model; given a Model,
+    None or that model's own name).
 
     A model compiled with replication factor R (num_replicas) has a stream
     per anchor per replica: set_callback and create_queue_manager take a
@@ -183,7 +185,7 @@ class Session(Closable):
                  policy: LaunchPolicy = LaunchPolicy.DEFERRED,
                  popef_data: AnchorPredicate | None = None, check_package_hash: bool | None = None,
                  wait: float | None = 0, poll_interval: float | None = None,
-                 max_look_ahead: int | None = None):
+                 max_look_ahead: int | None = None, model_name: str | None = None):
         config = s.SessionConfig()
         C.mrt_session_config_init_sized(ctypes.byref(config), ctypes.sizeof(config))
         config.policy = int(policy)
@@ -196,6 +198,7 @@ class Session(Closable):
             config.wait_config = ctypes.pointer(wait_struct)
         if max_look_ahead is not None:
             config.max_look_ahead_syncs = max_look_ahead
+        config.model_name = encoded(model_name)
         with surfacing():  # a user popef_data predicate runs here
             pointer = create_for(model, C.mrt_session_create, C.mrt_session_create_from_files,
                                  ctypes.byref(config))

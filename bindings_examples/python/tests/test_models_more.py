@@ -97,6 +97,12 @@ class EngineOptionsTest(MrtTestCase):
                           lambda: closed.with_engine_options({}))
 
 
+def served(runner_or_session):
+    """The name of the model a runner or session serves."""
+    with runner_or_session.model() as model:
+        return model.info().executable
+
+
 @needs_model
 class FusionTest(MrtTestCase):
     """The mlp and a model built here fused into one PopEF file: each
@@ -168,6 +174,36 @@ class FusionTest(MrtTestCase):
         mlp.close()
         scale.close()
         self.assertEqual(failures, [])
+
+    def test_runners_and_sessions_load_a_fused_model_by_name(self):
+        libmrt.fuse_models([self.scale, self.mlp], self.path)
+        x = np.array([[1.0, 2.0, 3.0, 4.0]], np.float32)
+        with libmrt.ModelRunner(self.path, model_name="scale") as runner:
+            self.assertEqual(served(runner), "scale")
+            np.testing.assert_array_equal(runner.execute({"x": x})["y"], x * self.weights)
+        with libmrt.Session(self.path, model_name="mlp") as session:
+            self.assertEqual(served(session), "mlp")
+        # Given a Model: None or the model's own name.
+        with libmrt.Model(self.path, executable="scale") as scale:
+            with libmrt.ModelRunner(scale, model_name="scale") as runner:
+                self.assertEqual(served(runner), "scale")
+            with libmrt.Session(scale, model_name="scale") as session:
+                self.assertEqual(served(session), "scale")
+
+    def test_unknown_and_mismatched_model_names_are_refused(self):
+        libmrt.fuse_models([self.scale, self.mlp], self.path)
+        self.assert_error(libmrt.NotFoundError, "(models: 'scale', 'mlp')",
+                          lambda: libmrt.ModelRunner(self.path, model_name="resnet"))
+        self.assert_error(libmrt.NotFoundError, "(models: 'scale', 'mlp')",
+                          lambda: libmrt.Session(self.path, model_name="resnet"))
+        self.assert_error(libmrt.InvalidArgumentError,
+                          "the config asks for model 'scale', the model given is 'mlp'",
+                          lambda: libmrt.ModelRunner(self.mlp, model_name="scale"))
+        self.assert_error(libmrt.InvalidArgumentError, "'scale'",
+                          lambda: libmrt.Session(self.mlp, model_name="scale"))
+        # Without a name, a fused file's several models are refused.
+        self.assert_error(libmrt.InvalidArgumentError, "'scale', 'mlp'",
+                          lambda: libmrt.ModelRunner(self.path))
 
     def test_bad_fusions_name_the_problem_and_write_nothing(self):
         self.assert_error(libmrt.InvalidArgumentError, "two or more",

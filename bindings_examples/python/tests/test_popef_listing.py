@@ -154,6 +154,17 @@ class PopefListingTest(MrtTestCase):
             self.assertEqual(listing.status, Status.INVALID_ARGUMENT)
             self.assertIn("is a directory, not a PopEF file", listing.message)
 
+    def test_blob_types_are_named_as_popef_spells_them(self):
+        names = {BlobType.METADATA: "Metadata", BlobType.EXECUTABLE: "Executable",
+                 BlobType.TENSOR_DATA: "TensorData", BlobType.FEED_DATA: "FeedData",
+                 BlobType.OPAQUE: "Opaque"}
+        self.assertEqual({kind: libmrt.blob_type_name(kind) for kind in BlobType}, names)
+        self.assertEqual(libmrt.blob_type_name(3), "TensorData")
+        for unknown in (0, 6, -1, 2**31 - 1):
+            self.assertEqual(libmrt.blob_type_name(unknown), "Unknown")
+        self.assertEqual({libmrt.blob_type_name(blob.type) for blob in self.sound.blobs},
+                         {"Metadata", "Executable", "TensorData"})
+
     def test_bad_arguments(self):
         self.assert_error(libmrt.InvalidArgumentError, "num_paths must be at least 1",
                           lambda: libmrt.list_popef([]))

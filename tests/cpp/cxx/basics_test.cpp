@@ -215,6 +215,15 @@ TEST(CxxModel, MoveAssignmentReleasesTheOldHandle) {
   EXPECT_EQ(adopted.info().executable, "mlp");
 }
 
+TEST(CxxModel, BlobTypesAreNamedAsPopefSpellsThem) {
+  EXPECT_STREQ(mrt::blobTypeName(mrt::BlobType::Metadata), "Metadata");
+  EXPECT_STREQ(mrt::blobTypeName(mrt::BlobType::Executable), "Executable");
+  EXPECT_STREQ(mrt::blobTypeName(mrt::BlobType::TensorData), "TensorData");
+  EXPECT_STREQ(mrt::blobTypeName(mrt::BlobType::FeedData), "FeedData");
+  EXPECT_STREQ(mrt::blobTypeName(mrt::BlobType::Opaque), "Opaque");
+  EXPECT_STREQ(mrt::blobTypeName(static_cast<mrt::BlobType>(6)), "Unknown");
+}
+
 TEST(CxxDevices, SystemAndAttachedDevices) {
   mrt::DeviceManager manager;
   EXPECT_EQ(manager.ipuHardwareVersion(), 2);

@@ -650,6 +650,9 @@ pub const MRT_BLOB_TENSOR_DATA: mrt_blob_type = 3;
 pub const MRT_BLOB_FEED_DATA: mrt_blob_type = 4;
 pub const MRT_BLOB_OPAQUE: mrt_blob_type = 5;
 pub type mrt_blob_type = ::std::os::raw::c_uint;
+extern "C" {
+    pub fn mrt_blob_type_name(type_: i32) -> *const ::std::os::raw::c_char;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct mrt_blob_info {

@@ -73,7 +73,7 @@ pub use log::{clear_log_callback, log_level, log_message, set_log_callback, set_
 pub use memory::TensorMemory;
 pub use model::{AnchorInfo, DataSource, Model, ModelInfo, OptionSet, ProgramPhase, TensorType};
 pub use onnx::{compile_onnx_bytes, compile_onnx_file, OnnxOptions, OnnxPrecision};
-pub use popef::{list_popef, BlobInfo, BlobType, PopefFile, PopefListing};
+pub use popef::{blob_type_name, list_popef, BlobInfo, BlobType, PopefFile, PopefListing};
 pub use predicate::{AnchorPredicate, CallbackPolicy, DataUsagePolicy, Policy, Prebuilt};
 pub use queue::{
     InputEntry, InputQueue, OutputEntry, OutputQueue, Queue, QueueEntry, QueueInfo, QueueKind, QueueManager,

@@ -3,6 +3,8 @@
 //! checksums and descriptor even when they are bad, the models the files
 //! hold, and the first problem found. A damaged, truncated or missing file
 //! is not an Err: the listing says what is wrong and where.
+use std::ffi::CStr;
+use std::fmt;
 use std::path::Path;
 use std::ptr::{self, NonNull};
 
@@ -28,6 +30,24 @@ impl BlobType {
             .into_iter()
             .find(|kind| *kind as i32 == raw)
     }
+
+    /// Its name as PopEF spells it ("TensorData"; mrt_blob_type_name).
+    pub fn name(self) -> &'static str {
+        blob_type_name(self as i32)
+    }
+}
+
+impl fmt::Display for BlobType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The name of the blob type `raw` (an mrt_blob_type) as PopEF spells it,
+/// "Unknown" for a value that is none (mrt_blob_type_name).
+pub fn blob_type_name(raw: i32) -> &'static str {
+    // Static ASCII text in the library, never NULL.
+    unsafe { CStr::from_ptr(sys::mrt_blob_type_name(raw)) }.to_str().unwrap_or("Unknown")
 }
 
 /// One listed blob (mrt_blob_info), copied.

@@ -106,3 +106,22 @@ fn bad_arguments_are_errors() {
     assert_eq!(err.status(), Status::InvalidArgument);
     assert!(err.message().contains("model_name must not be empty"), "{err}");
 }
+
+#[test]
+fn blob_types_are_named_as_popef_spells_them() {
+    let names = [
+        (BlobType::Metadata, "Metadata"),
+        (BlobType::Executable, "Executable"),
+        (BlobType::TensorData, "TensorData"),
+        (BlobType::FeedData, "FeedData"),
+        (BlobType::Opaque, "Opaque"),
+    ];
+    for (kind, name) in names {
+        assert_eq!(kind.name(), name);
+        assert_eq!(kind.to_string(), name);
+        assert_eq!(blob_type_name(kind as i32), name);
+    }
+    for unknown in [0, 6, -1, i32::MAX] {
+        assert_eq!(blob_type_name(unknown), "Unknown");
+    }
+}
