@@ -20,8 +20,8 @@ void openBlas(std::size_t M, std::size_t K, std::size_t N, const float *a, const
 void blisInit();
 void blis(std::size_t M, std::size_t K, std::size_t N, const float *a, const float *b, float *c);
 
-// oneDNN's dnnl_sgemm (the primitive is made on each call, cached by
-// oneDNN); dnnlInit() limits OpenMP, which it runs on, to one thread.
+// oneDNN's dnnl_sgemm (its GEMM driver, JIT kernels made once per process);
+// dnnlInit() limits OpenMP, which it runs on, to one thread.
 void dnnlInit();
 void dnnlSgemm(std::size_t M, std::size_t K, std::size_t N, const float *a, const float *b, float *c);
 

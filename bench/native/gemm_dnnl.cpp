@@ -1,8 +1,9 @@
-#include <omp.h>
-
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "gemm_backends.hpp"
+
+// GCC's OpenMP runtime, which Debian's oneDNN runs on.
+extern "C" void omp_set_num_threads(int);
 
 namespace mrt_bench::gemm {
 
