@@ -9,6 +9,19 @@ find_package(Eigen3 REQUIRED NO_MODULE)
 find_package(nlohmann_json REQUIRED)
 find_package(CLI11 REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# oneDNN: hwsim's MatMul kernels above baseline (hwsim/src/codelets/onednn_sgemm.*).
+# Debian's runs on GCC's OpenMP runtime, whose thread count hwsim sets per call.
+find_package(dnnl CONFIG QUIET)
+if(NOT dnnl_FOUND)
+  message(FATAL_ERROR "oneDNN (dnnlConfig.cmake) not found: install libdnnl-dev (scripts/install-deps.sh)")
+endif()
+if(NOT DNNL_CPU_RUNTIME STREQUAL "OMP")
+  message(FATAL_ERROR "oneDNN's CPU runtime is '${DNNL_CPU_RUNTIME}'; hwsim needs one built on OpenMP (Debian's libdnnl-dev)")
+endif()
+find_library(MRT_GOMP_LIBRARY NAMES libgomp.so.1 gomp)
+if(NOT MRT_GOMP_LIBRARY)
+  message(FATAL_ERROR "libgomp.so.1 (GCC's OpenMP runtime, which oneDNN runs on) not found: install libgomp1")
+endif()
 # ONNX's CMake package names protobuf::libprotobuf without finding it, so
 # Protobuf comes first. Debian's libonnx-dev is built with ONNX_ML=1 (only
 # onnx/onnx-ml.pb.h is shipped); its targets onnx and onnx_proto carry that

@@ -28,11 +28,16 @@ packages=(
   # libraries the runtime uses (DESIGN.md section 6)
   libfmt-dev libspdlog-dev flatbuffers-compiler libflatbuffers-dev libxxhash-dev
   libeigen3-dev nlohmann-json3-dev libcli11-dev
+  # oneDNN: hwsim's MatMul kernels (docs/performance.md item 1); its CMake
+  # package finds OpenCL, whose headers and library are only its Recommends
+  libdnnl-dev ocl-icd-opencl-dev
   # the ONNX frontend (src/onnx/, docs/onnx.md): ONNX 1.12's protobuf model,
   # checker and shape inference, over the protobuf library they are built with
   libonnx-dev libprotobuf-dev
   # tests and benchmarks
   libcmocka-dev libgtest-dev libgmock-dev libbenchmark-dev libffi-dev
+  # bench_gemm_kernels compares hwsim's MatMul with these BLAS libraries
+  libopenblas-dev libblis-dev
   # ONNX tests (tests/onnx/): python3-onnx writes models at test time,
   # libonnx-testdata holds the ONNX backend test cases
   python3-onnx libonnx-testdata

@@ -1,7 +1,8 @@
 // The example mlp (784-128-10) at batch 1, 16, 64 and 1024: ModelRunner
-// execute next to the same math computed natively by Eigen compiled for this
-// machine (mlp_native.cpp), one thread, same weights. Target (issue 14): the
-// runner at most 1.0x the native time. The runner's kernels are the level
+// execute next to the same math computed natively, one thread, same weights
+// (mlp_native.cpp): BM_MlpNative with oneDNN's GEMM, the fastest CPU library
+// here (bench_gemm_kernels), BM_MlpNativeEigen with Eigen compiled for this
+// machine. Target (issue 14): the runner at most 1.0x the faster native time. The runner's kernels are the level
 // hwsim chose at load (MRT_HWSIM_ISA=baseline|v3|v4 forces one). Run pinned
 // (taskset -c 0) as well: then the runner's worker threads share the one CPU.
 #include "private_devices.hpp"
@@ -61,11 +62,11 @@ void BM_MlpExecute(benchmark::State &state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * batch));
 }
 
-void BM_MlpNative(benchmark::State &state) {
+void mlpNative(benchmark::State &state, mrt_bench::GemmLibrary gemm) {
   const auto batch = static_cast<std::size_t>(state.range(0));
   auto model = mlp(batch);
   mrt_bench::NativeMlp native(batch, weights(*model, "w1"), weights(*model, "b1"), weights(*model, "w2"),
-                              weights(*model, "b2"));
+                              weights(*model, "b2"), gemm);
   std::vector<float> image = images(batch), probs(batch * 10);
   for (auto _ : state) {
     native.run(image.data(), probs.data());
@@ -74,8 +75,12 @@ void BM_MlpNative(benchmark::State &state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * batch));
 }
 
+void BM_MlpNative(benchmark::State &state) { mlpNative(state, mrt_bench::GemmLibrary::OneDnn); }
+void BM_MlpNativeEigen(benchmark::State &state) { mlpNative(state, mrt_bench::GemmLibrary::Eigen); }
+
 // Wall time: the runner computes on its worker threads.
 BENCHMARK(BM_MlpExecute)->Arg(1)->Arg(16)->Arg(64)->Arg(1024)->UseRealTime()->MinTime(0.2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_MlpNative)->Arg(1)->Arg(16)->Arg(64)->Arg(1024)->UseRealTime()->MinTime(0.2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_MlpNativeEigen)->Arg(1)->Arg(16)->Arg(64)->Arg(1024)->UseRealTime()->MinTime(0.2)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

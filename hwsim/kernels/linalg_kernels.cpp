@@ -1,12 +1,15 @@
 // MatMul, reductions, Softmax and ArgMax host kernels (validation:
 // codelets/linalg.cpp). A MatMul vertex multiplies its whole per-tile block
-// with one Eigen GEMM call, which is what keeps the simulator close to
-// Eigen's own speed.
+// with one GEMM call: oneDNN's at the levels above baseline when the block
+// is big enough (codelets/onednn_sgemm.hpp), Eigen's otherwise. The
+// baseline level stays Eigen only: it is the reference every other level is
+// checked against (hwsim_kernel_isa_test).
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
 
+#include "codelets/onednn_sgemm.hpp"
 #include "f32_operands.hpp"
 #include "kernel_entry.hpp"
 
@@ -15,6 +18,20 @@ namespace hwsim::detail::HWSIM_ISA {
 namespace {
 
 using RowMajorF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// c = a * b (+ c when accumulate), F32 row-major.
+void gemmF32(Eigen::Index M, Eigen::Index K, Eigen::Index N, const float *a, const float *b, float *c,
+             bool accumulate) {
+#if defined(__AVX2__)  // the v3 and v4 levels
+  const auto m = static_cast<std::size_t>(M), k = static_cast<std::size_t>(K), n = static_cast<std::size_t>(N);
+  if (m * k * n >= kOnednnMinMacs && onednnSgemm(m, k, n, a, b, c, accumulate)) return;
+#endif
+  Eigen::Map<const RowMajorF> A(a, M, K);
+  Eigen::Map<const RowMajorF> B(b, K, N);
+  Eigen::Map<RowMajorF> C(c, M, N);
+  if (accumulate) C.noalias() += A * B;
+  else C.noalias() = A * B;
+}
 
 }  // namespace
 
@@ -26,23 +43,19 @@ void executeMatMul(const CodeletSpec &, const Operand *ops, const Attrs &attrs) 
   const auto K = static_cast<Eigen::Index>((*a.shape)[1]);
   const auto N = static_cast<Eigen::Index>((*b.shape)[1]);
   const bool accumulate = attrs[0][0] != 0.0;
-  Eigen::Map<const RowMajorF> A(asF32(a, 0), M, K);
-  Eigen::Map<const RowMajorF> B(asF32(b, 1), K, N);
+  const float *A = asF32(a, 0), *B = asF32(b, 1);
   if (out.type == Type::F32) {
-    Eigen::Map<RowMajorF> C(ptr<Type::F32>(out), M, N);
-    if (accumulate) C.noalias() += A * B;
-    else C.noalias() = A * B;
+    gemmF32(M, K, N, A, B, ptr<Type::F32>(out), accumulate);
     return;
   }
   // F16 out: accumulate in F32, round once at the end.
   auto &acc = scratch(2);
-  acc.assign(static_cast<std::size_t>(M * N), 0.0f);
+  acc.resize(static_cast<std::size_t>(M * N));
   auto *h = ptr<Type::F16>(out);
   if (accumulate) {
     for (std::size_t i = 0; i < acc.size(); ++i) acc[i] = static_cast<float>(h[i]);
   }
-  Eigen::Map<RowMajorF> C(acc.data(), M, N);
-  C.noalias() += A * B;
+  gemmF32(M, K, N, A, B, acc.data(), accumulate);
   for (std::size_t i = 0; i < acc.size(); ++i) h[i] = Eigen::half(acc[i]);
 }
 

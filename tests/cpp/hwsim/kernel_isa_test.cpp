@@ -90,6 +90,12 @@ std::vector<Case> cases() {
                  {random({37, 61}, -1, 1, 1), random({61, 29}, -1, 1, 2), random({37, 29}, -1, 1, 3)}, {}});
   out.push_back({"matmul accumulate", "MatMul",
                  {random({5, 300}, -1, 1, 4), random({300, 70}, -1, 1, 5), random({5, 70}, -1, 1, 6)}, {{1.0}}});
+  // Big enough for oneDNN above baseline (kOnednnMinMacs): the mlp's layer1
+  // block, and a product accumulated into its output.
+  out.push_back({"matmul onednn", "MatMul",
+                 {random({32, 784}, -1, 1, 27), random({784, 32}, -1, 1, 28), random({32, 32}, -1, 1, 29)}, {}});
+  out.push_back({"matmul onednn accumulate", "MatMul",
+                 {random({16, 300}, -1, 1, 30), random({300, 70}, -1, 1, 31), random({16, 70}, -1, 1, 32)}, {{1.0}}});
   // Padded unit-stride with few output channels (accumulated from the slab)
   // and with many (the slab's im2col and a GEMM), strided with dilation
   // (im2col), grouped 1-D and 1x1.
