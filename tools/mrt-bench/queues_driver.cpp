@@ -12,8 +12,13 @@
 // A replicated model has a QueueManager per replica; each run feeds every
 // replica (Main runs them together), so a run completes when every
 // replica's outputs are written.
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <thread>
 
@@ -31,6 +36,20 @@ std::size_t slotsFor(const Model &model, std::int64_t ring_size_multiplier) {
   std::int64_t batch = 1;
   for (const AnchorInfo &anchor : queueAnchors(model)) batch = std::max(batch, batchOf(anchor));
   return static_cast<std::size_t>(ring_size_multiplier * batch + 2);
+}
+
+// The device thread runs under SCHED_BATCH, as include/mrt_c.h advises
+// for a thread running mrt_session_run_main_programs() on CPUs it shares
+// with its producers: woken by a producer's enqueue, it does not preempt
+// the producer, which goes on queueing runs that one context switch then
+// carries (under SCHED_NORMAL each enqueue hands the CPU over, and back).
+// A refusal only costs speed: say so once.
+void useBatchScheduling() {
+  const sched_param param{};
+  if (sched_setscheduler(0, SCHED_BATCH, &param) != 0) {
+    std::fprintf(stderr, "mrt-bench: the device thread keeps its scheduling policy (SCHED_BATCH refused: %s)\n",
+                 std::strerror(errno));
+  }
 }
 
 }  // namespace
@@ -107,6 +126,7 @@ QueuesDriver::QueuesDriver(const Model &model, const Device &device, const Drive
 
   s.device = std::thread([this] {
     State &st = *state_;
+    useBatchScheduling();
     try {
       while (!st.stopping.load(std::memory_order_relaxed)) session_.runMainPrograms();
     } catch (const std::exception &e) {
