@@ -38,17 +38,20 @@ std::size_t slotsFor(const Model &model, std::int64_t ring_size_multiplier) {
   return static_cast<std::size_t>(ring_size_multiplier * batch + 2);
 }
 
-// The device thread runs under SCHED_BATCH, as include/mrt_c.h advises
-// for a thread running mrt_session_run_main_programs() on CPUs it shares
-// with its producers: woken by a producer's enqueue, it does not preempt
-// the producer, which goes on queueing runs that one context switch then
-// carries (under SCHED_NORMAL each enqueue hands the CPU over, and back).
-// A refusal only costs speed: say so once.
+// The device thread and the producer (the thread calling run()) run under
+// SCHED_BATCH, as include/mrt_c.h advises for the threads of a queue
+// manager sharing CPUs: a SCHED_BATCH thread woken by the other does not
+// preempt it, so the producer goes on queueing runs until the rings are
+// full, and the device thread drains them until they are empty, and one
+// context switch carries several runs (under SCHED_NORMAL each enqueue, and
+// each entry freed in a full ring, hands the CPU over, and back). A refusal
+// only costs speed: say so once.
 void useBatchScheduling() {
   const sched_param param{};
-  if (sched_setscheduler(0, SCHED_BATCH, &param) != 0) {
-    std::fprintf(stderr, "mrt-bench: the device thread keeps its scheduling policy (SCHED_BATCH refused: %s)\n",
-                 std::strerror(errno));
+  static std::atomic<bool> reported{false};
+  if (sched_setscheduler(0, SCHED_BATCH, &param) != 0 && !reported.exchange(true)) {
+    std::fprintf(stderr, "mrt-bench: the queues benchmark's threads keep their scheduling policy (SCHED_BATCH "
+                 "refused: %s)\n", std::strerror(errno));
   }
 }
 
@@ -191,6 +194,7 @@ void QueuesDriver::outputWritten(void *slot_ref) noexcept {
 
 std::uint64_t QueuesDriver::run(std::uint64_t max_runs, Clock::time_point deadline) {
   State &s = *state_;
+  useBatchScheduling();  // the producer: this thread
   const bool timed = deadline != Clock::time_point::max();
   const std::size_t slots = s.completed_at.size();
   std::uint64_t done = 0;
