@@ -962,7 +962,20 @@ MRT_API mrt_status mrt_session_reload(mrt_session *session) MRT_NOEXCEPT;
  * transfers and their timeout callbacks run on. Return when the programs are
  * done (MRT_CANCELLED if mrt_session_stop() interrupted them). */
 MRT_API mrt_status mrt_session_run_load_programs(mrt_session *session) MRT_NOEXCEPT;
-/* Runs the Load programs first if they have not run since the executable was loaded. */
+/* Runs the Load programs first if they have not run since the executable was loaded.
+ *
+ * With a queue manager, on CPUs the thread running the programs shares
+ * with the producer threads (more threads than CPUs, a process pinned to
+ * one CPU): put both under Linux's SCHED_BATCH policy
+ * (sched_setscheduler(0, SCHED_BATCH, &param) on each thread, param's
+ * priority 0; no privilege needed). Under the default policy a thread woken
+ * by the other (the device by an enqueue, a producer by an entry freed in a
+ * full ring) preempts it at once, so the CPU changes hands at every
+ * transfer, and a context switch costs more than a small model's run; under
+ * SCHED_BATCH neither preempts the other, the producer fills the rings, the
+ * device drains them, and one switch carries as many runs as the rings hold
+ * (ring_size_multiplier). On CPUs of their own it changes nothing. The
+ * model runner's device threads use it already. */
 MRT_API mrt_status mrt_session_run_main_programs(mrt_session *session) MRT_NOEXCEPT;
 MRT_API mrt_status mrt_session_run_save_programs(mrt_session *session) MRT_NOEXCEPT;
 /* Each program once, in the order given; no implicit Load. programs may be
@@ -1429,7 +1442,11 @@ typedef struct mrt_future mrt_future;
 MRT_API bool mrt_future_is_ready(const mrt_future *future) MRT_NOEXCEPT;
 
 /* Waits until the request is done, at most timeout_ns nanoseconds
- * (MRT_FOREVER: no limit; 0: just look). Returns the request's status once done (MRT_OK, or
+ * (MRT_FOREVER: no limit; 0: just look). With MRT_FOREVER, while the
+ * replica's device thread sleeps, the calling thread runs the device itself
+ * until the request is done, as mrt_model_runner_execute() does (no thread
+ * hand-off; on_ready callbacks of the requests it serves run on it).
+ * Returns the request's status once done (MRT_OK, or
  * the code of its failure - details in mrt_future_error_message), or
  * MRT_DEADLINE_EXCEEDED if it is not done in time (then the request goes on;
  * wait again or destroy the future). MRT_INVALID_ARGUMENT for a NULL future.
@@ -1454,7 +1471,9 @@ typedef void (*mrt_future_ready_fn)(mrt_status status, void *user_data);
 
 /* Calls fn exactly once when the request is done: at once, on this thread,
  * if it already is; otherwise on the library thread that completes it (a
- * replica's device thread, or the thread destroying the runner), after
+ * replica's device thread, a thread serving the device in
+ * mrt_model_runner_execute() or mrt_future_wait(MRT_FOREVER), or the
+ * thread destroying the runner), after
  * mrt_future_wait() can already see the outcome. Callbacks of different
  * futures may run concurrently; fn must not block for long (it holds up the
  * replica) and may call any mrt_future_* function, also on this future.

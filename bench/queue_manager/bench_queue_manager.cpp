@@ -3,7 +3,9 @@
 // Like the tool, it uses only the public API (mrt.hpp over libmrt.so).
 //   queues     Session::createQueueManagerForReplica; a device thread runs Main over
 //              and over while this thread enqueues input and output buffers
-//              (several runs ahead) and waits for their outputs;
+//              (several runs ahead) and waits for their outputs; both
+//              threads under SCHED_BATCH, as include/mrt_c.h advises (so the
+//              callbacks chunks run under it too, on this thread);
 //   callbacks  session callbacks memcpy straight from/to the same kind of
 //              user buffers; this thread runs Main once per run.
 // BM_QueuesVsCallbacks alternates chunks of kChunk runs of each on two IPU

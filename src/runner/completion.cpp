@@ -53,10 +53,16 @@ bool Completion::isReady() const noexcept {
 }
 
 bool Completion::wait(std::chrono::nanoseconds timeout) const {
-  if (timeout.count() == 0) return isReady();
-  const auto completer_running = [this] { return !completer_running_ || (*completer_running_)(); };
-  if (t_wait_spin.spin([this] { return isReady(); }, completer_running)) return true;
+  if (timeout.count() == 0 || isReady()) return isReady();
   const bool forever = timeout.count() < 0;
+  // Only an unbounded wait may be put to work: serving runs whole Main
+  // runs, which could outlast a bound.
+  if (forever && completer_) {
+    completer_->serveWaiter(*this);
+    if (isReady()) return true;
+  }
+  const auto completer_running = [this] { return !completer_ || completer_->running(); };
+  if (t_wait_spin.spin([this] { return isReady(); }, completer_running)) return true;
   const auto deadline = std::chrono::steady_clock::now() + (forever ? std::chrono::nanoseconds(0) : timeout);
   for (;;) {
     parked_.fetch_add(1, std::memory_order_seq_cst);

@@ -24,16 +24,32 @@
 
 namespace mrt {
 
+class Completion;
+
+// What the waiters of a Completion may ask of whoever will complete it (a
+// replica: its device thread). Shared by the Completions, since a future
+// may outlive the runner.
+class Completer {
+ public:
+  // True while the completing thread runs (it may answer soon): waiters
+  // poll only then.
+  virtual bool running() const noexcept = 0;
+  // Called by a thread about to wait for `completion` without a bound: if
+  // the completing thread is idle, this thread may do its work itself until
+  // `completion` is ready (caller-runs). Returns at once otherwise.
+  virtual void serveWaiter(const Completion &completion) = 0;
+
+ protected:
+  ~Completer() = default;
+};
+
 class Completion {
  public:
   using ReadyCallback = std::function<void(ErrorCode code, const std::string &message)>;
 
-  // completer_running: published by the thread that will complete this
-  // request (a replica's device thread), so that waiters poll only while it
-  // runs; null: assume it does. Shared because a future may outlive the
-  // runner.
-  explicit Completion(std::shared_ptr<const detail::RunningFlag> completer_running = nullptr) noexcept
-      : completer_running_(std::move(completer_running)) {}
+  // completer: the side of the thread that will complete this request;
+  // null: a thread nobody can stand in for, assumed running.
+  explicit Completion(std::shared_ptr<Completer> completer = nullptr) noexcept : completer_(std::move(completer)) {}
   Completion(const Completion &) = delete;
   Completion &operator=(const Completion &) = delete;
 
@@ -45,10 +61,14 @@ class Completion {
   bool isReady() const noexcept;
 
   // Blocks until the request is done or `timeout` has passed (a negative
-  // timeout waits forever, 0 does not wait). True if done. Polls first while
-  // that pays (common/adaptive_spin.hpp: not on one CPU, not while the
-  // completing thread is parked), so a request that finishes within
-  // microseconds costs no syscall to wait for; otherwise parks at once.
+  // timeout waits forever, 0 does not wait). True if done. A wait without a
+  // bound first lets the completer put this thread to work
+  // (Completer::serveWaiter: a replica whose device thread sleeps is served
+  // by its waiter, as a synchronous execute is, which saves two thread
+  // hand-offs). Then it polls while that pays (common/adaptive_spin.hpp: not
+  // on one CPU, not while the completing thread is parked), so a request
+  // that finishes within microseconds costs no syscall to wait for;
+  // otherwise it parks.
   bool wait(std::chrono::nanoseconds timeout) const;
 
   // The outcome. Precondition: isReady() (FailedPrecondition otherwise).
@@ -67,7 +87,7 @@ class Completion {
 
   void requireReady(const char *what) const;
 
-  const std::shared_ptr<const detail::RunningFlag> completer_running_;
+  const std::shared_ptr<Completer> completer_;
   // The futex word. Waiters sleep on it while it is not kReady.
   mutable std::atomic<std::uint32_t> state_{kPending};
   // Parked waiters, so complete() skips the wake syscall when there are none.

@@ -6,15 +6,55 @@
 #include <optional>
 #include <utility>
 
+#include "common/batch_scheduling.hpp"
 #include "common/logging.hpp"
 #include "common/futex.hpp"
 #include "queue/ring_size_multiplier.hpp"
 
 namespace mrt {
 
+// Futures may outlive the runner, so the Completions reach their replica
+// only through this link, which shutdown() disconnects before it takes the
+// device for good: a waiter racing it either took the device first (and
+// shutdown() waits for it to let go) or finds no replica.
+class Replica::Link final : public Completer {
+ public:
+  explicit Link(Replica *replica) : replica_(replica) {}
+
+  bool running() const noexcept override { return running_(); }
+  void setRunning(bool running) noexcept { running_.set(running); }
+
+  void serveWaiter(const Completion &completion) override {
+    // A running device thread serves the request within microseconds;
+    // taking the device from it would only make it sleep on the device
+    // mutex and cost a wake-up.
+    if (running_()) return;
+    Replica *replica = nullptr;
+    std::unique_lock<std::mutex> device;
+    {
+      std::lock_guard lock(mutex_);
+      if (replica_ == nullptr) return;
+      device = replica_->tryTakeDevice();
+      if (!device.owns_lock()) return;  // its holder, or the device thread, serves the request
+      replica = replica_;
+    }
+    replica->serveHolding(std::move(device), completion);
+  }
+
+  void disconnect() {
+    std::lock_guard lock(mutex_);
+    replica_ = nullptr;
+  }
+
+ private:
+  detail::RunningFlag running_;
+  std::mutex mutex_;
+  Replica *replica_;  // null once disconnected (mutex_)
+};
+
 struct Replica::Request {
-  explicit Request(std::shared_ptr<const detail::RunningFlag> device_running)
-      : completion(std::allocate_shared<Completion>(RecyclingAllocator<Completion>(), std::move(device_running))) {}
+  explicit Request(std::shared_ptr<Completer> completer)
+      : completion(std::allocate_shared<Completion>(RecyclingAllocator<Completion>(), std::move(completer))) {}
 
   std::shared_ptr<Completion> completion;
   // Outputs (or, without outputs, inputs) still to be transferred. Only the
@@ -119,6 +159,7 @@ Replica::Replica(unsigned id, std::shared_ptr<Session> session, unsigned lane, c
       config_(config),
       device_(std::move(device)),
       session_(std::move(session)),
+      link_(std::make_shared<Link>(this)),
       stats_(config.request_tracepoints_buffer_size) {
   bindSideStreams(layout);
 
@@ -185,7 +226,7 @@ void Replica::awaitInitialLoad() {
 
 std::shared_ptr<Completion> Replica::submit(const RequestViews &views, RequestClock::time_point received,
                                             std::vector<std::shared_ptr<void>> keep, bool wake_device) {
-  auto request = std::allocate_shared<Request>(RecyclingAllocator<Request>(), device_running_);
+  auto request = std::allocate_shared<Request>(RecyclingAllocator<Request>(), link_);
   Request *raw = request.get();
   raw->times.received = received;
   raw->keep = std::move(keep);
@@ -289,11 +330,15 @@ void Replica::finishOne(Request *request) {
 }
 
 void Replica::deviceLoop() {
-  device_running_->set(true);
+  // Woken by a client's submit on a CPU they share, the device thread must
+  // not preempt it (common/batch_scheduling.hpp): the client then goes on,
+  // queueing more requests or serving its own while it waits (caller-runs).
+  detail::useBatchScheduling();
+  link_->setRunning(true);
   struct Parked {  // once the thread ends, nobody should wait for it polling
-    detail::RunningFlag &running;
-    ~Parked() { running.set(false); }
-  } parked_at_exit{*device_running_};
+    Link &link;
+    ~Parked() { link.setRunning(false); }
+  } parked_at_exit{*link_};
   bool load_ok = true;
   {
     std::lock_guard device(device_mutex_);
@@ -416,9 +461,9 @@ void Replica::waitForWork() {
   bool slept_a_period = false;
   if (!workVisible() && !stopping_.load() && serving_.load()) {
     const auto before = RequestClock::now();
-    device_running_->set(false);  // clients waiting for us park at once
+    link_->setRunning(false);  // clients waiting for us serve themselves or park at once
     detail::futexWait(doorbell_, seen, timeout_period_.count() > 0 ? timeout_period_ : std::chrono::nanoseconds(-1));
-    device_running_->set(true);
+    link_->setRunning(true);
     slept_a_period = timeout_period_.count() > 0 && RequestClock::now() - before >= timeout_period_;
   }
   device_sleeping_.store(0, std::memory_order_relaxed);
@@ -436,32 +481,47 @@ void Replica::waitForWork() {
 
 void Replica::wakeDevice() {
   std::atomic_thread_fence(std::memory_order_seq_cst);  // our enqueue before the look at the flag
-  if (device_sleeping_.load(std::memory_order_relaxed) != 0) {
+  // The first waker clears the flag: one wake-up per sleep. A device thread
+  // woken but not yet running (it does not preempt its waker, see
+  // deviceLoop) costs the requests after it no syscall; it looks for work
+  // before it sleeps again.
+  if (device_sleeping_.load(std::memory_order_relaxed) != 0 && device_sleeping_.exchange(0) != 0) {
     doorbell_.fetch_add(1, std::memory_order_seq_cst);
     detail::futexWake(doorbell_);
   }
 }
 
+std::unique_lock<std::mutex> Replica::tryTakeDevice() {
+  // A callback (on_ready, flush_callback) of a run that executes
+  // synchronously or waits already holds a device: this one's (locking it
+  // again would be undefined), or another's (serving this one from inside
+  // it could lead back to the first).
+  if (t_running_replica != nullptr) return {};
+  return std::unique_lock(device_mutex_, std::try_to_lock);
+}
+
 void Replica::serveInline(const Completion &completion) {
-  // A callback (on_ready, flush_callback) of this replica's own run that
-  // executes synchronously cannot serve itself: it already holds the device.
-  if (t_running_replica == this) return;
-  std::unique_lock device(device_mutex_, std::try_to_lock);
+  std::unique_lock device = tryTakeDevice();
   if (!device.owns_lock()) {
     wakeDevice();  // whoever holds it looks for work before sleeping; this covers a sleeper
     return;
   }
+  serveHolding(std::move(device), completion);
+}
+
+void Replica::serveHolding([[maybe_unused]] std::unique_lock<std::mutex> device, const Completion &completion) {
+  // `device` is held until this returns.
   while (!completion.isReady() && !stopping_.load() && serving_.load()) {
     if (!runProgram(false)) break;
   }
   // The runs of a pipelined Main still in flight end before the device is
-  // let go; the requests queued behind them are the device thread's.
+  // let go; the requests queued behind them are the device thread's, woken
+  // while this thread still holds the device (once it lets go, shutdown()
+  // may free the replica under a waiter).
   while (session_->mainPipelineBusy() && !stopping_.load() && serving_.load()) {
     if (!runProgram(false, false)) break;
   }
-  const bool more = !stopping_.load() && serving_.load() && hasWork();
-  device.unlock();
-  if (more) wakeDevice();  // requests queued behind ours are the device thread's
+  if (!stopping_.load() && serving_.load() && hasWork()) wakeDevice();
 }
 
 bool Replica::applyInjectedErrors() {
@@ -732,6 +792,9 @@ void Replica::shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   stopping_.store(true);
+  // From here on no waiter takes the device; one that already has it ends
+  // its serving at the stop below and lets go before the device is ours.
+  link_->disconnect();
   if (config_.run_save_programs) {
     // The programs waited for below (the Main run in progress, Save) get
     // hangTime(); then watch() stops them, so destruction always returns.

@@ -89,7 +89,9 @@ class Replica {
   // caller runs the Main programs itself until `completion` is ready, which
   // saves the two thread hand-offs (to the device thread and back) that
   // otherwise dominate a small request. If the device is busy, it makes sure
-  // the device thread will serve the request and returns at once.
+  // the device thread will serve the request and returns at once. (A thread
+  // waiting without a bound for an asynchronous request does the same while
+  // the device thread sleeps: Link::serveWaiter.)
   void serveInline(const Completion &completion);
 
   // Marks the replica as stopping (no new request, a stopped run is no
@@ -131,6 +133,7 @@ class Replica {
 
  private:
   struct Request;
+  class Link;
   // Requests, their nodes and Completions are made and freed at every
   // request: from recycled blocks, not the heap.
   using PendingList = std::list<std::shared_ptr<Request>, RecyclingAllocator<std::shared_ptr<Request>>>;
@@ -141,6 +144,15 @@ class Replica {
   // Pushes the request's buffers into the queues (producer_mutex_ held).
   void pushEntries(const RequestViews &views, Request *request);
   void deviceLoop();
+  // The device, if no thread runs it and this thread runs no device's
+  // programs (a callback of a run must not serve: its thread holds a device
+  // already); else an empty lock.
+  std::unique_lock<std::mutex> tryTakeDevice();
+  // Holding the device: runs Main until `completion` is ready (or the
+  // replica stops serving), then lets the device go, waking the device
+  // thread for the requests queued behind. Touches nothing of the replica
+  // after the lock is released (a waiter's replica may then be destroyed).
+  void serveHolding(std::unique_lock<std::mutex> device, const Completion &completion);
   // Holding device_mutex_: runs the Load programs or one Main run, handling
   // device errors; false once this replica stops serving (shutdown, or out
   // of service). A pipelined Main run starts a new run only if may_start.
@@ -221,14 +233,17 @@ class Replica {
   // consumer side and the device-side state below.
   std::mutex device_mutex_;
   // The device thread sleeps on doorbell_ (with device_sleeping_ set) when
-  // there is no work; producers ring it only when it sleeps.
+  // there is no work; producers ring it only when it sleeps, and the first
+  // one clears device_sleeping_.
   std::atomic<std::uint32_t> doorbell_{0};
   std::atomic<std::uint32_t> device_sleeping_{0};
   // How long the device thread polls for work before it sleeps.
   detail::AdaptiveSpin work_spin_;
-  // False while the device thread sleeps or before it starts: clients
-  // waiting for its requests' Completions then park without polling.
-  const std::shared_ptr<detail::RunningFlag> device_running_ = std::make_shared<detail::RunningFlag>();
+  // What the requests' Completions hold of this replica: whether the device
+  // thread runs (false while it sleeps or before it starts: waiters then
+  // serve the device themselves, or park without polling), and the way in
+  // for a waiter to serve, which shutdown() closes.
+  const std::shared_ptr<Link> link_;
   std::atomic<bool> serving_{true};  // false once runProgram gave up
   bool loaded_ = false;              // a Load or Main run has succeeded (device_mutex_)
   std::mutex initial_load_mutex_;

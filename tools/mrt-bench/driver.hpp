@@ -12,7 +12,9 @@
 //   QueuesDriver     the queues benchmark: a QueueManager per replica made
 //                    by Session::createQueueManagerForReplica; a device thread runs Main
 //                    over and over while the calling thread enqueues input
-//                    and output buffers, several runs ahead.
+//                    and output buffers, several runs ahead. Both threads
+//                    run under SCHED_BATCH (run() sets it on its caller), as
+//                    include/mrt_c.h advises when they share CPUs.
 //
 // A run is one execution of the Main programs: one model batch per anchor,
 // on every replica of a model compiled with replication factor R (each

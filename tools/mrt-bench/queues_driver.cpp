@@ -12,8 +12,13 @@
 // A replicated model has a QueueManager per replica; each run feeds every
 // replica (Main runs them together), so a run completes when every
 // replica's outputs are written.
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <thread>
 
@@ -31,6 +36,23 @@ std::size_t slotsFor(const Model &model, std::int64_t ring_size_multiplier) {
   std::int64_t batch = 1;
   for (const AnchorInfo &anchor : queueAnchors(model)) batch = std::max(batch, batchOf(anchor));
   return static_cast<std::size_t>(ring_size_multiplier * batch + 2);
+}
+
+// The device thread and the producer (the thread calling run()) run under
+// SCHED_BATCH, as include/mrt_c.h advises for the threads of a queue
+// manager sharing CPUs: a SCHED_BATCH thread woken by the other does not
+// preempt it, so the producer goes on queueing runs until the rings are
+// full, and the device thread drains them until they are empty, and one
+// context switch carries several runs (under SCHED_NORMAL each enqueue, and
+// each entry freed in a full ring, hands the CPU over, and back). A refusal
+// only costs speed: say so once.
+void useBatchScheduling() {
+  const sched_param param{};
+  static std::atomic<bool> reported{false};
+  if (sched_setscheduler(0, SCHED_BATCH, &param) != 0 && !reported.exchange(true)) {
+    std::fprintf(stderr, "mrt-bench: the queues benchmark's threads keep their scheduling policy (SCHED_BATCH "
+                 "refused: %s)\n", std::strerror(errno));
+  }
 }
 
 }  // namespace
@@ -107,6 +129,7 @@ QueuesDriver::QueuesDriver(const Model &model, const Device &device, const Drive
 
   s.device = std::thread([this] {
     State &st = *state_;
+    useBatchScheduling();
     try {
       while (!st.stopping.load(std::memory_order_relaxed)) session_.runMainPrograms();
     } catch (const std::exception &e) {
@@ -171,6 +194,7 @@ void QueuesDriver::outputWritten(void *slot_ref) noexcept {
 
 std::uint64_t QueuesDriver::run(std::uint64_t max_runs, Clock::time_point deadline) {
   State &s = *state_;
+  useBatchScheduling();  // the producer: this thread
   const bool timed = deadline != Clock::time_point::max();
   const std::size_t slots = s.completed_at.size();
   std::uint64_t done = 0;

@@ -74,16 +74,52 @@ TEST(Completion, ParkedWaitersWakeWhenAnotherThreadCompletes) {
   EXPECT_EQ(woken.load(), 4);
 }
 
+// A completer whose thread is running or not, and which counts the waiters
+// that asked to serve (and, with serves_, completes them as a replica's
+// device would).
+class TestCompleter final : public mrt::Completer {
+ public:
+  explicit TestCompleter(bool serves = false) : serves_(serves) {}
+  bool running() const noexcept override { return running_(); }
+  void serveWaiter(const Completion &completion) override {
+    ++asked_;
+    if (serves_) const_cast<Completion &>(completion).complete(ErrorCode::Ok, "served by its waiter");
+  }
+  mrt::detail::RunningFlag running_;  // starts not running
+  std::atomic<int> asked_{0};
+
+ private:
+  const bool serves_;
+};
+
 TEST(Completion, WaitersOfACompleterThatIsNotRunningParkAtOnceAndStillWake) {
-  auto completer_running = std::make_shared<mrt::detail::RunningFlag>();  // not running
-  Completion c(completer_running);
+  auto completer = std::make_shared<TestCompleter>();
+  Completion c(completer);
   std::atomic<bool> done{false};
   std::thread waiter([&] { done = c.wait(-1ns) && c.message() == "woken"; });
   std::this_thread::sleep_for(20ms);
-  completer_running->set(true);  // as a device thread does when it wakes
+  completer->running_.set(true);  // as a device thread does when it wakes
   c.complete(ErrorCode::Ok, "woken");
   waiter.join();
   EXPECT_TRUE(done.load());
+  EXPECT_EQ(completer->asked_.load(), 1);  // asked once, before parking
+}
+
+TEST(Completion, OnlyAWaitWithoutABoundAsksTheCompleterToServe) {
+  auto completer = std::make_shared<TestCompleter>(true);
+  Completion polled(completer), bounded(completer), unbounded(completer);
+  EXPECT_FALSE(polled.wait(0ns));
+  EXPECT_FALSE(bounded.wait(1ms));
+  EXPECT_EQ(completer->asked_.load(), 0);
+  ASSERT_TRUE(unbounded.wait(-1ns));
+  EXPECT_EQ(completer->asked_.load(), 1);
+  EXPECT_EQ(unbounded.code(), ErrorCode::Ok);
+  EXPECT_EQ(unbounded.message(), "served by its waiter");
+  // A request already done asks nothing.
+  EXPECT_TRUE(unbounded.wait(-1ns));
+  EXPECT_EQ(completer->asked_.load(), 1);
+  EXPECT_FALSE(polled.isReady());
+  EXPECT_FALSE(bounded.isReady());
 }
 
 TEST(Completion, OnReadyRunsInlineWhenDoneAndOnTheCompletingThreadOtherwise) {

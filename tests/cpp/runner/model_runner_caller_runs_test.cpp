@@ -1,0 +1,252 @@
+// Caller-runs for asynchronous requests (Replica::Link::serveWaiter): a
+// thread waiting without a bound for a request whose replica's device thread
+// sleeps runs the device itself, as a synchronous execute does; bounded
+// waits and polls never do. Whoever serves, every output is the model's
+// (checked against reference math), with clients on several threads, one
+// replica or two, a pipelined Main, a partial batch padded after its
+// timeout, a device error with auto_reset, and futures waited for while and
+// after their runner is destroyed.
+#include <atomic>
+#include <future>
+#include <random>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "runner_test_util.hpp"
+
+namespace mrt::runner_test {
+namespace {
+
+using namespace std::chrono_literals;
+
+const auto *const kSystem = ::testing::AddGlobalTestEnvironment(new SimulatedSystem(4));
+
+#if defined(NDEBUG) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+constexpr int kRequestsPerThread = 400;
+#else
+constexpr int kRequestsPerThread = 100;
+#endif
+
+// Which thread completed a request, told apart from a callback registered
+// after the request was already done (which runs inline on the registering
+// thread, before the wait).
+struct CompletedOn {
+  std::atomic<bool> waiting{false};
+  std::atomic<bool> on_waiter{false};
+  std::atomic<bool> on_other{false};
+
+  void watch(Completion &completion) {
+    const auto waiter = std::this_thread::get_id();
+    completion.onReady([this, waiter](ErrorCode, const std::string &) {
+      if (!waiting.load()) return;  // inline: done before the wait
+      (std::this_thread::get_id() == waiter ? on_waiter : on_other).store(true);
+    });
+    waiting.store(true);
+  }
+};
+
+TEST(ModelRunnerCallerRunsTest, AnUnboundedWaitServesTheDeviceWhileItsThreadSleeps) {
+  ModelRunner runner(exampleModel("add_one"));
+  std::mt19937 rng(1);
+  int served_by_waiter = 0;
+  for (int round = 0; round < 40; ++round) {
+    std::this_thread::sleep_for(2ms);  // the device thread stops polling for work and sleeps
+    const std::vector<float> x = randomFloats(rng, 16);
+    OutputFutureMemory futures = runner.executeAsync({{"x", constView(x)}});
+    CompletedOn completed;
+    completed.watch(*futures.at("y").completion());
+    EXPECT_EQ(floatsOf(futures.at("y").get()), plusOne(x)) << round;
+    served_by_waiter += completed.on_waiter.load();
+  }
+  // The device thread, woken by the request, may win the race now and then,
+  // but it needs a wake-up, which takes far longer than this thread needs
+  // to start the run.
+  EXPECT_GT(served_by_waiter, 0);
+}
+
+TEST(ModelRunnerCallerRunsTest, BoundedWaitsAndPollsLeaveTheDeviceToItsThread) {
+  ModelRunner runner(exampleModel("add_one"));
+  std::mt19937 rng(2);
+  for (int round = 0; round < 20; ++round) {
+    std::this_thread::sleep_for(2ms);
+    const std::vector<float> x = randomFloats(rng, 16);
+    OutputFutureMemory futures = runner.executeAsync({{"x", constView(x)}});
+    const auto &future = futures.at("y");
+    CompletedOn completed;
+    completed.watch(*future.completion());
+    if (round % 2) {
+      ASSERT_EQ(future.wait_for(10s), std::future_status::ready) << round;
+    } else {
+      while (future.wait_for(0ns) != std::future_status::ready) std::this_thread::yield();
+    }
+    EXPECT_EQ(floatsOf(future.get()), plusOne(x)) << round;
+    EXPECT_FALSE(completed.on_waiter.load()) << round;
+  }
+}
+
+void mlpClients(ModelRunner &runner, unsigned replicas, int threads) {
+  const MlpReference reference(*runner.model());
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < threads; ++t) {
+    clients.emplace_back([&, t] {
+      std::mt19937 rng(static_cast<unsigned>(100 + t));
+      // Even threads keep one request in flight, odd ones two.
+      const int window = 1 + t % 2;
+      std::vector<std::vector<float>> images(window), probs(window, std::vector<float>(10));
+      std::vector<OutputFutureMemoryView> futures(window);
+      const auto check = [&](int slot) {
+        futures[slot].at("probs").get();
+        const std::vector<float> expected = reference(images[slot]);
+        for (std::size_t k = 0; k < expected.size(); ++k) {
+          if (std::abs(probs[slot][k] - expected[k]) > 1e-5f) {
+            ++mismatches;
+            return;
+          }
+        }
+      };
+      for (int i = 0; i < kRequestsPerThread; ++i) {
+        const int slot = i % window;
+        if (futures[slot].count("probs")) check(slot);
+        images[slot] = randomFloats(rng, 784, 0.f, 1.f);
+        futures[slot] = runner.executeAsync({{"image", constView(images[slot])}}, {{"probs", view(probs[slot])}},
+                                            static_cast<unsigned>(t) % replicas);
+      }
+      for (int slot = 0; slot < window; ++slot) {
+        if (futures[slot].count("probs")) check(slot);
+      }
+    });
+  }
+  for (auto &client : clients) client.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(ModelRunnerCallerRunsTest, ClientsOnSeveralThreadsGetTheirOwnOutputs) {
+  for (unsigned replicas : {1u, 2u}) {
+    ModelRunnerConfig config;
+    config.thread_safe = true;
+    config.replication_factor = replicas;
+    ModelRunner runner(exampleModel("mlp"), config);
+    mlpClients(runner, replicas, 4);
+    std::map<std::string, double> counts;
+    double total = 0;
+    for (unsigned r = 0; r < replicas; ++r) {
+      counts.clear();
+      runner.getMonitoringStatisticsTotalCount(counts, r);
+      total += counts.at("request_monitoring_statistics_count");
+    }
+    EXPECT_EQ(total, 4.0 * kRequestsPerThread) << replicas << " replica(s)";
+  }
+}
+
+TEST(ModelRunnerCallerRunsTest, APipelinedMainServedByWaitersGivesEveryRequestItsOutputs) {
+  auto model = exampleModel("pipeline2", 1);
+  ModelRunnerConfig config;
+  config.thread_safe = true;
+  ModelRunner runner(model, config);
+  mlpClients(runner, 1, 2);
+}
+
+TEST(ModelRunnerCallerRunsTest, APartialBatchIsPaddedAfterItsTimeoutForAWaiterToo) {
+  ModelRunnerConfig config;
+  config.batching_dim = 0;
+  config.timeout_ns = 0ns;
+  config.batch_size_timeout_ns = 10ms;
+  config.is_batch_size_timeout_enabled = true;
+  ModelRunner runner(exampleModel("mlp", 4), config);
+  const MlpReference reference(*runner.model());
+  std::mt19937 rng(3);
+  for (int samples : {1, 3, 6}) {
+    std::this_thread::sleep_for(2ms);
+    const std::vector<float> images = randomFloats(rng, 784 * static_cast<std::size_t>(samples), 0.f, 1.f);
+    const auto start = std::chrono::steady_clock::now();
+    OutputFutureMemory futures = runner.executeAsync({{"image", constView(images)}});
+    const TensorMemory &probs = futures.at("probs").get();
+    EXPECT_GE(std::chrono::steady_clock::now() - start, 10ms) << samples << " samples";
+    ASSERT_NO_FATAL_FAILURE(expectNear(floatsOf(probs), reference(images)));
+  }
+}
+
+TEST(ModelRunnerCallerRunsTest, WaitersSeeADeviceErrorAndAutoResetServesOn) {
+  ModelRunnerConfig config;
+  config.auto_reset = true;
+  ModelRunner runner(exampleModel("add_one"), config);
+  std::mt19937 rng(4);
+  int ok = 0, device_errors = 0;
+  for (int i = 0; i < 60; ++i) {
+    if (i == 20) runner.insertSimulatedError(hwsim::DeviceErrorCode::TileException, "Add");
+    const std::vector<float> x = randomFloats(rng, 16);
+    OutputFutureMemory futures = runner.executeAsync({{"x", constView(x)}});
+    const auto &future = futures.at("y");
+    future.wait();
+    if (future.completion()->code() == ErrorCode::Ok) {
+      ++ok;
+      EXPECT_EQ(floatsOf(future.get()), plusOne(x)) << i;
+    } else {
+      ++device_errors;
+      EXPECT_EQ(future.completion()->code(), ErrorCode::DeviceError) << i;
+      EXPECT_NE(future.completion()->message().find("TILE_EXCEPTION"), std::string::npos)
+          << future.completion()->message();
+    }
+  }
+  EXPECT_EQ(device_errors, 1);
+  EXPECT_EQ(ok, 59);
+}
+
+// A request waited for after (or while) its runner is destroyed: done with
+// its outputs, or cancelled; never a hang or a touch of the freed replica.
+void expectDoneOrCancelled(const OutputFuture<TensorMemoryView> &future, const std::vector<float> &x,
+                           const std::vector<float> &y) {
+  future.wait();
+  const Completion &completion = *future.completion();
+  if (completion.code() == ErrorCode::Ok) {
+    EXPECT_EQ(y, plusOne(x));
+  } else {
+    EXPECT_EQ(completion.code(), ErrorCode::Cancelled);
+    EXPECT_EQ(completion.message(), "replica 0: the runner was destroyed before the request ran");
+  }
+}
+
+TEST(ModelRunnerCallerRunsTest, FuturesWaitedForAfterTheirRunnerIsDestroyedReturn) {
+  constexpr int kRequests = 8;
+  std::mt19937 rng(5);
+  std::vector<std::vector<float>> xs(kRequests), ys(kRequests, std::vector<float>(16));
+  std::vector<OutputFutureMemoryView> futures;
+  {
+    ModelRunner runner(exampleModel("add_one"));
+    for (int i = 0; i < kRequests; ++i) {
+      xs[i] = randomFloats(rng, 16);
+      futures.push_back(runner.executeAsync({{"x", constView(xs[i])}}, {{"y", view(ys[i])}}));
+    }
+  }
+  for (int i = 0; i < kRequests; ++i) expectDoneOrCancelled(futures[i].at("y"), xs[i], ys[i]);
+}
+
+TEST(ModelRunnerCallerRunsTest, WaitersRacingTheRunnersDestructionReturn) {
+  constexpr int kWaiters = 3;
+  std::mt19937 rng(6);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::vector<float>> xs(kWaiters), ys(kWaiters, std::vector<float>(16));
+    std::vector<OutputFutureMemoryView> futures;
+    std::vector<std::thread> waiters;
+    {
+      ModelRunnerConfig config;
+      config.thread_safe = true;
+      config.run_save_programs = round % 2 == 0;
+      ModelRunner runner(exampleModel("add_one"), config);
+      for (int i = 0; i < kWaiters; ++i) {
+        xs[i] = randomFloats(rng, 16);
+        futures.push_back(runner.executeAsync({{"x", constView(xs[i])}}, {{"y", view(ys[i])}}));
+      }
+      for (int i = 0; i < kWaiters; ++i) {
+        waiters.emplace_back([&, i] { expectDoneOrCancelled(futures[i].at("y"), xs[i], ys[i]); });
+      }
+      if (round % 4 == 1) std::this_thread::sleep_for(100us);
+    }
+    for (auto &waiter : waiters) waiter.join();
+  }
+}
+
+}  // namespace
+}  // namespace mrt::runner_test
