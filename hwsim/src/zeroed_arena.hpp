@@ -3,9 +3,7 @@
 // memset: a page costs something only when it is first written, so loading
 // an engine costs about the bytes it really writes (constants, the weights
 // the Load program streams in), not the size of every tensor on the tiles.
-// Page-aligned, which covers the 64 bytes the arena's variables assume; an
-// arena of 2 MiB or more is aligned to and advised for transparent huge
-// pages (see zeroed_arena.cpp).
+// Page-aligned, which covers the 64 bytes the arena's variables assume.
 #pragma once
 
 #include <cstddef>
