@@ -4,6 +4,7 @@
 // semantic checks of validate.cpp run, so nothing read is trusted unchecked.
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -210,10 +211,12 @@ template <typename T> std::size_t count(const flatbuffers::Vector<T> *v) { retur
 std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *input, std::size_t size) {
   if (input == nullptr || size < 8) corrupt(size, fmt::format("truncated: only {} bytes", size));
   // Work on an 8-byte aligned copy so alignment checks relative to the buffer
-  // start are also true of the addresses actually read.
-  std::vector<std::uint64_t> storage((size + 7) / 8);
-  std::memcpy(storage.data(), input, size);
-  const auto *buf = reinterpret_cast<const std::uint8_t *>(storage.data());
+  // start are also true of the addresses actually read, and so a mapped file
+  // changed under us cannot change what was verified. Not value-initialized:
+  // the copy writes every byte read (only [0, size) is).
+  const std::unique_ptr<std::uint64_t[]> storage(new std::uint64_t[(size + 7) / 8]);
+  std::memcpy(storage.get(), input, size);
+  const auto *buf = reinterpret_cast<const std::uint8_t *>(storage.get());
   if (size >= FLATBUFFERS_MAX_BUFFER_SIZE) corrupt(0, "buffer too large");
   {
     flatbuffers::Verifier v(buf, size, verifierOptions());

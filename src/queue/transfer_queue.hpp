@@ -119,9 +119,11 @@ class TransferQueue : public IQueue {
   SampleLayout layout_;
   std::int64_t transfer_bytes_;
   // flush()'s dummy entry: zeros read by an input's device side, or written
-  // by an output's (and never read). One transfer, from calloc.
+  // by an output's (and never read). One transfer, from calloc, or for a
+  // big one straight from the kernel's zero pages (see zeroedScratch).
   struct Free {
-    void operator()(std::uint8_t *p) const noexcept { std::free(p); }
+    std::size_t mapped = 0;  // bytes of an mmap'ed block, 0 for calloc's
+    void operator()(std::uint8_t *p) const noexcept;
   };
   std::unique_ptr<std::uint8_t[], Free> scratch_;
 

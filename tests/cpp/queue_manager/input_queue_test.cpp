@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -180,6 +181,21 @@ TEST(InputQueueTest, FlushWithNothingPendingEnqueuesAWholeDummyTransfer) {
   EXPECT_EQ(fill(queue), user);
   EXPECT_EQ(fill(queue), std::vector<float>(8, 0.0F));
   EXPECT_FALSE(queue.ringBuffer().readAvailable());
+}
+
+// A transfer of 1 MiB: its dummy entry is mapped from zero pages rather
+// than taken from calloc (see zeroedScratch), and still reads as zeros,
+// twice (the device never writes an input's scratch).
+TEST(InputQueueTest, FlushOfABigTransferFeedsZeros) {
+  const popef::TensorInfo big(popef::DataType::F32, {4, 65536});
+  InputQueue queue = makeQueue(8, big);
+  std::vector<float> device(4 * 65536, -1.0F);
+  for (int run = 0; run < 2; ++run) {
+    queue.flush();
+    queue.fillDeviceBuffer(device.data());
+    EXPECT_EQ(device, std::vector<float>(4 * 65536, 0.0F)) << "run " << run;
+    std::fill(device.begin(), device.end(), -1.0F);
+  }
 }
 
 TEST(InputQueueTest, DisconnectFeedsZerosWithoutReadingUserMemory) {

@@ -100,6 +100,20 @@ TEST(OutputQueueTest, FlushWithNothingPendingTakesAWholeTransfer) {
   EXPECT_EQ(user, iota(8, 20.0F));
 }
 
+// A transfer of 1 MiB: the dummy output lands in scratch mapped from zero
+// pages (see zeroedScratch), and the next transfer still reaches the user.
+TEST(OutputQueueTest, FlushOfABigTransferTakesTheDummyOutput) {
+  const std::size_t floats = 4 * 65536;
+  OutputQueue queue(std::make_shared<OutputRingBuffer>(8, "y"), popef::TensorInfo(popef::DataType::F32, {4, 65536}));
+  std::vector<float> user(floats, -1.0F);
+  queue.flush();
+  queue.enqueue(user.data(), static_cast<std::int64_t>(floats * sizeof(float)));
+  queue.drainDeviceBuffer(iota(floats, 0.0F).data());  // dummy output
+  EXPECT_EQ(user, std::vector<float>(floats, -1.0F));
+  queue.drainDeviceBuffer(iota(floats, 7.0F).data());
+  EXPECT_EQ(user, iota(floats, 7.0F));
+}
+
 // The device side's flush: on a full ring it enqueues nothing and says so
 // at once (a blocking flush there would wait for the thread that drains).
 TEST(OutputQueueTest, TryFlushOnAFullRingReturnsFalseAndLeavesItAlone) {
