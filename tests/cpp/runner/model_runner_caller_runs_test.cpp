@@ -8,6 +8,7 @@
 // after their runner is destroyed.
 #include <atomic>
 #include <future>
+#include <memory>
 #include <random>
 #include <thread>
 
@@ -30,19 +31,22 @@ constexpr int kRequestsPerThread = 100;
 
 // Which thread completed a request, told apart from a callback registered
 // after the request was already done (which runs inline on the registering
-// thread, before the wait).
+// thread, before the wait). Shared with the callback: callbacks run after
+// the request is marked ready, so the waiter may be gone by then.
 struct CompletedOn {
   std::atomic<bool> waiting{false};
   std::atomic<bool> on_waiter{false};
   std::atomic<bool> on_other{false};
 
-  void watch(Completion &completion) {
+  static std::shared_ptr<CompletedOn> watch(Completion &completion) {
+    auto completed = std::make_shared<CompletedOn>();
     const auto waiter = std::this_thread::get_id();
-    completion.onReady([this, waiter](ErrorCode, const std::string &) {
-      if (!waiting.load()) return;  // inline: done before the wait
-      (std::this_thread::get_id() == waiter ? on_waiter : on_other).store(true);
+    completion.onReady([completed, waiter](ErrorCode, const std::string &) {
+      if (!completed->waiting.load()) return;  // inline: done before the wait
+      (std::this_thread::get_id() == waiter ? completed->on_waiter : completed->on_other).store(true);
     });
-    waiting.store(true);
+    completed->waiting.store(true);
+    return completed;
   }
 };
 
@@ -54,10 +58,9 @@ TEST(ModelRunnerCallerRunsTest, AnUnboundedWaitServesTheDeviceWhileItsThreadSlee
     std::this_thread::sleep_for(2ms);  // the device thread stops polling for work and sleeps
     const std::vector<float> x = randomFloats(rng, 16);
     OutputFutureMemory futures = runner.executeAsync({{"x", constView(x)}});
-    CompletedOn completed;
-    completed.watch(*futures.at("y").completion());
+    const auto completed = CompletedOn::watch(*futures.at("y").completion());
     EXPECT_EQ(floatsOf(futures.at("y").get()), plusOne(x)) << round;
-    served_by_waiter += completed.on_waiter.load();
+    served_by_waiter += completed->on_waiter.load();
   }
   // The device thread, woken by the request, may win the race now and then,
   // but it needs a wake-up, which takes far longer than this thread needs
@@ -73,15 +76,14 @@ TEST(ModelRunnerCallerRunsTest, BoundedWaitsAndPollsLeaveTheDeviceToItsThread) {
     const std::vector<float> x = randomFloats(rng, 16);
     OutputFutureMemory futures = runner.executeAsync({{"x", constView(x)}});
     const auto &future = futures.at("y");
-    CompletedOn completed;
-    completed.watch(*future.completion());
+    const auto completed = CompletedOn::watch(*future.completion());
     if (round % 2) {
       ASSERT_EQ(future.wait_for(10s), std::future_status::ready) << round;
     } else {
       while (future.wait_for(0ns) != std::future_status::ready) std::this_thread::yield();
     }
     EXPECT_EQ(floatsOf(future.get()), plusOne(x)) << round;
-    EXPECT_FALSE(completed.on_waiter.load()) << round;
+    EXPECT_FALSE(completed->on_waiter.load()) << round;
   }
 }
 
