@@ -1442,8 +1442,8 @@ typedef struct mrt_future mrt_future;
 MRT_API bool mrt_future_is_ready(const mrt_future *future) MRT_NOEXCEPT;
 
 /* Waits until the request is done, at most timeout_ns nanoseconds
- * (MRT_FOREVER: no limit; 0: just look). With MRT_FOREVER, while the
- * replica's device thread sleeps, the calling thread runs the device itself
+ * (MRT_FOREVER: no limit; 0: just look). With MRT_FOREVER, while no other
+ * thread runs the replica's device, the calling thread runs it itself
  * until the request is done, as mrt_model_runner_execute() does (no thread
  * hand-off; on_ready callbacks of the requests it serves run on it).
  * Returns the request's status once done (MRT_OK, or

@@ -35,7 +35,7 @@ class Completer {
   // poll only then.
   virtual bool running() const noexcept = 0;
   // Called by a thread about to wait for `completion` without a bound: if
-  // the completing thread is idle, this thread may do its work itself until
+  // the completing thread is not busy, this thread may do its work itself until
   // `completion` is ready (caller-runs). Returns at once otherwise.
   virtual void serveWaiter(const Completion &completion) = 0;
 
@@ -63,7 +63,7 @@ class Completion {
   // Blocks until the request is done or `timeout` has passed (a negative
   // timeout waits forever, 0 does not wait). True if done. A wait without a
   // bound first lets the completer put this thread to work
-  // (Completer::serveWaiter: a replica whose device thread sleeps is served
+  // (Completer::serveWaiter: a replica whose device is free is served
   // by its waiter, as a synchronous execute is, which saves two thread
   // hand-offs). Then it polls while that pays (common/adaptive_spin.hpp: not
   // on one CPU, not while the completing thread is parked), so a request

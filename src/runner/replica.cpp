@@ -24,11 +24,12 @@ class Replica::Link final : public Completer {
   bool running() const noexcept override { return running_(); }
   void setRunning(bool running) noexcept { running_.set(running); }
 
+  // Serves whenever the device is free, even while its thread is awake and
+  // polling for work: measured on an idle 2-CPU VM, leaving the request to
+  // that thread cost a cross-CPU hand-off each way (async mlp 30-32 us
+  // against 9-10 us for execute; taking the device: 10.5-12.5 us). The
+  // device thread then finds the device taken or the queues empty.
   void serveWaiter(const Completion &completion) override {
-    // A running device thread serves the request within microseconds;
-    // taking the device from it would only make it sleep on the device
-    // mutex and cost a wake-up.
-    if (running_()) return;
     Replica *replica = nullptr;
     std::unique_lock<std::mutex> device;
     {
