@@ -23,11 +23,7 @@ using namespace std::chrono_literals;
 
 const auto *const kSystem = ::testing::AddGlobalTestEnvironment(new SimulatedSystem(4));
 
-#if defined(NDEBUG) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
-constexpr int kRequestsPerThread = 400;
-#else
-constexpr int kRequestsPerThread = 100;
-#endif
+constexpr int kRequestsPerThread = kFullSpeedBuild ? 400 : 100;
 
 // Which thread completed a request, told apart from a callback registered
 // after the request was already done (which runs inline on the registering

@@ -129,11 +129,7 @@ TEST(ModelRunnerTest, WholeMultiplesOfTheModelBatchAreSplitAcrossRuns) {
   }
 }
 
-#if defined(NDEBUG) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
-constexpr int kMlpRequests = 1000;
-#else
-constexpr int kMlpRequests = 150;  // sanitizers slow the simulated matmuls ~25x
-#endif
+constexpr int kMlpRequests = kFullSpeedBuild ? 1000 : 150;
 
 TEST(ModelRunnerTest, MlpMatchesReferenceSyncAndAsyncOnOneAndTwoReplicas) {
   auto model = exampleModel("mlp");

@@ -15,11 +15,7 @@ namespace {
 
 const auto *const kSystem = ::testing::AddGlobalTestEnvironment(new SimulatedSystem(4));
 
-#if defined(NDEBUG) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
-constexpr int kRequestsPerThread = 10000;
-#else
-constexpr int kRequestsPerThread = 2000;
-#endif
+constexpr int kRequestsPerThread = kFullSpeedBuild ? 10000 : 2000;
 constexpr int kThreads = 8;
 
 void runClients(ModelRunner &runner, unsigned replicas, bool async) {

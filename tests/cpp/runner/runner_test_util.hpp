@@ -25,6 +25,14 @@
 
 namespace mrt::runner_test {
 
+// Optimised and not under a sanitizer: stress tests run their full count of
+// requests only then (sanitizers slow the simulated device ~25x).
+#if defined(NDEBUG) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kFullSpeedBuild = true;
+#else
+inline constexpr bool kFullSpeedBuild = false;
+#endif
+
 // Points the simulated system at a private lock directory with `ipus` IPUs,
 // so no other test process can hold our devices. Once per process.
 class SimulatedSystem : public ::testing::Environment {
