@@ -237,6 +237,19 @@ void addKernelShapes(::onnx::ModelProto &model) {
   }
 }
 
+namespace {
+
+// A LayerNormalization's axis: its attribute, or the spec's default -1 (which
+// is out of range for a rank-0 input, and libonnx 1.12 then writes at dim -1).
+std::int64_t layerNormAxis(const ::onnx::NodeProto &node) {
+  for (const auto &a : node.attribute()) {
+    if (a.name() == "axis") return a.i();
+  }
+  return -1;
+}
+
+}  // namespace
+
 void checkBeforeInference(const ::onnx::ModelProto &model, std::uint64_t limitBytes, const std::string &target) {
   const ::onnx::GraphProto &graph = model.graph();
   // Inputs and initializers only: value_info and outputs may still hold
@@ -262,13 +275,11 @@ void checkBeforeInference(const ::onnx::ModelProto &model, std::uint64_t limitBy
           }
         }
       }
-      if (node.op_type() == "LayerNormalization" && a.name() == "axis") {
-        if (a.i() < INT32_MIN || a.i() > INT32_MAX) {
-          throw Error(ErrorCode::CorruptModel, "node '{}' (LayerNormalization): axis {} is out of range", nodeLabel(node), a.i());
-        }
-        negativeLayerNormAxis = negativeLayerNormAxis || a.i() < 0;
+      if (node.op_type() == "LayerNormalization" && a.name() == "axis" && (a.i() < INT32_MIN || a.i() > INT32_MAX)) {
+        throw Error(ErrorCode::CorruptModel, "node '{}' (LayerNormalization): axis {} is out of range", nodeLabel(node), a.i());
       }
     }
+    negativeLayerNormAxis = negativeLayerNormAxis || (node.op_type() == "LayerNormalization" && layerNormAxis(node) < 0);
   }
   if (!negativeLayerNormAxis) return;
   // libonnx adds the rank to a negative axis without checking the result:
@@ -277,9 +288,14 @@ void checkBeforeInference(const ::onnx::ModelProto &model, std::uint64_t limitBy
   ::onnx::ModelProto copy = model;
   for (auto &node : *copy.mutable_graph()->mutable_node()) {
     if (node.op_type() != "LayerNormalization") continue;
-    for (auto &a : *node.mutable_attribute()) {
-      if (a.name() == "axis") a.set_i(0);
-    }
+    auto &attributes = *node.mutable_attribute();
+    attributes.erase(std::remove_if(attributes.begin(), attributes.end(),
+                                    [](const ::onnx::AttributeProto &a) { return a.name() == "axis"; }),
+                     attributes.end());
+    auto *axis = node.add_attribute();
+    axis->set_name("axis");
+    axis->set_type(::onnx::AttributeProto::INT);
+    axis->set_i(0);
   }
   try {
     ::onnx::shape_inference::InferShapes(copy);
@@ -297,14 +313,12 @@ void checkBeforeInference(const ::onnx::ModelProto &model, std::uint64_t limitBy
   for (const auto &init : copy.graph().initializer()) ranks[init.name()] = init.dims_size();
   for (const auto &node : graph.node()) {
     if (node.op_type() != "LayerNormalization" || node.input_size() == 0) continue;
-    for (const auto &a : node.attribute()) {
-      if (a.name() != "axis" || a.i() >= 0) continue;
-      const auto rank = ranks.find(node.input(0));
-      // An unknown rank: libonnx's inference function returns early then.
-      if (rank != ranks.end() && a.i() < -rank->second) {
-        throw Error(ErrorCode::CorruptModel, "node '{}' (LayerNormalization): axis {} is out of range for rank {}",
-                    nodeLabel(node), a.i(), rank->second);
-      }
+    const std::int64_t axis = layerNormAxis(node);
+    const auto rank = ranks.find(node.input(0));
+    // An unknown rank: libonnx's inference function returns early then.
+    if (axis < 0 && rank != ranks.end() && axis < -rank->second) {
+      throw Error(ErrorCode::CorruptModel, "node '{}' (LayerNormalization): axis {} is out of range for rank {}",
+                  nodeLabel(node), axis, rank->second);
     }
   }
 }

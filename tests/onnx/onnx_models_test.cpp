@@ -306,6 +306,46 @@ TEST(OnnxErrors, RunTimeShapeWithoutADeclaredOutputShapeIsUnsupported) {
       << message;
 }
 
+// LayerNormalization of a scalar with the default axis (-1) and its Mean
+// output: libonnx 1.12's shape inference writes at dimension -1 (a SEGV
+// found by fuzz_onnx_compile); the frontend refuses the axis first.
+TEST(OnnxErrors, LayerNormalizationDefaultAxisOfAScalarIsCorrupt) {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  ::onnx::GraphProto *g = m.mutable_graph();
+  g->set_name("layernorm_of_scalar");
+  auto *x = g->add_input();
+  x->set_name("x");
+  x->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  x->mutable_type()->mutable_tensor_type()->mutable_shape();
+  for (const char *name : {"w", "b"}) {
+    ::onnx::TensorProto *t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::FLOAT);
+    t->add_dims(1);
+    t->add_float_data(1.0f);
+  }
+  ::onnx::NodeProto *node = g->add_node();
+  node->set_name("my_norm");
+  node->set_op_type("LayerNormalization");
+  for (const char *name : {"x", "w", "b"}) node->add_input(name);
+  for (const char *name : {"y", "mean"}) {
+    node->add_output(name);
+    auto *output = g->add_output();
+    output->set_name(name);
+    output->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+    output->mutable_type()->mutable_tensor_type()->mutable_shape();
+  }
+  const std::string bytes = m.SerializeAsString();
+  mrt_model *model = nullptr;
+  EXPECT_EQ(mrt_onnx_compile_memory(bytes.data(), bytes.size(), nullptr, &model), MRT_CORRUPT_MODEL);
+  EXPECT_EQ(model, nullptr);
+  const std::string message = mrt_last_error_message();
+  EXPECT_NE(message.find("'my_norm' (LayerNormalization): axis -1 is out of range for rank 0"), std::string::npos)
+      << message;
+}
+
 TEST(OnnxErrors, MissingFileAndBadOptions) {
   mrt_model *model = nullptr;
   EXPECT_EQ(mrt_onnx_compile_file("/nonexistent/model.onnx", nullptr, &model), MRT_NOT_FOUND);
