@@ -1,7 +1,6 @@
 #include "onnx/context.hpp"
 
 #include <cmath>
-#include <limits>
 
 #include <hwsim/ops.hpp>
 
@@ -195,16 +194,10 @@ std::vector<double> constantValues(const LoweringContext &ctx, const ::onnx::Nod
 
 std::vector<std::int64_t> constantInts(const LoweringContext &ctx, const ::onnx::NodeProto &node, int i,
                                        const std::string &what) {
-  // Host constants are held as doubles, in which INT64_MAX (Slice's "to the
-  // end") rounds up to 2^63: such values saturate, since converting a double
-  // outside int64's range is undefined.
-  constexpr double kTwoTo63 = 9223372036854775808.0;
   std::vector<std::int64_t> out;
   for (const double v : constantValues(ctx, node, i, what)) {
     if (std::isnan(v)) throw UnsupportedNode(what + " holds NaN where an integer is expected");
-    if (v >= kTwoTo63) out.push_back(std::numeric_limits<std::int64_t>::max());
-    else if (v < -kTwoTo63) out.push_back(std::numeric_limits<std::int64_t>::min());
-    else out.push_back(static_cast<std::int64_t>(v));
+    out.push_back(saturatingInt64(v));
   }
   return out;
 }

@@ -20,7 +20,7 @@ using Inputs = std::vector<const HostTensor *>;  // nullptr for an absent option
 
 std::vector<std::int64_t> ints(const HostTensor *t) {
   std::vector<std::int64_t> out;
-  if (t) for (const double v : t->values) out.push_back(static_cast<std::int64_t>(v));
+  if (t) for (const double v : t->values) out.push_back(saturatingInt64(v));
   return out;
 }
 

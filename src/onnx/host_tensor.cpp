@@ -13,6 +13,14 @@ namespace mrt::onnx {
 
 using TP = ::onnx::TensorProto;
 
+std::int64_t saturatingInt64(double v) {
+  constexpr double kTwoTo63 = 9223372036854775808.0;
+  if (std::isnan(v)) return 0;
+  if (v >= kTwoTo63) return std::numeric_limits<std::int64_t>::max();
+  if (v < -kTwoTo63) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(v);
+}
+
 std::size_t numElements(const Dims &dims) {
   std::size_t n = 1;
   for (const auto d : dims) n *= static_cast<std::size_t>(d < 0 ? 0 : d);

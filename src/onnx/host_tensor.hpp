@@ -25,6 +25,11 @@ struct HostTensor {
 };
 
 std::size_t numElements(const Dims &dims);
+// A host value as an integer. Values are held as doubles, in which INT64_MAX
+// (Slice's "to the end") rounds up to 2^63, and a float input (OneHot's
+// depth) may hold anything: values beyond int64 saturate and NaN is 0, since
+// converting them directly is undefined.
+std::int64_t saturatingInt64(double v);
 std::string toString(const Dims &dims);  // "[1, 3, 224, 224]"
 hwsim::Shape toShape(const Dims &dims);
 Dims toDims(const hwsim::Shape &shape);

@@ -43,7 +43,7 @@ void lowerCumSum(LoweringContext &ctx, const NodeProto &node) {
   }
   if (ctx.isHost(node.input(1)) || x.rank() == 1) {
     // A 1-D input has one axis, whatever a run-time axis says (0 or -1).
-    const std::int64_t axis = ctx.isHost(node.input(1)) ? static_cast<std::int64_t>(ctx.host(node.input(1)).values[0]) : 0;
+    const std::int64_t axis = ctx.isHost(node.input(1)) ? saturatingInt64(ctx.host(node.input(1)).values[0]) : 0;
     ctx.setDevice(out, cumSumAlong(ctx, node, x, normalizeAxis(axis, x.rank(), nodeLabel(node)), out), type);
     return;
   }

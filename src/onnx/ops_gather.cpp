@@ -180,7 +180,7 @@ void lowerOneHot(LoweringContext &ctx, const NodeProto &node) {
   const std::size_t axis = normalizeAxis(attrInt(node, "axis", -1), indices.rank() + 1, nodeLabel(node));
   std::int64_t depth = 0;
   if (ctx.isHost(node.input(1))) {
-    depth = static_cast<std::int64_t>(ctx.host(node.input(1)).values.at(0));
+    depth = saturatingInt64(ctx.host(node.input(1)).values.at(0));
   } else {
     const Dims declared = declaredOutputDims(ctx, node, 0, "OneHot's depth");
     if (declared.size() != indices.rank() + 1) throw Error(ErrorCode::CorruptModel, "{}: output of rank {}", nodeLabel(node), declared.size());

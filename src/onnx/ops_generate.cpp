@@ -63,7 +63,7 @@ LowerFn windowOp(std::vector<double> a) {
   return [a](LoweringContext &ctx, const NodeProto &node) {
     std::int64_t size = 0;
     if (ctx.isHost(node.input(0))) {
-      size = static_cast<std::int64_t>(ctx.host(node.input(0)).values.at(0));
+      size = saturatingInt64(ctx.host(node.input(0)).values.at(0));
     } else {
       const Dims dims = declaredOutputDims(ctx, node, 0, node.op_type() + "'s size");
       if (dims.size() != 1) throw Error(ErrorCode::CorruptModel, "{}: output of rank {}, not 1", nodeLabel(node), dims.size());
