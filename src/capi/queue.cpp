@@ -254,7 +254,7 @@ extern "C" {
 MRT_API mrt_status mrt_queue_manager_config_init_sized(mrt_queue_manager_config *config, size_t size) noexcept {
   return mrt::capi::guard(__func__, [&] {
     mrt_queue_manager_config c{};
-    c.ring_size_multiplier = mrt::kDefaultRingSizeMultiplier;
+    c.ring_size_multiplier = mrt::kDefaultQueueManagerRingSizeMultiplier;
     c.load_save_ring_size_multiplier = 1;
     c.timeout_ns = MRT_FOREVER;
     mrt::capi::initSized(config, c, size, MRT_QUEUE_MANAGER_CONFIG_V1_SIZE,
