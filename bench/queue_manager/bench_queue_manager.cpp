@@ -14,8 +14,9 @@
 // queues/callbacks. Models: add_one with 16 floats (64 B) and 16384 floats
 // (64 KiB), and mlp (784 floats in, 10 out), all batch 1; each in overhead
 // mode (buffers reused, no fresh data) and with real data (fresh inputs
-// copied in, every output compared; see tools/mrt-bench/io_slots.hpp); and
-// with rings of 16 x batch instead of ModelRunner's default 2 x batch.
+// copied in, every output compared; see tools/mrt-bench/io_slots.hpp); all
+// with the QueueManager's default rings (16 x batch), and the small models
+// also with ModelRunner's, 2 x batch (the QueueManager's default before).
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -35,7 +36,8 @@ struct ModelSpec {
   std::size_t size;  // add_one's N
 };
 
-void BM_QueuesVsCallbacks(benchmark::State &state, ModelSpec spec, bool real_data, std::int64_t ring_multiplier = 2) {
+void BM_QueuesVsCallbacks(benchmark::State &state, ModelSpec spec, bool real_data,
+                          std::int64_t ring_multiplier = QueueManagerConfig().ring_size_multiplier) {
   mrt_examples::ExampleOptions example;
   example.size = spec.size;
   const Model model = mrt_examples::buildExampleModel(spec.name, example);
@@ -75,9 +77,9 @@ void BM_QueuesVsCallbacks(benchmark::State &state, ModelSpec spec, bool real_dat
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64B, ModelSpec{"add_one", 16}, false)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64KiB, ModelSpec{"add_one", 16384}, false)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, mlp, ModelSpec{"mlp", 16}, false)->UseRealTime();
-// Deeper rings: the device thread finds several runs queued when it wakes.
-BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64B_ring16, ModelSpec{"add_one", 16}, false, 16)->UseRealTime();
-BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, mlp_ring16, ModelSpec{"mlp", 16}, false, 16)->UseRealTime();
+// Shallow rings: on a shared CPU one context switch carries at most two runs.
+BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64B_ring2, ModelSpec{"add_one", 16}, false, 2)->UseRealTime();
+BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, mlp_ring2, ModelSpec{"mlp", 16}, false, 2)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64B_real_data, ModelSpec{"add_one", 16}, true)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64KiB_real_data, ModelSpec{"add_one", 16384}, true)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, mlp_real_data, ModelSpec{"mlp", 16}, true)->UseRealTime();

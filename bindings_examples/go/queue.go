@@ -23,7 +23,7 @@ type QueueTimeoutFunc func(anchor string, direction TensorType, bytesDone int64)
 // QueueOptions configure a QueueManager; the zero value is the library's
 // defaults, with no timeout.
 type QueueOptions struct {
-	RingSizeMultiplier         int64 // 0: the default (2)
+	RingSizeMultiplier         int64 // 0: the default (16)
 	LoadSaveRingSizeMultiplier int64 // 0: the default (1)
 	// RingSizeOverrides give single anchors (by name) their own multiplier
 	// in place of their group's.

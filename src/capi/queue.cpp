@@ -53,12 +53,27 @@ void requireSize(std::int64_t size_bytes) {
   }
 }
 
-// A C callback as a std::function that keeps the user data alive.
-std::function<void()> callbackOf(mrt_queue_data_fn fn,
-                                 const std::shared_ptr<mrt::capi::UserData> &owner) {
-  if (fn == nullptr) return nullptr;
-  return [fn, owner] { fn(owner->get()); };
-}
+// An entry's user data and its callbacks as the std::functions the queues
+// carry. The user data is owned only if it has a user_data_free, which must
+// run exactly once, when the last callback holding it goes (and also if the
+// enqueue fails: so this is made before anything else can throw). Without
+// one nothing needs owning, and a callback of fn and user_data fits
+// std::function's inline storage: such an enqueue allocates nothing.
+class EntryUserData {
+ public:
+  EntryUserData(void *data, mrt::capi::UserData::FreeFn free)
+      : data_(data), owner_(free != nullptr ? mrt::capi::ownUserData(data, free) : nullptr) {}
+
+  std::function<void()> callbackOf(mrt_queue_data_fn fn) const {
+    if (fn == nullptr) return nullptr;
+    if (!owner_) return [fn, data = data_] { fn(data); };
+    return [fn, owner = owner_] { fn(owner->get()); };
+  }
+
+ private:
+  void *data_;
+  std::shared_ptr<mrt::capi::UserData> owner_;
+};
 
 template <class Queue>
 auto entriesOf(const Queue &queue) {
@@ -129,14 +144,12 @@ void lockEntry(Handle *handle, Entry **out_entry) {
 
 // enqueue with an entry's fields: on the locked slot, which it fills in
 // place and publishes.
-void enqueueEntry(mrt::InputQueue &queue, const mrt_input_queue_entry &entry,
-                  const std::shared_ptr<mrt::capi::UserData> &owner) {
-  queue.enqueue(entry.data, entry.size_bytes, callbackOf(entry.read_start_fn, owner),
-                callbackOf(entry.read_complete_fn, owner));
+void enqueueEntry(mrt::InputQueue &queue, const mrt_input_queue_entry &entry, const EntryUserData &user_data) {
+  queue.enqueue(entry.data, entry.size_bytes, user_data.callbackOf(entry.read_start_fn),
+                user_data.callbackOf(entry.read_complete_fn));
 }
-void enqueueEntry(mrt::OutputQueue &queue, const mrt_output_queue_entry &entry,
-                  const std::shared_ptr<mrt::capi::UserData> &owner) {
-  queue.enqueue(entry.data, entry.size_bytes, callbackOf(entry.write_complete_fn, owner));
+void enqueueEntry(mrt::OutputQueue &queue, const mrt_output_queue_entry &entry, const EntryUserData &user_data) {
+  queue.enqueue(entry.data, entry.size_bytes, user_data.callbackOf(entry.write_complete_fn));
 }
 
 // Publishes the locked entry, checked before its user data is taken so that
@@ -154,7 +167,7 @@ void completeEntry(Handle *handle) {
   const auto &entry = handle->entries[static_cast<std::size_t>(slot)];
   handle->queue->checkEntry(entry.data, entry.size_bytes);
   handle->held_slot = -1;  // taken over: from here on as enqueue's own
-  enqueueEntry(*handle->queue, entry, mrt::capi::ownUserData(entry.user_data, entry.user_data_free));
+  enqueueEntry(*handle->queue, entry, EntryUserData(entry.user_data, entry.user_data_free));
 }
 
 // After a reset (which drops a locked entry) of every queue of `manager`.
@@ -241,7 +254,7 @@ extern "C" {
 MRT_API mrt_status mrt_queue_manager_config_init_sized(mrt_queue_manager_config *config, size_t size) noexcept {
   return mrt::capi::guard(__func__, [&] {
     mrt_queue_manager_config c{};
-    c.ring_size_multiplier = mrt::kDefaultRingSizeMultiplier;
+    c.ring_size_multiplier = mrt::kDefaultQueueManagerRingSizeMultiplier;
     c.load_save_ring_size_multiplier = 1;
     c.timeout_ns = MRT_FOREVER;
     mrt::capi::initSized(config, c, size, MRT_QUEUE_MANAGER_CONFIG_V1_SIZE,
@@ -385,13 +398,12 @@ MRT_API mrt_status mrt_input_queue_enqueue(mrt_input_queue *queue, const void *d
                                            mrt_queue_data_fn read_complete_fn, void *user_data,
                                            void (*user_data_free)(void *)) noexcept {
   return mrt::capi::guard(__func__, [&] {
-    auto owner = mrt::capi::ownUserData(user_data, user_data_free);
+    const EntryUserData owner(user_data, user_data_free);
     mrt::InputQueue &input = queueOf(queue);
     requireNothingLocked(*queue);
     requireNotNull(data, "data");
     requireSize(size_bytes);
-    input.enqueue(data, size_bytes, callbackOf(read_start_fn, owner),
-                  callbackOf(read_complete_fn, owner));
+    input.enqueue(data, size_bytes, owner.callbackOf(read_start_fn), owner.callbackOf(read_complete_fn));
   });
 }
 
@@ -419,12 +431,12 @@ MRT_API mrt_status mrt_output_queue_enqueue(mrt_output_queue *queue, void *data,
                                             mrt_queue_data_fn write_complete_fn, void *user_data,
                                             void (*user_data_free)(void *)) noexcept {
   return mrt::capi::guard(__func__, [&] {
-    auto owner = mrt::capi::ownUserData(user_data, user_data_free);
+    const EntryUserData owner(user_data, user_data_free);
     mrt::OutputQueue &output = queueOf(queue);
     requireNothingLocked(*queue);
     requireNotNull(data, "data");
     requireSize(size_bytes);
-    output.enqueue(data, size_bytes, callbackOf(write_complete_fn, owner));
+    output.enqueue(data, size_bytes, owner.callbackOf(write_complete_fn));
   });
 }
 

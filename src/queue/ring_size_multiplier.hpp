@@ -19,8 +19,19 @@ namespace mrt {
 
 using RingSizeMultiplierProdType = std::function<std::int64_t(const popef::Anchor &)>;
 
-// ModelRunnerConfig::ring_buffer_size_multiplier's default.
+// ModelRunnerConfig::ring_buffer_size_multiplier's default (the seeds'), and
+// the internal QueueManager constructors'.
 inline constexpr std::int64_t kDefaultRingSizeMultiplier = 2;
+
+// The default of the queue managers a program makes itself (for a session
+// or on its own: mrt_queue_manager_config's ring_size_multiplier), which the
+// seeds leave open. Deeper than ModelRunner's 2 because when the producer
+// and the device thread share a CPU, one context switch (about 2 us on a VM)
+// carries at most a ring's worth of runs: with rings of 2 a small model's
+// queues ran at a tenth of its callbacks' speed on one CPU, at 16 about
+// half (docs/performance.md, "Waits between threads"). The price is ring
+// entries (a few dozen bytes each, multiplier x batch per queue), not data.
+inline constexpr std::int64_t kDefaultQueueManagerRingSizeMultiplier = 16;
 
 namespace ring_size_multiplier_factory {
 

@@ -13,7 +13,10 @@ void on_free(void *user_data) { ((counters *)user_data)->freed++; }
 
 queue_fixture make_queue_fixture(const mrt_model *model) {
   queue_fixture f = {NULL, NULL, NULL};
-  assert_int_equal(mrt_queue_manager_create(model, NULL, &f.manager), MRT_OK);
+  mrt_queue_manager_config config;
+  mrt_queue_manager_config_init(&config);
+  config.ring_size_multiplier = 2; /* rings of 8 entries, whatever the default */
+  assert_int_equal(mrt_queue_manager_create(model, &config, &f.manager), MRT_OK);
   assert_int_equal(mrt_queue_manager_input_queue(f.manager, "x", &f.x), MRT_OK);
   assert_int_equal(mrt_queue_manager_output_queue(f.manager, "y", &f.y), MRT_OK);
   return f;

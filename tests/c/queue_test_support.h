@@ -16,7 +16,8 @@ void on_start(void *user_data);    /* read_start_fn */
 void on_complete(void *user_data); /* read_complete_fn / write_complete_fn */
 void on_free(void *user_data);     /* user_data_free */
 
-/* A manager over `model` (add_one_b4, no config) and its queues x and y. */
+/* A manager over `model` (add_one_b4, rings of 2 x batch = 8 entries) and
+ * its queues x and y. */
 typedef struct queue_fixture {
   mrt_queue_manager *manager;
   mrt_input_queue *x;

@@ -82,7 +82,7 @@ static void add_one_requests_through_the_queues(void **state) {
   mrt_queue_info_init(&info);
   assert_int_equal(mrt_input_queue_info(x, &info), MRT_OK);
   assert_int_equal(info.size_in_bytes, ADD_ONE_N * 4);
-  assert_int_equal(info.num_buffers, 2); /* the default multiplier 2 x batch 1 */
+  assert_int_equal(info.num_buffers, 16); /* the default multiplier 16 x batch 1 */
   assert_true(info.connected);
 
   static float in[REQUESTS][ADD_ONE_N], out[REQUESTS][ADD_ONE_N];
@@ -278,7 +278,10 @@ static void destroying_the_session_first_detaches_the_manager(void **state) {
   mrt_model *model = test_load_model("MRT_TEST_SESSION_MODELS", "add_one");
   mrt_session *session = test_bound_session(model, NULL);
   mrt_queue_manager *queues = NULL;
-  assert_int_equal(mrt_session_create_queue_manager(session, NULL, &queues), MRT_OK);
+  mrt_queue_manager_config config;
+  mrt_queue_manager_config_init(&config);
+  config.ring_size_multiplier = 2; /* two entries to fill */
+  assert_int_equal(mrt_session_create_queue_manager(session, &config, &queues), MRT_OK);
   blocked_producer producer = {NULL, {0}, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, MRT_OK};
   assert_int_equal(mrt_queue_manager_input_queue(queues, "x", &producer.queue), MRT_OK);
   pthread_t thread;

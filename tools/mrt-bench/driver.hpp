@@ -45,8 +45,8 @@ struct DriverOptions {
   std::uint32_t seed = 1;
   bool record_latencies = true;  // one steady_clock pair per run
   // Queues only: ring entries per queue = multiplier x model batch (the
-  // QueueManager's ring_size_multiplier; ModelRunner's default is 2). The
-  // producer keeps that many runs plus two in flight.
+  // QueueManager's ring_size_multiplier, default 16; ModelRunner's is 2). The
+  // producer keeps twice that many runs, plus two, in flight.
   std::int64_t ring_size_multiplier = QueueManagerConfig().ring_size_multiplier;
 };
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 #include <limits>
+#include <string>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -133,7 +134,8 @@ int main(int argc, char **argv) {
   app.add_flag("--real-data", options.real_data,
                "copy seeded random inputs in before each run and check every output (default: reuse the buffers)");
   app.add_option("--ring-size-multiplier", options.ring_size_multiplier,
-                 "queues: ring entries per queue as a multiple of the model batch (default 2, as ModelRunner)")
+                 "queues: ring entries per queue as a multiple of the model batch (default " +
+                     std::to_string(DriverOptions().ring_size_multiplier) + ", the QueueManager's)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
   app.add_option("--seed", options.seed, "seed of the --real-data inputs");
   app.add_flag("--json", options.json, "print the report as JSON");

@@ -4,11 +4,16 @@
 // queues.
 //
 // The producer keeps up to numSlots() runs in flight, one IoSlots slot each:
-// enough for the queues' rings (multiplier x batch entries) plus the run the device
-// is copying out. It reuses a slot only after that slot's run has completed
+// twice what the queues' rings hold (multiplier x batch entries, one per run),
+// plus two. It reuses a slot only after that slot's run has completed
 // (every output written), which the device thread publishes in
 // completed_runs; when it has to wait, it waits for half the slots at once,
 // with std::atomic wait/notify (which spins briefly, then sleeps on a futex).
+// Twice: so that the producer, once the device has drained the rings, has
+// the slots to fill them up again while it checks the outputs of the runs
+// just done. With one ring's worth (plus two), it had to sleep until runs it
+// had only just queued completed, and on a shared CPU each hand-off to the
+// device carried about three quarters of a ring instead of a whole one.
 // A replicated model has a QueueManager per replica; each run feeds every
 // replica (Main runs them together), so a run completes when every
 // replica's outputs are written.
@@ -31,11 +36,11 @@ namespace {
 constexpr std::uint64_t kFailed = std::numeric_limits<std::uint64_t>::max();
 constexpr std::uint64_t kNobody = std::numeric_limits<std::uint64_t>::max();
 
-// Slots for the runs in flight: the rings' depth in runs plus two.
+// Slots for the runs in flight: twice the rings' depth in runs, plus two.
 std::size_t slotsFor(const Model &model, std::int64_t ring_size_multiplier) {
   std::int64_t batch = 1;
   for (const AnchorInfo &anchor : queueAnchors(model)) batch = std::max(batch, batchOf(anchor));
-  return static_cast<std::size_t>(ring_size_multiplier * batch + 2);
+  return static_cast<std::size_t>(2 * ring_size_multiplier * batch + 2);
 }
 
 // The device thread and the producer (the thread calling run()) run under

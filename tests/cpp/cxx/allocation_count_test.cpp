@@ -113,6 +113,40 @@ TEST(AllocationCount, CApiMlpAllocatesNothing) {
   EXPECT_NEAR(total, 1.0, 1e-5);
 }
 
+// A queue entry with callbacks but no user_data_free needs no owner for its
+// user data: enqueueing it (and the transfer that runs its callbacks)
+// allocates nothing. The manager plays the device itself
+// (mrt_queue_manager_transfer), on this thread.
+TEST(AllocationCount, CApiQueueEnqueueWithoutUserDataFreeAllocatesNothing) {
+  const std::string file = modelPath("add_one");
+  const char *path = file.c_str();
+  mrt_model *model = nullptr;
+  ASSERT_EQ(mrt_model_load(&path, 1, &model), MRT_OK) << mrt_last_error_message();
+  mrt_queue_manager *manager = nullptr;
+  ASSERT_EQ(mrt_queue_manager_create(model, nullptr, &manager), MRT_OK) << mrt_last_error_message();
+  mrt_input_queue *x = nullptr;
+  mrt_output_queue *y = nullptr;
+  ASSERT_EQ(mrt_queue_manager_input_queue(manager, "x", &x), MRT_OK) << mrt_last_error_message();
+  ASSERT_EQ(mrt_queue_manager_output_queue(manager, "y", &y), MRT_OK) << mrt_last_error_message();
+  const std::size_t bytes = kAddOneN * sizeof(float);
+  std::vector<float> in = randomFloats(kAddOneN, 5), out(kAddOneN), device(kAddOneN);
+  int calls = 0, transfers = 0, failures = 0;
+  const mrt_queue_data_fn count = [](void *counter) { ++*static_cast<int *>(counter); };
+  const auto transfer = [&] {
+    ++transfers;
+    failures += mrt_input_queue_enqueue(x, in.data(), bytes, count, count, &calls, nullptr) != MRT_OK;
+    failures += mrt_queue_manager_transfer(manager, "x", device.data()) != MRT_OK;
+    failures += mrt_output_queue_enqueue(y, out.data(), bytes, count, &calls, nullptr) != MRT_OK;
+    failures += mrt_queue_manager_transfer(manager, "y", device.data()) != MRT_OK;
+  };
+  EXPECT_EQ(allocationsOf(transfer, transfer), 0u);
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(calls, 3 * transfers);  // read start, read complete, write complete
+  EXPECT_EQ(out, in);  // the device buffer passed the input straight to the output
+  mrt_queue_manager_destroy(manager);
+  mrt_model_destroy(model);
+}
+
 TEST(AllocationCount, WrapperAddOneAllocatesNothing) {
   mrt::ModelRunner runner(modelPath("add_one"));
   std::vector<float> x = randomFloats(kAddOneN, 3), y(kAddOneN);

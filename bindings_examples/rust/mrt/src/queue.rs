@@ -27,7 +27,7 @@ pub type QueueTimeoutCallback = Box<dyn FnMut(&str, TensorType, i64) + Send + 's
 /// Queue manager options (mrt_queue_manager_config).
 pub struct QueueManagerConfig {
     /// Ring entries per queue = multiplier x the model's batch, for anchors
-    /// of the Main programs (default 2).
+    /// of the Main programs (default 16).
     pub ring_size_multiplier: i64,
     /// The same for anchors only of Load or Save programs (default 1).
     pub load_save_ring_size_multiplier: i64,
