@@ -24,7 +24,10 @@ void gemmF32(Eigen::Index M, Eigen::Index K, Eigen::Index N, const float *a, con
              bool accumulate) {
 #if defined(__AVX2__)  // the v3 and v4 levels
   const auto m = static_cast<std::size_t>(M), k = static_cast<std::size_t>(K), n = static_cast<std::size_t>(N);
-  if (m * k * n >= kOnednnMinMacs && onednnSgemm(m, k, n, a, b, c, accumulate)) return;
+  // One row (a GEMV: the mlp's layer1 at batch 1) stays with Eigen: on the
+  // 64-byte aligned blocks the arena gives vertices, its GEMV takes 1.1 us
+  // for 1x784x32 against oneDNN's 1.7 (docs/performance.md, item 1).
+  if (m > 1 && m * k * n >= kOnednnMinMacs && onednnSgemm(m, k, n, a, b, c, accumulate)) return;
 #endif
   Eigen::Map<const RowMajorF> A(a, M, K);
   Eigen::Map<const RowMajorF> B(b, K, N);

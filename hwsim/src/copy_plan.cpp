@@ -1,6 +1,7 @@
 #include "copy_plan.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "engine_impl.hpp"
 
@@ -62,9 +63,49 @@ void Engine::Impl::planCopies() {
   mirrors = detail::OperandMirrors(*d, ranges, copyChunks);
 }
 
-void Engine::Impl::staleAllMirrors(Replica &rep) {
+void Engine::Impl::resetMirrors(Replica &rep) {
   if (!rep.freshMirrors) rep.freshMirrors = std::make_unique<std::atomic<bool>[]>(mirrors.count());
   for (std::uint32_t m = 0; m < mirrors.count(); ++m) rep.freshMirrors[m].store(false, std::memory_order_relaxed);
+  rep.pendingCopies = std::make_unique<std::uint8_t[]>(mirrors.count());
+}
+
+void Engine::Impl::staleAllMirrors(unsigned replica) {
+  makePendingCopies(replica);
+  for (std::uint32_t m = 0; m < mirrors.count(); ++m) replicas[replica]->freshMirrors[m].store(false, std::memory_order_relaxed);
+}
+
+void Engine::Impl::makePendingCopy(std::uint32_t mirror, unsigned replica) {
+  std::uint8_t *b = base(replica);
+  for (const auto &c : copyChunks[mirrors.copyNode(mirror)]) std::memcpy(b + c.dst, b + c.src, c.bytes);
+  replicas[replica]->pendingCopies[mirror] = 0;
+}
+
+void Engine::Impl::makePendingCopies(unsigned replica) {
+  const std::uint8_t *pending = replicas[replica]->pendingCopies.get();
+  for (std::uint32_t m = 0; m < mirrors.count(); ++m) {
+    if (pending[m]) makePendingCopy(m, replica);
+  }
+}
+
+void Engine::Impl::makeCopiesReadBy(std::uint32_t node, unsigned replica) {
+  const std::uint8_t *pending = replicas[replica]->pendingCopies.get();
+  for (const std::uint32_t m : mirrors.readBy(node)) {
+    if (pending[m]) makePendingCopy(m, replica);
+  }
+}
+
+void Engine::Impl::settlePendingCopies(std::uint32_t node, unsigned replica) {
+  makeCopiesReadBy(node, replica);
+  std::uint8_t *pending = replicas[replica]->pendingCopies.get();
+  const auto &staled = mirrors.staledBy(node);
+  const auto &droppable = mirrors.droppable(node);
+  for (std::size_t k = 0; k < staled.size(); ++k) {
+    const std::uint32_t m = staled[k];
+    // A copy rewriting its own destination leaves it pending.
+    if (!pending[m] || m == mirrors.madeBy(node)) continue;
+    if (droppable[k]) pending[m] = 0;
+    else makePendingCopy(m, replica);
+  }
 }
 
 }  // namespace hwsim

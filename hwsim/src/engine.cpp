@@ -152,7 +152,7 @@ void Engine::Impl::deploy() {
     }
     rep->remote.clear();
     for (const auto &rb : d->remoteBuffers) rep->remote.emplace_back(rb.slotBytes() * rb.repeats, 0);
-    staleAllMirrors(*rep);
+    resetMirrors(*rep);
     rep->cycles.store(0, std::memory_order_relaxed);
     rep->pipeline.reset();  // runs in flight are lost with the state they had
     for (auto &s : rep->streams) {
@@ -431,8 +431,8 @@ void Engine::writeTensor(std::string_view handle, const void *buf, const void *b
   if (buf == nullptr || bufEnd < buf || have != v.bytes) fail(ErrorKind::InvalidArgument, "writeTensor '{}': expected {} bytes, got {}", handle, v.bytes, have);
   for (unsigned r = 0; r < impl_->replicas.size(); ++r) {
     if (replica != kAllReplicas && r != impl_->checkReplica(replica)) continue;
+    impl_->staleAllMirrors(r);
     impl_->scatter(v, impl_->base(r), static_cast<const std::uint8_t *>(buf));
-    impl_->staleAllMirrors(*impl_->replicas[r]);
   }
 }
 

@@ -81,6 +81,9 @@ struct Engine::Impl {
     // hold their sources' bytes. Atomic: pipelined stages on other threads
     // mark mirrors stale.
     std::unique_ptr<std::atomic<bool>[]> freshMirrors;
+    // Per operand mirror: its copy is deferred and not made yet (only ever
+    // set by runs on the replica's own thread, never inside pipelined stages).
+    std::unique_ptr<std::uint8_t[]> pendingCopies;
   };
 
   enum class State : std::uint8_t { Constructed, Prepared, Loaded, Faulted };
@@ -92,7 +95,17 @@ struct Engine::Impl {
   void planComputeSets();
   void planIOTiles();
   void planCopies();  // copy_plan.cpp, with the operand mirrors
-  void staleAllMirrors(Replica &rep);
+  // Before the host writes: makes the pending copies, then marks every mirror stale.
+  void staleAllMirrors(unsigned replica);
+  // After a load: every mirror stale, nothing pending (the arena is new).
+  void resetMirrors(Replica &rep);
+  // Makes a deferred copy that is pending (operand_mirrors.hpp).
+  void makePendingCopy(std::uint32_t mirror, unsigned replica);
+  void makePendingCopies(unsigned replica);
+  // Before a node runs: makes the pending copies it reads or writes, or
+  // drops those it may (operand_mirrors.hpp).
+  void settlePendingCopies(std::uint32_t node, unsigned replica);
+  void makeCopiesReadBy(std::uint32_t node, unsigned replica);
   void deploy();
   std::uint8_t *base(unsigned replica) const { return replicas[replica]->memory.data(); }
 

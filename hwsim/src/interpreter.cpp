@@ -122,6 +122,8 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
   auto advance = [&](std::uint64_t c) { addCycles(rep, c); };
   bool leaf = true;
   std::uint64_t cost = n.cycles;  // of a leaf
+  // Pipelined stages never make copies pending (copyView), and run with none.
+  if (mirrors.anyDeferred() && !t_stage) settlePendingCopies(id, replica);
   for (const std::uint32_t m : mirrors.staledBy(id)) rep.freshMirrors[m].store(false, std::memory_order_relaxed);
   switch (n.kind) {
     case NodeKind::Sequence:
@@ -149,8 +151,13 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
     case NodeKind::RepeatWhileFalse: {
       leaf = false;
       const bool want = n.kind == NodeKind::RepeatWhileTrue;
+      // The condition program may leave a copy to the predicate pending.
+      auto predicate = [&] {
+        if (mirrors.anyDeferred() && !t_stage) makeCopiesReadBy(id, replica);
+        return readScalar(n.view0, replica) != 0.0;
+      };
       exec(n.children[0], replica);
-      while ((readScalar(n.view0, replica) != 0.0) == want) {
+      while (predicate() == want) {
         checkStop();
         advance(n.cycles);
         exec(n.children[1], replica);
@@ -252,10 +259,15 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
 void Engine::Impl::copyView(std::uint32_t node, unsigned replica) {
   std::uint8_t *b = base(replica);
   if (!copyChunks[node].empty()) {
-    for (const auto &c : copyChunks[node]) std::memcpy(b + c.dst, b + c.src, c.bytes);
+    const std::uint32_t m = mirrors.madeBy(node);
     // A pipelined stage's copy may race with another stage's writes: its
-    // copies are not trusted to mirror their sources.
-    if (!t_stage) replicas[replica]->freshMirrors[mirrors.madeBy(node)].store(true, std::memory_order_relaxed);
+    // copies are not trusted to mirror their sources, nor deferred.
+    if (t_stage || !mirrors.deferred(m)) {
+      for (const auto &c : copyChunks[node]) std::memcpy(b + c.dst, b + c.src, c.bytes);
+    } else {
+      replicas[replica]->pendingCopies[m] = 1;
+    }
+    if (!t_stage) replicas[replica]->freshMirrors[m].store(true, std::memory_order_relaxed);
     return;
   }
   const auto &s = views[d->nodes[node].view0], &t = views[d->nodes[node].view1];

@@ -15,6 +15,22 @@
 // a host writeTensor and a load mark every mirror stale. Runs of pipelined
 // stages, which may run at once on other threads, never read through a
 // mirror.
+//
+// Deferred copies: a mirror whose destination no host read handle can see
+// need not be written at all while every read of it goes to the source. Its
+// copy then only marks it *pending* (fresh, destination not written yet),
+// and the bytes are copied when first needed: before a step reads the
+// destination other than through the mirror (readBy), before a step writes
+// either side (staledBy), before a pipelined run. A write need not copy
+// them when the destination is dead there (droppable): in every linear
+// program the step is in, the mirror's own copy rewrites the whole
+// destination before any step reads it. So the mlp's exchange of the image
+// rows to the tiles that multiply them, whose source the next run's input
+// stream overwrites, is never written; every byte any step or the host
+// reads is what the eager copies gave. Only a run that ends early (a stop,
+// a device error, a failing callback) can leave such a destination, which
+// the host cannot read, unwritten where the rest of the run would have
+// rewritten it before reading it.
 #pragma once
 
 #include <cstdint>
@@ -48,11 +64,30 @@ class OperandMirrors {
   // The read a contiguous vertex input view may take instead (mirror kNone if none).
   const Read &readFor(std::uint32_t view) const { return reads_[view]; }
 
+  // The Copy node of a mirror.
+  std::uint32_t copyNode(std::uint32_t mirror) const { return mirrorNodes_[mirror]; }
+  // Whether the mirror's copy is deferred (pending until its bytes are needed).
+  bool deferred(std::uint32_t mirror) const { return deferred_[mirror] != 0; }
+  bool anyDeferred() const { return anyDeferred_; }
+  // Deferred mirrors whose destination bytes a node may read other than
+  // through the mirror: their pending copies are made before it runs.
+  const std::vector<std::uint32_t> &readBy(std::uint32_t node) const { return readBy_[node]; }
+  // Parallel to staledBy(node): 1 where a pending copy of that mirror may be
+  // dropped rather than made when the node runs (its destination is dead there).
+  const std::vector<std::uint8_t> &droppable(std::uint32_t node) const { return droppable_[node]; }
+
  private:
+  void planDeferral(const ExecutableData &d, const std::vector<ByteRanges> &viewRanges,
+                    const std::vector<std::vector<CopyChunk>> &copyChunks);
+
   std::vector<std::uint32_t> mirrorNodes_;               // per mirror: its Copy node
   std::vector<std::uint32_t> madeBy_;                    // per node
   std::vector<std::vector<std::uint32_t>> staledBy_;     // per node
   std::vector<Read> reads_;                              // per view
+  std::vector<std::uint8_t> deferred_;                   // per mirror
+  bool anyDeferred_ = false;
+  std::vector<std::vector<std::uint32_t>> readBy_;       // per node
+  std::vector<std::vector<std::uint8_t>> droppable_;     // per node, parallel to staledBy_
 };
 
 }  // namespace hwsim::detail

@@ -58,6 +58,9 @@ RunStatus Engine::Impl::pipelineStep(unsigned program, unsigned replica, bool st
     if (const RunStatus s = flushPipeline(replica); s != RunStatus::Completed) return s;
   }
   if (!plan.pipelined()) return startNew ? runOne(program, replica) : RunStatus::Completed;
+  // The stages run without deferred copies (operand_mirrors.hpp): make those
+  // earlier runs left pending.
+  makePendingCopies(replica);
   const std::size_t S = plan.stages.size();
   runs.program = program;
   runs.holds.resize(S, false);

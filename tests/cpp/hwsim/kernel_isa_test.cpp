@@ -94,6 +94,9 @@ std::vector<Case> cases() {
   // block, and a product accumulated into its output.
   out.push_back({"matmul onednn", "MatMul",
                  {random({32, 784}, -1, 1, 27), random({784, 32}, -1, 1, 28), random({32, 32}, -1, 1, 29)}, {}});
+  // One row: Eigen's GEMV at every level, whatever its size.
+  out.push_back({"matmul gemv", "MatMul",
+                 {random({1, 784}, -1, 1, 33), random({784, 32}, -1, 1, 34), random({1, 32}, -1, 1, 35)}, {}});
   out.push_back({"matmul onednn accumulate", "MatMul",
                  {random({16, 300}, -1, 1, 30), random({300, 70}, -1, 1, 31), random({16, 70}, -1, 1, 32)}, {{1.0}}});
   // Padded unit-stride with few output channels (accumulated from the slab)
