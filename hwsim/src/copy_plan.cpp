@@ -44,6 +44,10 @@ std::vector<CopyChunk> directCopyChunks(const ByteRanges &src, const ByteRanges 
   return chunks;
 }
 
+void runCopyChunks(std::uint8_t *base, const std::vector<CopyChunk> &chunks) {
+  for (const auto &c : chunks) std::memcpy(base + c.dst, base + c.src, c.bytes);
+}
+
 }  // namespace hwsim::detail
 
 namespace hwsim {
@@ -75,8 +79,7 @@ void Engine::Impl::staleAllMirrors(unsigned replica) {
 }
 
 void Engine::Impl::makePendingCopy(std::uint32_t mirror, unsigned replica) {
-  std::uint8_t *b = base(replica);
-  for (const auto &c : copyChunks[mirrors.copyNode(mirror)]) std::memcpy(b + c.dst, b + c.src, c.bytes);
+  detail::runCopyChunks(base(replica), copyChunks[mirrors.copyNode(mirror)]);
   replicas[replica]->pendingCopies[mirror] = 0;
 }
 

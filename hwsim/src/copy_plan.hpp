@@ -28,4 +28,7 @@ struct CopyChunk {
 // two contiguous views, be one memmove) or when there is nothing to copy.
 std::vector<CopyChunk> directCopyChunks(const ByteRanges &src, const ByteRanges &dst);
 
+// Runs a direct copy's memcpys in the memory arena at `base`.
+void runCopyChunks(std::uint8_t *base, const std::vector<CopyChunk> &chunks);
+
 }  // namespace hwsim::detail

@@ -263,7 +263,7 @@ void Engine::Impl::copyView(std::uint32_t node, unsigned replica) {
     // A pipelined stage's copy may race with another stage's writes: its
     // copies are not trusted to mirror their sources, nor deferred.
     if (t_stage || !mirrors.deferred(m)) {
-      for (const auto &c : copyChunks[node]) std::memcpy(b + c.dst, b + c.src, c.bytes);
+      detail::runCopyChunks(b, copyChunks[node]);
     } else {
       replicas[replica]->pendingCopies[m] = 1;
     }

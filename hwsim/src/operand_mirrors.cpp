@@ -40,6 +40,11 @@ class MirrorSpans {
   std::vector<std::uint64_t> maxEnd_;
 };
 
+void sortUnique(std::vector<std::uint32_t> &v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
 // The ranges merged where they overlap or touch.
 ByteRanges merged(ByteRanges r) {
   std::sort(r.begin(), r.end());
@@ -132,18 +137,12 @@ OperandMirrors::OperandMirrors(const ExecutableData &d, const std::vector<ByteRa
       case NodeKind::Execute: staled = csStaled[n.index]; break;
       default: break;
     }
-    std::sort(staled.begin(), staled.end());
-    staled.erase(std::unique(staled.begin(), staled.end()), staled.end());
+    sortUnique(staled);
   }
   planDeferral(d, viewRanges, copyChunks);
 }
 
 namespace {
-
-void sortUnique(std::vector<std::uint32_t> &v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-}
 
 bool isControl(NodeKind kind) {
   switch (kind) {

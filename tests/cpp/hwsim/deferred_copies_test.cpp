@@ -56,93 +56,84 @@ struct CopiedInput {
   std::vector<float> streamed = std::vector<float>(4, 0.f), fromCopy = std::vector<float>(4, 0.f);
 };
 
-// Runs `scenario` on the eager and the deferred build; each returns what it
-// observed, which must be equal, as must the modelled cycles.
+// What a scenario observed, each value checked against what a device that
+// copies at once holds.
+struct Seen {
+  void expect(std::vector<float> got, const std::vector<float> &want) {
+    EXPECT_EQ(got, want);
+    values.push_back(std::move(got));
+  }
+  std::vector<std::vector<float>> values;
+};
+
+// Runs `scenario` on the eager and the deferred build: what each observed
+// must be equal, as must the modelled cycles.
 template <typename Scenario> void onBothPaths(Scenario scenario) {
   CopiedInput eager(true), deferred(false);
-  const std::vector<std::vector<float>> a = scenario(eager), b = scenario(deferred);
-  EXPECT_EQ(a, b);
+  Seen a, b;
+  scenario(eager, a);
+  scenario(deferred, b);
+  EXPECT_EQ(a.values, b.values);
   EXPECT_EQ(eager.h.engine->deviceCycles(), deferred.h.engine->deviceCycles());
 }
 
 TEST(DeferredCopies, EachRunUsesItsOwnInput) {
-  onBothPaths([](CopiedInput &m) {
-    std::vector<std::vector<float>> seen;
+  onBothPaths([](CopiedInput &m, Seen &seen) {
     for (float v : {1.f, 5.f, -2.f}) {
       m.run(kStreamCopyUse, {v, v + 1, v + 2, v + 3});
-      seen.push_back(m.out());
-      EXPECT_EQ(seen.back(), (std::vector<float>{v + 1, v + 2, v + 3, v + 4}));
+      seen.expect(m.out(), {v + 1, v + 2, v + 3, v + 4});
     }
-    return seen;
   });
 }
 
 TEST(DeferredCopies, AReadOfTheCopyAfterTheSourceChangedSeesTheOldSource) {
-  onBothPaths([](CopiedInput &m) {
-    std::vector<std::vector<float>> seen;
+  onBothPaths([](CopiedInput &m, Seen &seen) {
     m.h.write<float>("x", {1, 2, 3, 4});
     m.run(kCopy);
     m.run(kReadCopy);
-    seen.push_back(m.fromCopy);
-    EXPECT_EQ(seen.back(), (std::vector<float>{1, 2, 3, 4}));
+    seen.expect(m.fromCopy, {1, 2, 3, 4});
     m.run(kStreamIn, {9, 9, 9, 9});  // a stream overwrites the source
     m.run(kReadCopy);
-    seen.push_back(m.fromCopy);
-    EXPECT_EQ(seen.back(), (std::vector<float>{1, 2, 3, 4}));
+    seen.expect(m.fromCopy, {1, 2, 3, 4});
     m.run(kUseCopy);
-    seen.push_back(m.out());
-    EXPECT_EQ(seen.back(), (std::vector<float>{2, 3, 4, 5}));
-    return seen;
+    seen.expect(m.out(), {2, 3, 4, 5});
   });
 }
 
 TEST(DeferredCopies, AHostWriteOfTheSourceKeepsTheCopy) {
-  onBothPaths([](CopiedInput &m) {
-    std::vector<std::vector<float>> seen;
+  onBothPaths([](CopiedInput &m, Seen &seen) {
     m.h.write<float>("x", {1, 2, 3, 4});
     m.run(kCopy);
     m.h.write<float>("x", {7, 7, 7, 7});
     m.run(kUseCopy);
-    seen.push_back(m.out());
-    EXPECT_EQ(seen.back(), (std::vector<float>{2, 3, 4, 5}));
+    seen.expect(m.out(), {2, 3, 4, 5});
     m.run(kReadCopy);
-    seen.push_back(m.fromCopy);
-    EXPECT_EQ(seen.back(), (std::vector<float>{1, 2, 3, 4}));
-    return seen;
+    seen.expect(m.fromCopy, {1, 2, 3, 4});
   });
 }
 
 // The stream's write is followed by a read of the copy in the same program:
 // the copy cannot be dropped there.
 TEST(DeferredCopies, AReadLaterInTheProgramKeepsTheCopy) {
-  onBothPaths([](CopiedInput &m) {
-    std::vector<std::vector<float>> seen;
+  onBothPaths([](CopiedInput &m, Seen &seen) {
     m.run(kStreamCopyUse, {1, 2, 3, 4});
     m.run(kStreamThenRead, {8, 8, 8, 8});
-    seen.push_back(m.fromCopy);
-    EXPECT_EQ(seen.back(), (std::vector<float>{1, 2, 3, 4}));
+    seen.expect(m.fromCopy, {1, 2, 3, 4});
     m.run(kReadCopy);
-    seen.push_back(m.fromCopy);
-    EXPECT_EQ(seen.back(), (std::vector<float>{1, 2, 3, 4}));
-    return seen;
+    seen.expect(m.fromCopy, {1, 2, 3, 4});
   });
 }
 
 TEST(DeferredCopies, ControlFlowAndALoad) {
-  onBothPaths([](CopiedInput &m) {
-    std::vector<std::vector<float>> seen;
+  onBothPaths([](CopiedInput &m, Seen &seen) {
     m.run(kRepeated, {3, 3, 3, 3});
-    seen.push_back(m.out());
-    EXPECT_EQ(seen.back(), (std::vector<float>{4, 4, 4, 4}));
+    seen.expect(m.out(), {4, 4, 4, 4});
     m.run(kStreamCopyUse, {6, 6, 6, 6});
     m.h.engine->load(m.h.device);  // the copy holds zeros again
     m.run(kReadCopy);
-    seen.push_back(m.fromCopy);
-    EXPECT_EQ(seen.back(), (std::vector<float>{0, 0, 0, 0}));
+    seen.expect(m.fromCopy, {0, 0, 0, 0});
     m.run(kUseCopy);
-    seen.push_back(m.out());
-    EXPECT_EQ(seen.back(), (std::vector<float>{1, 1, 1, 1}));
-    return seen;
+    seen.expect(m.out(), {1, 1, 1, 1});
   });
 }
 
