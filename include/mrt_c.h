@@ -1164,8 +1164,9 @@ typedef struct mrt_ring_size_override {
 typedef struct mrt_queue_manager_config {
   size_t struct_size;
   /* Ring entries per queue = multiplier x B (the model's batch): how many transfers of single
-   * samples can be queued ahead. For anchors of the Main programs; default 16 (a runner's: 2; on a
-   * shared CPU one context switch carries at most a ring's worth of transfers), at least 1. */
+   * samples can be queued ahead. For anchors of the Main programs; default 64 (a runner's: 2; on a
+   * shared CPU one context switch carries at most a ring's worth of transfers; an entry is 80
+   * bytes, so 5 KiB per queue at batch 1 and 5 MiB at batch 1024), at least 1. */
   int64_t ring_size_multiplier;
   /* The same for anchors only of the Load or Save programs; default 1. */
   int64_t load_save_ring_size_multiplier;

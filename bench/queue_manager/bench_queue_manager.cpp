@@ -15,8 +15,8 @@
 // (64 KiB), and mlp (784 floats in, 10 out), all batch 1; each in overhead
 // mode (buffers reused, no fresh data) and with real data (fresh inputs
 // copied in, every output compared; see tools/mrt-bench/io_slots.hpp); all
-// with the QueueManager's default rings (16 x batch), and the small models
-// also with ModelRunner's, 2 x batch (the QueueManager's default before).
+// with the QueueManager's default rings (64 x batch), and the small models
+// also with ModelRunner's, 2 x batch, and add_one with 16 x batch.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -77,8 +77,10 @@ void BM_QueuesVsCallbacks(benchmark::State &state, ModelSpec spec, bool real_dat
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64B, ModelSpec{"add_one", 16}, false)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64KiB, ModelSpec{"add_one", 16384}, false)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, mlp, ModelSpec{"mlp", 16}, false)->UseRealTime();
-// Shallow rings: on a shared CPU one context switch carries at most two runs.
+// Shallower rings: on a shared CPU one context switch carries at most a
+// ring's worth of runs (ModelRunner's 2, and 16, the default before 64).
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64B_ring2, ModelSpec{"add_one", 16}, false, 2)->UseRealTime();
+BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64B_ring16, ModelSpec{"add_one", 16}, false, 16)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, mlp_ring2, ModelSpec{"mlp", 16}, false, 2)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64B_real_data, ModelSpec{"add_one", 16}, true)->UseRealTime();
 BENCHMARK_CAPTURE(BM_QueuesVsCallbacks, add_one_64KiB_real_data, ModelSpec{"add_one", 16384}, true)->UseRealTime();

@@ -27,11 +27,13 @@ inline constexpr std::int64_t kDefaultRingSizeMultiplier = 2;
 // or on its own: mrt_queue_manager_config's ring_size_multiplier), which the
 // seeds leave open. Deeper than ModelRunner's 2 because when the producer
 // and the device thread share a CPU, one context switch (about 2 us on a VM)
-// carries at most a ring's worth of runs: with rings of 2 a small model's
-// queues ran at a tenth of its callbacks' speed on one CPU, at 16 about
-// half (docs/performance.md, "Waits between threads"). The price is ring
-// entries (a few dozen bytes each, multiplier x batch per queue), not data.
-inline constexpr std::int64_t kDefaultQueueManagerRingSizeMultiplier = 16;
+// (about 3 us here) carries at most a ring's worth of runs. Pinned to one
+// CPU, add_one's 64 B queues ran at 0.03-0.05x its callbacks' speed with
+// rings of 2, 0.14-0.19x with 16 and 0.42-0.46x with 64; mlp's at 0.51-0.59x
+// with 16 and 0.92x with 64 (docs/performance.md, "Waits between threads").
+// The price is ring entries (80 bytes each, multiplier x batch per queue:
+// 5 KiB at batch 1), not data.
+inline constexpr std::int64_t kDefaultQueueManagerRingSizeMultiplier = 64;
 
 namespace ring_size_multiplier_factory {
 

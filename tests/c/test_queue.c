@@ -73,7 +73,7 @@ static void test_lists_queues_and_describes_them(void **state) {
   assert_int_equal(info.shape[1], 2);
   assert_int_equal(info.size_in_bytes, 32);
   assert_int_equal(info.sample_size_bytes, 8);
-  assert_int_equal(info.num_buffers, 64); /* default multiplier 16 x batch 4 */
+  assert_int_equal(info.num_buffers, 256); /* default multiplier 64 x batch 4 */
   assert_true(info.connected);
 
   mrt_output_queue *y = NULL;
@@ -87,7 +87,7 @@ static void test_ring_size_multiplier(void **state) {
   (void)state;
   mrt_queue_manager_config config;
   mrt_queue_manager_config_init(&config);
-  assert_int_equal(config.ring_size_multiplier, 16);
+  assert_int_equal(config.ring_size_multiplier, 64);
   assert_int_equal(config.load_save_ring_size_multiplier, 1);
   assert_int_equal(config.timeout_ns, MRT_FOREVER);
   config.ring_size_multiplier = 3;
@@ -146,7 +146,7 @@ static void test_ring_size_overrides(void **state) {
   mrt_queue_manager *manager = make_manager(&config);
   int64_t y_buffers = 0;
   assert_int_equal(num_buffers_of_x_and_y(manager, &y_buffers), 20); /* 5 x batch 4 */
-  assert_int_equal(y_buffers, 64);                                    /* the group's 16 x 4 */
+  assert_int_equal(y_buffers, 256);                                   /* the group's 64 x 4 */
   mrt_queue_manager_destroy(manager);
 
   expect_refused(NULL, 1, MRT_INVALID_ARGUMENT,

@@ -82,7 +82,7 @@ static void add_one_requests_through_the_queues(void **state) {
   mrt_queue_info_init(&info);
   assert_int_equal(mrt_input_queue_info(x, &info), MRT_OK);
   assert_int_equal(info.size_in_bytes, ADD_ONE_N * 4);
-  assert_int_equal(info.num_buffers, 16); /* the default multiplier 16 x batch 1 */
+  assert_int_equal(info.num_buffers, 64); /* the default multiplier 64 x batch 1 */
   assert_true(info.connected);
 
   static float in[REQUESTS][ADD_ONE_N], out[REQUESTS][ADD_ONE_N];

@@ -45,7 +45,7 @@ struct DriverOptions {
   std::uint32_t seed = 1;
   bool record_latencies = true;  // one steady_clock pair per run
   // Queues only: ring entries per queue = multiplier x model batch (the
-  // QueueManager's ring_size_multiplier, default 16; ModelRunner's is 2). The
+  // QueueManager's ring_size_multiplier, default 64; ModelRunner's is 2). The
   // producer keeps twice that many runs, plus two, in flight.
   std::int64_t ring_size_multiplier = QueueManagerConfig().ring_size_multiplier;
 };
