@@ -192,6 +192,7 @@ Shape toShape(const flatbuffers::Vector<std::uint64_t> *v) {
   Shape s;
   if (!v) return s;
   checkAligned(v);
+  s.reserve(v->size());
   for (auto d : *v) {
     if (d > (std::uint64_t{1} << 40)) corrupt(0, fmt::format("dimension {} is out of range", d));
     s.push_back(static_cast<std::size_t>(d));
