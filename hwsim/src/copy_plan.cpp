@@ -25,8 +25,8 @@ bool overlap(ByteRanges a, ByteRanges b) {
 
 }  // namespace
 
-std::vector<CopyChunk> directCopyChunks(const ByteRanges &src, const ByteRanges &dst) {
-  if (overlap(src, dst)) return {};
+std::vector<CopyChunk> directCopyChunks(ByteSpan src, ByteSpan dst) {
+  if (overlap(ByteRanges(src.begin(), src.end()), ByteRanges(dst.begin(), dst.end()))) return {};
   std::vector<CopyChunk> chunks;
   std::size_t si = 0, di = 0;
   std::uint64_t sUsed = 0, dUsed = 0;  // bytes of src[si] / dst[di] already copied
@@ -53,12 +53,8 @@ void runCopyChunks(std::uint8_t *base, const std::vector<CopyChunk> &chunks) {
 namespace hwsim {
 
 void Engine::Impl::planCopies() {
-  std::vector<detail::ByteRanges> ranges(views.size());
-  for (std::size_t i = 0; i < views.size(); ++i) {
-    const ResolvedView &v = views[i];
-    if (v.contiguous && v.bytes) ranges[i] = {{v.offset, v.bytes}};
-    else if (!v.contiguous) ranges[i] = v.segments;
-  }
+  std::vector<detail::ByteSpan> ranges(views.size());
+  for (std::size_t i = 0; i < views.size(); ++i) ranges[i] = views[i].segments;
   copyChunks.assign(d->nodes.size(), {});
   for (std::size_t i = 0; i < d->nodes.size(); ++i) {
     const auto &n = d->nodes[i];

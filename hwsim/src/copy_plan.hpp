@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,8 @@ namespace hwsim::detail {
 // Byte ranges (offset, length) of a replica's memory arena, in the order a
 // view's elements are in them.
 using ByteRanges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+// The same, borrowed (a view's resolved segments, without a copy per view).
+using ByteSpan = std::span<const std::pair<std::uint64_t, std::uint64_t>>;
 
 // One memcpy of a direct copy.
 struct CopyChunk {
@@ -26,7 +29,7 @@ struct CopyChunk {
 // bytes). Empty when some byte is both read and written (then a piece could
 // read what an earlier piece wrote, and the copy has to be staged or, between
 // two contiguous views, be one memmove) or when there is nothing to copy.
-std::vector<CopyChunk> directCopyChunks(const ByteRanges &src, const ByteRanges &dst);
+std::vector<CopyChunk> directCopyChunks(ByteSpan src, ByteSpan dst);
 
 // Runs a direct copy's memcpys in the memory arena at `base`.
 void runCopyChunks(std::uint8_t *base, const std::vector<CopyChunk> &chunks);

@@ -1,6 +1,7 @@
 // Static cycle costs of program steps, from the Target's rates (docs/hwsim.md).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -34,9 +35,20 @@ template <typename Fn>
 void forEachTileRun(const ExecutableData &exe, const ExeView &view, Fn &&fn) {
   std::uint64_t pos = 0;
   for (const auto &r : view.regions) {
-    const auto &mapping = exe.variables[r.var].mapping;
-    // Binary search for the first interval ending after r.begin.
+    const auto &variable = exe.variables[r.var];
+    const auto &mapping = variable.mapping;
+    // Binary search for the first interval ending after r.begin, from a
+    // guess by proportion: a variable spread over tiles mostly has intervals
+    // of one size, where the guess is the answer (validation runs this for
+    // every vertex operand, and big mappings make a blind search cache-bound).
     std::size_t lo = 0, hi = mapping.size();
+    if (hi > 1 && variable.numElements > 0) {
+      const auto guess = std::min(hi - 1, static_cast<std::size_t>(static_cast<double>(r.begin) / static_cast<double>(variable.numElements) *
+                                                                   static_cast<double>(hi)));
+      if (mapping[guess].end <= r.begin) lo = guess + 1;
+      else if (guess == 0 || mapping[guess - 1].end <= r.begin) lo = hi = guess;
+      else hi = guess;
+    }
     while (lo < hi) {
       const std::size_t mid = (lo + hi) / 2;
       if (mapping[mid].end <= r.begin) lo = mid + 1;

@@ -90,7 +90,6 @@ void Engine::Impl::resolveLayout() {
     }
     rv.contiguous = rv.segments.size() <= 1;
     rv.offset = rv.segments.empty() ? 0 : rv.segments.front().first;
-    if (rv.contiguous) rv.segments.clear();
   }
 }
 

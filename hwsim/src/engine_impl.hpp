@@ -35,7 +35,9 @@ struct Engine::Impl {
     bool contiguous = true;
     std::uint64_t offset = 0;  // when contiguous
     std::uint64_t bytes = 0;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> segments;  // (offset, length) when not
+    // (offset, length) of each piece, neighbours merged: one when contiguous
+    // (none when empty), kept so the copy planning reads every view alike.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> segments;
   };
 
   struct StreamConn {

@@ -289,30 +289,35 @@ std::uint64_t Engine::Impl::streamToTensor(const ExeNode &n, unsigned replica) {
   const auto &rv = views[n.view1];
   const auto &info = d->streams[n.index];
   std::uint8_t *b = base(replica);
-  std::uint8_t *dst = rv.contiguous ? b + rv.offset : (conn.staging.resize(rv.bytes), conn.staging.data());
+  // Bytes the host already holds (a prefetch, the stream's own buffer) are
+  // scattered straight onto the view; only a callback filling a scattered
+  // view needs a buffer of its own first.
   const auto lock = conn.kind == StreamConn::Kind::Callback ? callbackLock() : std::unique_lock<std::mutex>();
   switch (conn.kind) {
     case StreamConn::Kind::None:
       fail(ErrorKind::FailedPrecondition, "stream '{}' (replica {}) is not connected", info.handle, replica);
     case StreamConn::Kind::Callback:
       if (conn.prefetched) {
-        if (rv.bytes) std::memcpy(dst, conn.prefetchBuffer.get(), rv.bytes);
+        scatter(rv, b, conn.prefetchBuffer.get());
         conn.prefetched = false;
         if (ioTiles > 0) cost = prefetchedCost(conn, static_cast<std::uint32_t>(&n - d->nodes.data()), replica);
+      } else if (rv.contiguous) {
+        conn.callback->fetch(b + rv.offset);
       } else {
-        conn.callback->fetch(dst);
+        conn.staging.resize(rv.bytes);
+        conn.callback->fetch(conn.staging.data());
+        scatter(rv, b, conn.staging.data());
       }
       break;
     case StreamConn::Kind::Circular:
       if (conn.cursor + rv.bytes > conn.end) conn.cursor = conn.begin;
-      if (rv.bytes) std::memcpy(dst, conn.cursor, rv.bytes);
+      scatter(rv, b, conn.cursor);
       conn.cursor += rv.bytes;
       break;
     case StreamConn::Kind::Fixed:
-      if (rv.bytes) std::memcpy(dst, conn.begin, rv.bytes);
+      scatter(rv, b, conn.begin);
       break;
   }
-  if (!rv.contiguous) scatter(rv, b, dst);
   if (conn.kind == StreamConn::Kind::Callback) {
     conn.callback->complete();
     if (prefetch && !stopRequested.load(std::memory_order_acquire)) {

@@ -71,7 +71,7 @@ bool writesAByteTwice(std::vector<CopyChunk> chunks) {
 
 }  // namespace
 
-OperandMirrors::OperandMirrors(const ExecutableData &d, const std::vector<ByteRanges> &viewRanges,
+OperandMirrors::OperandMirrors(const ExecutableData &d, const std::vector<ByteSpan> &viewRanges,
                                const std::vector<std::vector<CopyChunk>> &copyChunks) {
   madeBy_.assign(d.nodes.size(), kNone);
   staledBy_.assign(d.nodes.size(), {});
@@ -110,7 +110,7 @@ OperandMirrors::OperandMirrors(const ExecutableData &d, const std::vector<ByteRa
       for (std::size_t f = 0; f < vx.operands.size(); ++f) {
         const std::uint32_t view = vx.operands[f];
         if (view == kNoView) continue;
-        const ByteRanges &r = viewRanges[view];
+        const ByteSpan r = viewRanges[view];
         if (lib[vx.codelet].fields[f].dir != FieldDir::In) {
           for (const auto &[off, len] : r) spans.touched(off, off + len, csStaled[c]);
           continue;
@@ -179,7 +179,7 @@ void markSubtree(const ExecutableData &d, std::uint32_t node, std::vector<std::u
 
 }  // namespace
 
-void OperandMirrors::planDeferral(const ExecutableData &d, const std::vector<ByteRanges> &viewRanges,
+void OperandMirrors::planDeferral(const ExecutableData &d, const std::vector<ByteSpan> &viewRanges,
                                   const std::vector<std::vector<CopyChunk>> &copyChunks) {
   MirrorSpans dstSpans;  // the destination bytes only
   for (std::uint32_t m = 0; m < count(); ++m) {

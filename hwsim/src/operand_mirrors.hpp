@@ -53,7 +53,7 @@ class OperandMirrors {
 
   OperandMirrors() = default;
   // viewRanges: each view's arena byte ranges; copyChunks: per node (planCopies).
-  OperandMirrors(const ExecutableData &d, const std::vector<ByteRanges> &viewRanges,
+  OperandMirrors(const ExecutableData &d, const std::vector<ByteSpan> &viewRanges,
                  const std::vector<std::vector<CopyChunk>> &copyChunks);
 
   std::uint32_t count() const { return static_cast<std::uint32_t>(mirrorNodes_.size()); }
@@ -77,7 +77,7 @@ class OperandMirrors {
   const std::vector<std::uint8_t> &droppable(std::uint32_t node) const { return droppable_[node]; }
 
  private:
-  void planDeferral(const ExecutableData &d, const std::vector<ByteRanges> &viewRanges,
+  void planDeferral(const ExecutableData &d, const std::vector<ByteSpan> &viewRanges,
                     const std::vector<std::vector<CopyChunk>> &copyChunks);
 
   std::vector<std::uint32_t> mirrorNodes_;               // per mirror: its Copy node

@@ -192,6 +192,7 @@ Shape toShape(const flatbuffers::Vector<std::uint64_t> *v) {
   Shape s;
   if (!v) return s;
   checkAligned(v);
+  s.reserve(v->size());
   for (auto d : *v) {
     if (d > (std::uint64_t{1} << 40)) corrupt(0, fmt::format("dimension {} is out of range", d));
     s.push_back(static_cast<std::size_t>(d));
@@ -285,6 +286,7 @@ std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *input,
     }
   }
   if (const auto *css = r->compute_sets()) {
+    e->computeSets.reserve(css->size());
     for (const auto *cs : *css) {
       ExeComputeSet ecs;
       ecs.name = str(cs->name());
@@ -296,6 +298,7 @@ std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *input,
           ev.tile = vx->tile();
           ev.operands = toVec<std::uint32_t>(vx->operands());
           if (const auto *attrs = vx->attrs()) {
+            ev.attrs.reserve(attrs->size());
             for (const auto *a : *attrs) ev.attrs.push_back(toVec<double>(a->values()));
           }
           ev.cycles = vx->cycles();

@@ -42,6 +42,14 @@ struct ModelRunner::Impl {
     for (auto &replica : replicas) replica->start();
     watchdog = std::thread([this] { watch(); });  // before waiting: a Load may hang
     for (auto &replica : replicas) replica->awaitInitialLoad();
+    logCreated();
+  }
+
+  // Described only when the message is logged: formatting the config for a
+  // message nobody sees is part of every creation otherwise.
+  void logCreated() const {
+    if (!log::logger().should_log(spdlog::level::info)) return;
+    const unsigned in_model = executable.replicationFactor();
     const std::string per_device = in_model > 1 ? fmt::format(" ({} per device)", in_model) : std::string();
     log::logger().info("runner for model '{}': {} replica(s){} on device(s) {}; {}", model->metadata.executable(),
                        replicas.size(), per_device, deviceIds(), describe(config));

@@ -33,9 +33,9 @@ TEST(DirectCopyChunks, MergesPiecesThatFollowEachOtherOnBothSides) {
 
 TEST(DirectCopyChunks, NothingWhenSourceAndDestinationShareAByte) {
   // Destination byte 11 is source byte 11 (ranges in any order).
-  EXPECT_TRUE(directCopyChunks({{100, 4}, {8, 4}}, {{11, 4}, {200, 4}}).empty());
-  EXPECT_TRUE(directCopyChunks({{0, 8}}, {{4, 2}, {20, 6}}).empty());
-  EXPECT_FALSE(directCopyChunks({{0, 8}}, {{8, 2}, {20, 6}}).empty());  // touching is not sharing
+  EXPECT_TRUE(directCopyChunks(ByteRanges{{100, 4}, {8, 4}}, ByteRanges{{11, 4}, {200, 4}}).empty());
+  EXPECT_TRUE(directCopyChunks(ByteRanges{{0, 8}}, ByteRanges{{4, 2}, {20, 6}}).empty());
+  EXPECT_FALSE(directCopyChunks(ByteRanges{{0, 8}}, ByteRanges{{8, 2}, {20, 6}}).empty());  // touching is not sharing
 }
 
 // A scattered copy between different variables (direct) and one that

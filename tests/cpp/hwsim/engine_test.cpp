@@ -109,6 +109,72 @@ TEST(Streams, PrefetchSuppliesTheNextTransfer) {
   EXPECT_EQ(raw->invalidations, 1);
 }
 
+// A stream into a tensor made of two variables, the second first (its
+// bytes scattered over the arena, out of order), then back out: each kind of
+// source lands every element where it belongs.
+struct ScatteredStream {
+  explicit ScatteredStream(unsigned repeats, const hwsim::OptionFlags &options = {}) {
+    auto a = h.graph.addVariable(Type::F32, {3}, "a");
+    auto b = h.graph.addVariable(Type::F32, {2}, "b");
+    h.graph.setTileMapping(a, 1);
+    h.graph.setTileMapping(b, 2);
+    auto in = h.graph.addHostToDeviceFIFO("in", Type::F32, 5);
+    auto out = h.graph.addDeviceToHostFIFO("out", Type::F32, 5);
+    const auto scattered = hwsim::concat({b, a});
+    h.build({p::Repeat(repeats, p::Sequence{p::Copy(in, scattered), p::Copy(scattered, out)})}, options);
+  }
+  Harness h;
+};
+
+class FiveFloats : public hwsim::StreamCallback {
+ public:
+  Result prefetch(void *p) override {
+    fill(p);
+    return Result::Success;
+  }
+  void fetch(void *p) override { fill(p); }
+  void complete() override {}
+  void fill(void *p) {
+    auto *f = static_cast<float *>(p);
+    for (int i = 0; i < 5; ++i) f[i] = static_cast<float>(next * 10 + i);
+    ++next;
+  }
+  int next = 0;
+};
+
+TEST(Streams, EverySourceLandsOnAScatteredTensor) {
+  const std::vector<float> transfers = {0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 20, 21, 22, 23, 24};
+  {
+    SCOPED_TRACE("fixed buffer");
+    ScatteredStream m(2);
+    std::vector<float> in = {5, 6, 7, 8, 9};
+    std::vector<float> out(10);
+    m.h.engine->connectStream("in", in.data());
+    m.h.engine->connectStream("out", out.data(), out.data() + out.size());
+    m.h.engine->run(0);
+    EXPECT_EQ(out, (std::vector<float>{5, 6, 7, 8, 9, 5, 6, 7, 8, 9}));
+  }
+  {
+    SCOPED_TRACE("circular buffer, wrapping");
+    ScatteredStream m(3);
+    std::vector<float> in(transfers.begin(), transfers.begin() + 10);
+    std::vector<float> out(15);
+    m.h.engine->connectStream("in", in.data(), in.data() + in.size());
+    m.h.engine->connectStream("out", out.data(), out.data() + out.size());
+    m.h.engine->run(0);
+    EXPECT_EQ(out, (std::vector<float>{0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 0, 1, 2, 3, 4}));
+  }
+  for (const bool prefetch : {false, true}) {
+    SCOPED_TRACE(prefetch ? "callback, prefetched" : "callback, fetched");
+    ScatteredStream m(3, {{"exchange.enablePrefetch", prefetch ? "true" : "false"}});
+    m.h.engine->connectStreamToCallback("in", 0, std::make_unique<FiveFloats>());
+    std::vector<float> out(15);
+    m.h.engine->connectStream("out", out.data(), out.data() + out.size());
+    m.h.engine->run(0);
+    EXPECT_EQ(out, transfers);
+  }
+}
+
 TEST(Streams, UnconnectedStreamIsAFailedPrecondition) {
   AddOne m(2);
   try {
