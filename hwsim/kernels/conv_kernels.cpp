@@ -148,10 +148,9 @@ void accumulateDirect(const Eigen::Map<const RowMajorF> &A, const std::int64_t *
   }
 }
 
-// Short runs of floats copied and zeroed inline: a slab row is a few dozen
-// floats and its padding a few, where a memmove or memset call per piece
-// (what std::copy and std::fill become) cost more than the bytes (mnist's
-// second Conv: 40 rows of 14 floats and 80 pads of 2 per vertex).
+// A short run of floats copied inline: a slab row is a few dozen floats,
+// where a memmove call per row (what std::copy becomes) cost more than the
+// bytes (mnist's second Conv: 40 rows of 14 floats per vertex).
 void copyFloats(const float *src, std::int64_t n, float *dst) {
   std::int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) Eigen::Map<Lanes>(dst + i) = Eigen::Map<const Lanes>(src + i);
@@ -165,18 +164,19 @@ void copyFloats(const float *src, std::int64_t n, float *dst) {
   }
 }
 
-void zeroFloats(float *dst, std::int64_t n) {
-  std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) Eigen::Map<Lanes>(dst + i).setZero();
-  if (n - i >= 8) Eigen::Map<Eigen::Array<float, 8, 1>>(dst + i).setZero(), i += 8;
-  if (n - i >= 4) Eigen::Map<Eigen::Array4f>(dst + i).setZero(), i += 4;
-  switch (n - i) {
-    case 3: dst[i + 2] = 0.0f; [[fallthrough]];
-    case 2: dst[i + 1] = 0.0f; [[fallthrough]];
-    case 1: dst[i] = 0.0f; break;
-    default: break;
-  }
-}
+// The direct path's run starts and chunks for one slab geometry.
+struct DirectPlan {
+  struct Key {
+    std::int64_t Cg = 0, Hs = 0, Wp = 0, KH = 0, KW = 0, dh = 0, dw = 0, rows = 0, OW = 0;
+    bool operator==(const Key &o) const {
+      return Cg == o.Cg && Hs == o.Hs && Wp == o.Wp && KH == o.KH && KW == o.KW && dh == o.dh && dw == o.dw &&
+             rows == o.rows && OW == o.OW;
+    }
+  };
+  Key key;
+  std::vector<std::int64_t> runStarts;
+  std::vector<Chunk> chunks;
+};
 
 // Unit strides (most convolutions), output rows [oh0, oh1) of one image and
 // group: the input rows they read are copied once into a zero-padded slab
@@ -203,39 +203,37 @@ void convUnitStride(const float *x, const Geometry &g, std::int64_t Cg, std::int
   auto &slabBuffer = scratch(4);
   slabBuffer.resize(static_cast<std::size_t>(slabSize));
   float *slab = slabBuffer.data();
-  // Each slab row written once: its padding zeroed, its input copied.
+  // Zeroed at once (its padding is a few floats per row), then each input row copied.
+  std::fill(slab, slab + slabSize, 0.0f);
   for (std::int64_t c = 0; c < Cg; ++c) {
     for (std::int64_t r = 0; r < Hs; ++r) {
-      float *dst = slab + (c * Hs + r) * Wp;
       const std::int64_t ih = oh0 - g.ph0 + r;
-      if (ih < 0 || ih >= g.H) {
-        zeroFloats(dst, Wp);
-        continue;
-      }
-      zeroFloats(dst, g.pw0);
-      copyFloats(x + (c * g.H + ih) * g.W, g.W, dst + g.pw0);
-      zeroFloats(dst + g.pw0 + g.W, g.pw1);
+      if (ih >= 0 && ih < g.H) copyFloats(x + (c * g.H + ih) * g.W, g.W, slab + (c * Hs + r) * Wp + g.pw0);
     }
   }
-  zeroFloats(slab + slabRows, slabSize - slabRows);
   if (directly) {
-    // Where im2col row (c, kh, kw) starts in the slab.
-    thread_local std::vector<std::int64_t> runStarts;
-    thread_local std::vector<Chunk> chunkList;
-    runStarts.resize(static_cast<std::size_t>(K));
-    std::int64_t *run = runStarts.data();
-    for (std::int64_t c = 0; c < Cg; ++c) {
-      for (std::int64_t kh = 0; kh < KH; ++kh) {
-        for (std::int64_t kw = 0; kw < KW; ++kw) *run++ = (c * Hs + kh * dh) * Wp + kw * dw;
+    // Where im2col row (c, kh, kw) starts in the slab, and the chunks: the
+    // same for every vertex of a split convolution but its first and last
+    // row blocks, so made again only when the geometry changes.
+    thread_local DirectPlan cached;
+    DirectPlan &plan = cached;  // one __tls_get_addr call
+    const DirectPlan::Key key{Cg, Hs, Wp, KH, KW, dh, dw, rows, g.OW};
+    if (!(plan.key == key) || plan.runStarts.empty()) {
+      plan.key = key;
+      plan.runStarts.resize(static_cast<std::size_t>(K));
+      std::int64_t *run = plan.runStarts.data();
+      for (std::int64_t c = 0; c < Cg; ++c) {
+        for (std::int64_t kh = 0; kh < KH; ++kh) {
+          for (std::int64_t kw = 0; kw < KW; ++kw) *run++ = (c * Hs + kh * dh) * Wp + kw * dw;
+        }
+      }
+      plan.chunks.clear();
+      for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::int64_t c0 = 0; c0 < g.OW; c0 += kLanes) plan.chunks.push_back({r * Wp + c0, r * g.OW + c0, std::min(kLanes, g.OW - c0)});
       }
     }
-    const std::int64_t perRow = (g.OW + kLanes - 1) / kLanes;
-    chunkList.resize(static_cast<std::size_t>(rows * perRow));
-    Chunk *chunk = chunkList.data();
-    for (std::int64_t r = 0; r < rows; ++r) {
-      for (std::int64_t c0 = 0; c0 < g.OW; c0 += kLanes) *chunk++ = {r * Wp + c0, r * g.OW + c0, std::min(kLanes, g.OW - c0)};
-    }
-    accumulateDirect(A, runStarts.data(), slab, chunkList.data(), rows * perRow, y, yStride, assign);
+    accumulateDirect(A, plan.runStarts.data(), slab, plan.chunks.data(), static_cast<std::int64_t>(plan.chunks.size()), y,
+                     yStride, assign);
     return;
   }
   auto &col = scratch(3);
