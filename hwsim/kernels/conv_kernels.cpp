@@ -164,6 +164,15 @@ void copyFloats(const float *src, std::int64_t n, float *dst) {
   }
 }
 
+// What decides which cells of the slab are padding.
+struct SlabLayout {
+  std::int64_t Cg = 0, Hs = 0, Wp = 0, pw0 = 0, W = 0, size = 0, rowsBegin = 0, rowsEnd = 0;
+  bool operator==(const SlabLayout &o) const {
+    return Cg == o.Cg && Hs == o.Hs && Wp == o.Wp && pw0 == o.pw0 && W == o.W && size == o.size &&
+           rowsBegin == o.rowsBegin && rowsEnd == o.rowsEnd;
+  }
+};
+
 // The direct path's run starts and chunks for one slab geometry.
 struct DirectPlan {
   struct Key {
@@ -198,17 +207,26 @@ void convUnitStride(const float *x, const Geometry &g, std::int64_t Cg, std::int
   const std::int64_t lastChunk = (rows - 1) * Wp + (g.OW - 1) / kLanes * kLanes;
   const std::int64_t slabRows = Cg * Hs * Wp;
   const std::int64_t slabSize = directly ? std::max(slabRows, lastRun + lastChunk + kLanes) : slabRows + (KW - 1) * dw;
-  // Written through plain pointers: in a shared library each use of a
-  // thread-local vector itself costs a __tls_get_addr call.
+  // Slab rows [rowsBegin, rowsEnd) hold input rows, the others are padding.
+  const std::int64_t rowsBegin = std::clamp<std::int64_t>(g.ph0 - oh0, 0, Hs);
+  const std::int64_t rowsEnd = std::clamp<std::int64_t>(g.H - oh0 + g.ph0, rowsBegin, Hs);
+  // Only input cells are ever written after the slab is zeroed, so its
+  // padding stays zero while the layout stays the same (every vertex of a
+  // split convolution but its first and last row blocks): zeroed only when
+  // the layout changes. Written through plain pointers: in a shared library
+  // each use of a thread-local vector itself costs a __tls_get_addr call.
   auto &slabBuffer = scratch(4);
-  slabBuffer.resize(static_cast<std::size_t>(slabSize));
+  thread_local SlabLayout lastLayout;
+  SlabLayout &layout = lastLayout;
+  const SlabLayout now{Cg, Hs, Wp, g.pw0, g.W, slabSize, rowsBegin, rowsEnd};
+  if (!(layout == now) || slabBuffer.size() != static_cast<std::size_t>(slabSize)) {
+    slabBuffer.assign(static_cast<std::size_t>(slabSize), 0.0f);
+    layout = now;
+  }
   float *slab = slabBuffer.data();
-  // Zeroed at once (its padding is a few floats per row), then each input row copied.
-  std::fill(slab, slab + slabSize, 0.0f);
   for (std::int64_t c = 0; c < Cg; ++c) {
-    for (std::int64_t r = 0; r < Hs; ++r) {
-      const std::int64_t ih = oh0 - g.ph0 + r;
-      if (ih >= 0 && ih < g.H) copyFloats(x + (c * g.H + ih) * g.W, g.W, slab + (c * Hs + r) * Wp + g.pw0);
+    for (std::int64_t r = rowsBegin; r < rowsEnd; ++r) {
+      copyFloats(x + (c * g.H + oh0 - g.ph0 + r) * g.W, g.W, slab + (c * Hs + r) * Wp + g.pw0);
     }
   }
   if (directly) {
