@@ -247,7 +247,9 @@ void convUnitStride(const float *x, const Geometry &g, std::int64_t Cg, std::int
       }
       plan.chunks.clear();
       for (std::int64_t r = 0; r < rows; ++r) {
-        for (std::int64_t c0 = 0; c0 < g.OW; c0 += kLanes) plan.chunks.push_back({r * Wp + c0, r * g.OW + c0, std::min(kLanes, g.OW - c0)});
+        for (std::int64_t c0 = 0; c0 < g.OW; c0 += kLanes) {
+          plan.chunks.push_back({r * Wp + c0, r * g.OW + c0, std::min(kLanes, g.OW - c0)});
+        }
       }
     }
     accumulateDirect(A, plan.runStarts.data(), slab, plan.chunks.data(), static_cast<std::int64_t>(plan.chunks.size()), y,

@@ -32,9 +32,10 @@ struct ElementwiseRun {
   std::array<OperandMirrors::Read, kMaxRunOperands> reads{};
 };
 
-// The runs of one compute set (Engine::Impl::planElementwiseRuns) and, per chunk of its vertices, the runs that
-// chunk holds (run index boundaries, as csChunks holds vertex ones). Empty
-// when the compute set does not qualify or no two vertices join.
+// The runs of one compute set (Engine::Impl::planElementwiseRuns) and, per
+// chunk of its vertices, the runs that chunk holds (run index boundaries, as
+// csChunks holds vertex ones). Empty when the compute set does not qualify
+// or no two vertices join.
 struct ElementwiseRuns {
   std::vector<ElementwiseRun> runs;
   std::vector<std::uint32_t> chunks;
