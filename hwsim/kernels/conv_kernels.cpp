@@ -68,12 +68,23 @@ constexpr std::int64_t kMaxDirectRows = 4;
 constexpr std::int64_t kLanes = 16;
 using Lanes = Eigen::Array<float, kLanes, 1>;
 
-// Rows [0, R) x columns [0, P * kLanes) of the wide output y (row stride
-// yStride) = sum over k of A(r, k) times the slab run at slab + runs[k]. Two
-// banks of accumulators (even and odd k) keep 2 * R * P FMA chains in flight.
+// One accumulator's worth of output: kLanes consecutive columns of the wide
+// output starting at `wide` (row r's output columns are wide columns
+// [r * Wp, r * Wp + OW)), stored to `count` output elements at `out`. Only
+// chunks holding output columns are computed, not the padding columns
+// between rows (mnist's second Conv: 14 of 18 wide columns per row, one
+// chunk where covering the whole wide row took two).
+struct Chunk {
+  std::int64_t wide = 0, out = 0, count = 0;
+};
+
+// y[r * yStride + chunks[i].out ...] = (or +=) sum over k of A(r, k) times
+// the kLanes floats at slab + runs[k] + chunks[i].wide, for rows [0, R) and
+// chunks [0, P). Two banks of accumulators (even and odd k) keep 2 * R * P
+// FMA chains in flight.
 template <int R, int P>
-void accumulateRuns(const float *A, std::int64_t K, const std::int64_t *runs, const float *slab, float *y,
-                    std::int64_t yStride) {
+void accumulateRuns(const float *A, std::int64_t K, const std::int64_t *runs, const float *slab, const Chunk *chunks,
+                    float *y, std::int64_t yStride, bool assign) {
   Lanes even[R][P], odd[R][P];
   for (int r = 0; r < R; ++r) {
     for (int i = 0; i < P; ++i) even[r][i].setZero(), odd[r][i].setZero();
@@ -83,106 +94,186 @@ void accumulateRuns(const float *A, std::int64_t K, const std::int64_t *runs, co
     const float *s0 = slab + runs[k], *s1 = slab + runs[k + 1];
     for (int r = 0; r < R; ++r) {
       for (int i = 0; i < P; ++i) {
-        even[r][i] += A[r * K + k] * Eigen::Map<const Lanes>(s0 + i * kLanes);
-        odd[r][i] += A[r * K + k + 1] * Eigen::Map<const Lanes>(s1 + i * kLanes);
+        even[r][i] += A[r * K + k] * Eigen::Map<const Lanes>(s0 + chunks[i].wide);
+        odd[r][i] += A[r * K + k + 1] * Eigen::Map<const Lanes>(s1 + chunks[i].wide);
       }
     }
   }
   if (k < K) {
     for (int r = 0; r < R; ++r) {
-      for (int i = 0; i < P; ++i) even[r][i] += A[r * K + k] * Eigen::Map<const Lanes>(slab + runs[k] + i * kLanes);
+      for (int i = 0; i < P; ++i) even[r][i] += A[r * K + k] * Eigen::Map<const Lanes>(slab + runs[k] + chunks[i].wide);
     }
   }
   for (int r = 0; r < R; ++r) {
-    for (int i = 0; i < P; ++i) Eigen::Map<Lanes>(y + r * yStride + i * kLanes) = even[r][i] + odd[r][i];
+    for (int i = 0; i < P; ++i) {
+      const Lanes sum = even[r][i] + odd[r][i];
+      float *dst = y + r * yStride + chunks[i].out;
+      if (chunks[i].count == kLanes) {
+        Eigen::Map<Lanes> row(dst);
+        if (assign) row = sum;
+        else row += sum;
+      } else {
+        Eigen::Map<Eigen::ArrayXf> row(dst, chunks[i].count);
+        if (assign) row = sum.head(chunks[i].count);
+        else row += sum.head(chunks[i].count);
+      }
+    }
   }
 }
 
-// The wide output rows [rows of A, wideStride] (wideStride a multiple of
-// kLanes): pairs of channels two accumulators wide, a last odd channel four.
+// The output rows of A's channels, chunk by chunk: pairs of channels two
+// chunks at a time, a last odd channel four.
 void accumulateDirect(const Eigen::Map<const RowMajorF> &A, const std::int64_t *runs, const float *slab,
-                      std::int64_t wideStride, float *y) {
+                      const Chunk *chunks, std::int64_t numChunks, float *y, std::int64_t yStride, bool assign) {
   const std::int64_t K = A.cols();
   std::int64_t m = 0;
   for (; m + 1 < A.rows(); m += 2) {
-    for (std::int64_t p = 0; p < wideStride; p += 2 * kLanes) {
-      if (wideStride - p == kLanes) accumulateRuns<2, 1>(A.data() + m * K, K, runs, slab + p, y + m * wideStride + p, wideStride);
-      else accumulateRuns<2, 2>(A.data() + m * K, K, runs, slab + p, y + m * wideStride + p, wideStride);
+    const float *a = A.data() + m * K;
+    float *out = y + m * yStride;
+    for (std::int64_t c = 0; c < numChunks; c += 2) {
+      if (numChunks - c == 1) accumulateRuns<2, 1>(a, K, runs, slab, chunks + c, out, yStride, assign);
+      else accumulateRuns<2, 2>(a, K, runs, slab, chunks + c, out, yStride, assign);
     }
   }
   if (m == A.rows()) return;
-  for (std::int64_t p = 0; p < wideStride; p += 4 * kLanes) {
-    const float *a = A.data() + m * K;
-    float *out = y + m * wideStride + p;
-    switch (std::min<std::int64_t>(4, (wideStride - p) / kLanes)) {
-      case 1: accumulateRuns<1, 1>(a, K, runs, slab + p, out, wideStride); break;
-      case 2: accumulateRuns<1, 2>(a, K, runs, slab + p, out, wideStride); break;
-      case 3: accumulateRuns<1, 3>(a, K, runs, slab + p, out, wideStride); break;
-      default: accumulateRuns<1, 4>(a, K, runs, slab + p, out, wideStride); break;
+  const float *a = A.data() + m * K;
+  float *out = y + m * yStride;
+  for (std::int64_t c = 0; c < numChunks; c += 4) {
+    switch (std::min<std::int64_t>(4, numChunks - c)) {
+      case 1: accumulateRuns<1, 1>(a, K, runs, slab, chunks + c, out, yStride, assign); break;
+      case 2: accumulateRuns<1, 2>(a, K, runs, slab, chunks + c, out, yStride, assign); break;
+      case 3: accumulateRuns<1, 3>(a, K, runs, slab, chunks + c, out, yStride, assign); break;
+      default: accumulateRuns<1, 4>(a, K, runs, slab, chunks + c, out, yStride, assign); break;
     }
   }
 }
+
+// A short run of floats copied inline: a slab row is a few dozen floats,
+// where a memmove call per row (what std::copy becomes) cost more than the
+// bytes (mnist's second Conv: 40 rows of 14 floats per vertex).
+void copyFloats(const float *src, std::int64_t n, float *dst) {
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) Eigen::Map<Lanes>(dst + i) = Eigen::Map<const Lanes>(src + i);
+  if (n - i >= 8) Eigen::Map<Eigen::Array<float, 8, 1>>(dst + i) = Eigen::Map<const Eigen::Array<float, 8, 1>>(src + i), i += 8;
+  if (n - i >= 4) Eigen::Map<Eigen::Array4f>(dst + i) = Eigen::Map<const Eigen::Array4f>(src + i), i += 4;
+  switch (n - i) {
+    case 3: dst[i + 2] = src[i + 2]; [[fallthrough]];
+    case 2: dst[i + 1] = src[i + 1]; [[fallthrough]];
+    case 1: dst[i] = src[i]; break;
+    default: break;
+  }
+}
+
+// What decides which cells of the slab are padding.
+struct SlabLayout {
+  std::int64_t Cg = 0, Hs = 0, Wp = 0, pw0 = 0, W = 0, size = 0, rowsBegin = 0, rowsEnd = 0;
+  bool operator==(const SlabLayout &o) const {
+    return Cg == o.Cg && Hs == o.Hs && Wp == o.Wp && pw0 == o.pw0 && W == o.W && size == o.size &&
+           rowsBegin == o.rowsBegin && rowsEnd == o.rowsEnd;
+  }
+};
+
+// The direct path's run starts and chunks for one slab geometry.
+struct DirectPlan {
+  struct Key {
+    std::int64_t Cg = 0, Hs = 0, Wp = 0, KH = 0, KW = 0, dh = 0, dw = 0, rows = 0, OW = 0;
+    bool operator==(const Key &o) const {
+      return Cg == o.Cg && Hs == o.Hs && Wp == o.Wp && KH == o.KH && KW == o.KW && dh == o.dh && dw == o.dw &&
+             rows == o.rows && OW == o.OW;
+    }
+  };
+  Key key;
+  std::vector<std::int64_t> runStarts;
+  std::vector<Chunk> chunks;
+};
 
 // Unit strides (most convolutions), output rows [oh0, oh1) of one image and
 // group: the input rows they read are copied once into a zero-padded slab
 // [Cg, rows + (KH-1)*dh, Wp] (Wp = padded width), after which im2col row
 // (c, kh, kw) for all the rows together is one contiguous run of the slab,
-// and the output is computed as "wide" rows of Wp columns whose first OW are
-// the output. A vertex usually has a few short rows, where the per-row copies
-// and padding fills of im2col cost more than the arithmetic; with at most
-// kMaxDirectRows output channels the runs are accumulated straight from the
-// slab, otherwise they are copied into an im2col matrix for one GEMM.
+// and output row r is wide columns [r * Wp, r * Wp + OW) of the product. A
+// vertex usually has a few short rows, where the per-row copies and padding
+// fills of im2col cost more than the arithmetic; with at most kMaxDirectRows
+// output channels the runs are accumulated straight from the slab into the
+// output, otherwise they are copied into an im2col matrix for one GEMM.
 void convUnitStride(const float *x, const Geometry &g, std::int64_t Cg, std::int64_t oh0, std::int64_t oh1,
                     const Eigen::Map<const RowMajorF> &A, float *y, std::int64_t yStride, bool assign) {
   const std::int64_t Wp = g.W + g.pw0 + g.pw1, rows = oh1 - oh0, Hs = rows + (g.KH - 1) * g.dh;
-  const std::int64_t wide = rows * Wp, K = A.cols();
+  const std::int64_t wide = rows * Wp, K = A.cols(), KH = g.KH, KW = g.KW, dh = g.dh, dw = g.dw;
   const bool directly = A.rows() <= kMaxDirectRows;
-  // The direct path reads whole accumulators: up to kLanes - 1 past the last run.
-  const std::int64_t wideStride = directly ? (wide + kLanes - 1) / kLanes * kLanes : wide;
-  auto &slab = scratch(4);
-  slab.assign(static_cast<std::size_t>(Cg * Hs * Wp + (g.KW - 1) * g.dw + (wideStride - wide)), 0.0f);
+  // The direct path's last chunk reads kLanes floats from the last run's
+  // start, past the slab's rows.
+  const std::int64_t lastRun = ((Cg - 1) * Hs + (KH - 1) * dh) * Wp + (KW - 1) * dw;
+  const std::int64_t lastChunk = (rows - 1) * Wp + (g.OW - 1) / kLanes * kLanes;
+  const std::int64_t slabRows = Cg * Hs * Wp;
+  const std::int64_t slabSize = directly ? std::max(slabRows, lastRun + lastChunk + kLanes) : slabRows + (KW - 1) * dw;
+  // Slab rows [rowsBegin, rowsEnd) hold input rows, the others are padding.
+  const std::int64_t rowsBegin = std::clamp<std::int64_t>(g.ph0 - oh0, 0, Hs);
+  const std::int64_t rowsEnd = std::clamp<std::int64_t>(g.H - oh0 + g.ph0, rowsBegin, Hs);
+  // Only input cells are ever written after the slab is zeroed, so its
+  // padding stays zero while the layout stays the same (every vertex of a
+  // split convolution but its first and last row blocks): zeroed only when
+  // the layout changes. Written through plain pointers: in a shared library
+  // each use of a thread-local vector itself costs a __tls_get_addr call.
+  auto &slabBuffer = scratch(4);
+  thread_local SlabLayout lastLayout;
+  SlabLayout &layout = lastLayout;
+  const SlabLayout now{Cg, Hs, Wp, g.pw0, g.W, slabSize, rowsBegin, rowsEnd};
+  if (!(layout == now) || slabBuffer.size() != static_cast<std::size_t>(slabSize)) {
+    slabBuffer.assign(static_cast<std::size_t>(slabSize), 0.0f);
+    layout = now;
+  }
+  float *slab = slabBuffer.data();
   for (std::int64_t c = 0; c < Cg; ++c) {
-    for (std::int64_t r = 0; r < Hs; ++r) {
-      const std::int64_t ih = oh0 - g.ph0 + r;
-      if (ih < 0 || ih >= g.H) continue;
-      const float *src = x + (c * g.H + ih) * g.W;
-      std::copy(src, src + g.W, slab.data() + (c * Hs + r) * Wp + g.pw0);
+    for (std::int64_t r = rowsBegin; r < rowsEnd; ++r) {
+      copyFloats(x + (c * g.H + oh0 - g.ph0 + r) * g.W, g.W, slab + (c * Hs + r) * Wp + g.pw0);
     }
   }
-  auto &out = scratch(5);
-  out.resize(static_cast<std::size_t>(A.rows() * wideStride));
   if (directly) {
-    // Where im2col row (c, kh, kw) starts in the slab, written through a
-    // plain pointer: in a shared library each use of the thread-local
-    // vector itself costs a __tls_get_addr call.
-    thread_local std::vector<std::int64_t> runStarts;
-    runStarts.resize(static_cast<std::size_t>(K));
-    std::int64_t *run = runStarts.data();
-    const std::int64_t KH = g.KH, KW = g.KW, dh = g.dh, dw = g.dw;  // not reloaded after each store
-    for (std::int64_t c = 0; c < Cg; ++c) {
-      for (std::int64_t kh = 0; kh < KH; ++kh) {
-        for (std::int64_t kw = 0; kw < KW; ++kw) *run++ = (c * Hs + kh * dh) * Wp + kw * dw;
+    // Where im2col row (c, kh, kw) starts in the slab, and the chunks: the
+    // same for every vertex of a split convolution but its first and last
+    // row blocks, so made again only when the geometry changes.
+    thread_local DirectPlan cached;
+    DirectPlan &plan = cached;  // one __tls_get_addr call
+    const DirectPlan::Key key{Cg, Hs, Wp, KH, KW, dh, dw, rows, g.OW};
+    if (!(plan.key == key) || plan.runStarts.empty()) {
+      plan.key = key;
+      plan.runStarts.resize(static_cast<std::size_t>(K));
+      std::int64_t *run = plan.runStarts.data();
+      for (std::int64_t c = 0; c < Cg; ++c) {
+        for (std::int64_t kh = 0; kh < KH; ++kh) {
+          for (std::int64_t kw = 0; kw < KW; ++kw) *run++ = (c * Hs + kh * dh) * Wp + kw * dw;
+        }
       }
-    }
-    accumulateDirect(A, runStarts.data(), slab.data(), wideStride, out.data());
-  } else {
-    auto &col = scratch(3);
-    col.resize(static_cast<std::size_t>(K * wide));
-    float *dst = col.data();
-    for (std::int64_t c = 0; c < Cg; ++c) {
-      for (std::int64_t kh = 0; kh < g.KH; ++kh) {
-        for (std::int64_t kw = 0; kw < g.KW; ++kw, dst += wide) {
-          const float *src = slab.data() + (c * Hs + kh * g.dh) * Wp + kw * g.dw;
-          std::copy(src, src + wide, dst);
+      plan.chunks.clear();
+      for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::int64_t c0 = 0; c0 < g.OW; c0 += kLanes) {
+          plan.chunks.push_back({r * Wp + c0, r * g.OW + c0, std::min(kLanes, g.OW - c0)});
         }
       }
     }
-    Eigen::Map<RowMajorF> Ywide(out.data(), A.rows(), wide);
-    Ywide.noalias() = A * Eigen::Map<const RowMajorF>(col.data(), K, wide);
+    accumulateDirect(A, plan.runStarts.data(), slab, plan.chunks.data(), static_cast<std::int64_t>(plan.chunks.size()), y,
+                     yStride, assign);
+    return;
   }
+  auto &col = scratch(3);
+  col.resize(static_cast<std::size_t>(K * wide));
+  float *dst = col.data();
+  for (std::int64_t c = 0; c < Cg; ++c) {
+    for (std::int64_t kh = 0; kh < KH; ++kh) {
+      for (std::int64_t kw = 0; kw < KW; ++kw, dst += wide) {
+        const float *src = slab + (c * Hs + kh * dh) * Wp + kw * dw;
+        std::copy(src, src + wide, dst);
+      }
+    }
+  }
+  auto &out = scratch(5);
+  out.resize(static_cast<std::size_t>(A.rows() * wide));
+  Eigen::Map<RowMajorF> Ywide(out.data(), A.rows(), wide);
+  Ywide.noalias() = A * Eigen::Map<const RowMajorF>(col.data(), K, wide);
   for (std::int64_t m = 0; m < A.rows(); ++m) {
     for (std::int64_t r = 0; r < rows; ++r) {
-      const float *src = out.data() + m * wideStride + r * Wp;
+      const float *src = out.data() + m * wide + r * Wp;
       float *row = y + m * yStride + r * g.OW;
       if (assign) std::copy(src, src + g.OW, row);
       else for (std::int64_t i = 0; i < g.OW; ++i) row[i] += src[i];

@@ -33,6 +33,7 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(
   options = resolveEngineOptions(merged);
   hostThreads = detail::hostThreads(options);
   prefetch = flag(options, "exchange.enablePrefetch", true);
+  elementwiseRuns = flag(options, "host.elementwiseRuns", true);
   planIOTiles();
   const bool all = flag(options, "autoReport.all", false);
   autoExecutionProfile = flag(options, "autoReport.outputExecutionProfile", all);
@@ -53,6 +54,7 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(
   resolveLayout();
   planComputeSets();
   planCopies();
+  planElementwiseRuns();
   nodeHasError.assign(d->nodes.size(), 0);
   for (unsigned r = 0; r < d->replicationFactor; ++r) {
     auto rep = std::make_unique<Replica>();

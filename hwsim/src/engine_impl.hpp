@@ -14,6 +14,7 @@
 
 #include "copy_plan.hpp"
 #include "device_state.hpp"
+#include "elementwise_runs.hpp"
 #include "exe_data.hpp"
 #include "hwsim/engine.hpp"
 #include "hwsim/pipeline.hpp"
@@ -97,6 +98,7 @@ struct Engine::Impl {
   void planComputeSets();
   void planIOTiles();
   void planCopies();  // copy_plan.cpp, with the operand mirrors
+  void planElementwiseRuns();  // elementwise_runs.cpp, after the chunks and mirrors
   // Before the host writes: makes the pending copies, then marks every mirror stale.
   void staleAllMirrors(unsigned replica);
   // After a load: every mirror stale, nothing pending (the arena is new).
@@ -158,6 +160,7 @@ struct Engine::Impl {
   OptionFlags options;
   unsigned hostThreads = 1;  // host.threads (host_threads.hpp)
   bool prefetch = true;
+  bool elementwiseRuns = true;  // host.elementwiseRuns (elementwise_runs.hpp)
   unsigned ioTiles = 0;  // exchange.numIOTiles
   // Per node (StreamToTensor only, with IO tiles): cycles of moving a
   // prefetched transfer from the IO tiles to its destination.
@@ -175,6 +178,7 @@ struct Engine::Impl {
   std::vector<ResolvedView> views;
   std::vector<std::vector<std::uint32_t>> csChunks;  // vertex index boundaries per compute set
   std::unique_ptr<detail::ParallelGate[]> csGates;   // per compute set: inline or on the pool
+  std::vector<detail::ElementwiseRuns> csRuns;       // per compute set (elementwise_runs.hpp)
   // Per node: a Copy's direct memcpys (copy_plan.hpp); empty for other
   // nodes and for copies whose source and destination share bytes.
   std::vector<std::vector<detail::CopyChunk>> copyChunks;

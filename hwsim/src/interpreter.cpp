@@ -209,6 +209,12 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   // Inputs whose copies still mirror their sources read the sources
   // (operand_mirrors.hpp), except in pipelined stages.
   const std::atomic<bool> *fresh = t_stage ? nullptr : replicas[replica]->freshMirrors.get();
+  // Where an In operand is read: its copy's source while the mirror is fresh.
+  auto readAt = [&](std::uint64_t offset, const detail::OperandMirrors::Read &read) {
+    const bool viaSource = fresh && read.mirror != detail::OperandMirrors::kNone &&
+                           fresh[read.mirror].load(std::memory_order_relaxed);
+    return b + (viaSource ? read.offset : offset);
+  };
   auto runVertices = [&](std::size_t chunk) {
     thread_local std::array<std::vector<std::uint8_t>, kMaxOperands> scratch;
     for (std::uint32_t vi = chunks[chunk]; vi < chunks[chunk + 1]; ++vi) {
@@ -222,12 +228,8 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
         ops[f].shape = &ev.shape;
         ops[f].numElements = ev.numElements;
         if (rv.contiguous) {
-          ops[f].data = b + rv.offset;
-          const auto &read = mirrors.readFor(vx.operands[f]);
-          if (fresh && read.mirror != detail::OperandMirrors::kNone && spec.fields[f].dir == detail::FieldDir::In &&
-              fresh[read.mirror].load(std::memory_order_relaxed)) {
-            ops[f].data = b + read.offset;
-          }
+          ops[f].data = spec.fields[f].dir == detail::FieldDir::In ? readAt(rv.offset, mirrors.readFor(vx.operands[f]))
+                                                                   : b + rv.offset;
         } else {
           scratch[f].resize(rv.bytes + 8);
           ops[f].data = scratch[f].data();
@@ -241,18 +243,39 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
       }
     }
   };
+  // A run of elementwise vertices is one call on the whole run (elementwise_runs.hpp).
+  const auto &runs = csRuns[csId];
+  auto runElementwise = [&](std::size_t chunk) {
+    for (std::uint32_t ri = runs.chunks[chunk]; ri < runs.chunks[chunk + 1]; ++ri) {
+      const auto &run = runs.runs[ri];
+      const auto &vx = cs.vertices[run.vertex];
+      const auto &spec = lib[vx.codelet];
+      std::array<detail::Operand, kMaxOperands> ops{};
+      for (std::size_t f = 0; f < vx.operands.size(); ++f) {
+        ops[f].type = d->views[vx.operands[f]].type;
+        ops[f].shape = &run.shape;
+        ops[f].numElements = run.numElements;
+        ops[f].data = readAt(run.offsets[f], run.reads[f]);
+      }
+      spec.execute(spec, ops.data(), vx.attrs);
+    }
+  };
+  auto runChunk = [&](std::size_t chunk) {
+    if (runs.empty()) runVertices(chunk);
+    else runElementwise(chunk);
+  };
   // Chunks exist only with host.threads > 1 (planComputeSets); the gate
   // keeps on the caller what the pool cannot speed up.
   const std::size_t numChunks = chunks.size() - 1;
   auto &gate = csGates[csId];
   const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(hostThreads, numChunks));
   if (numChunks > 1 && !gate.timing() && gate.parallel(threads)) {
-    detail::WorkerPool::instance().parallelFor(numChunks, runVertices, threads);
+    detail::WorkerPool::instance().parallelFor(numChunks, runChunk, threads);
     return;
   }
   const bool timed = numChunks > 1 && gate.timing();
   const std::uint64_t start = timed ? detail::threadCpuNs() : 0;
-  for (std::size_t c = 0; c < numChunks; ++c) runVertices(c);
+  for (std::size_t c = 0; c < numChunks; ++c) runChunk(c);
   if (timed) gate.record(detail::threadCpuNs() - start);
 }
 

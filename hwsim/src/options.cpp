@@ -26,7 +26,8 @@ struct OptionSpec {
 };
 
 // Every option name of seed 003's Engine option list, plus hwsim's own
-// exchange.enablePrefetch, exchange.numIOTiles and host.threads
+// exchange.enablePrefetch, exchange.numIOTiles, host.threads and
+// host.elementwiseRuns
 // (docs/hwsim.md says what each does here).
 constexpr std::array kOptions = {
     // Debug
@@ -81,6 +82,7 @@ constexpr std::array kOptions = {
     OptionSpec{"exchange.enablePrefetch", Kind::Bool, true},
     OptionSpec{"exchange.numIOTiles", Kind::UInt, true},
     OptionSpec{"host.threads", Kind::Count, true},
+    OptionSpec{"host.elementwiseRuns", Kind::Bool, true},
 };
 
 const OptionSpec *findSpec(std::string_view key) {

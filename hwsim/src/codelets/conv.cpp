@@ -26,6 +26,14 @@ constexpr std::int64_t kMaxAttr = 1 << 24;
 // the geometry at every execute allocates nothing.
 using Ints = std::array<std::int64_t, 4>;
 
+// Whether v is an integer in [lo, hi], lo >= 0 (false for NaN). Tested by
+// truncating it once in range: std::floor is a library call in the portable
+// build, and every Conv and pool vertex parses its attributes at each run.
+bool isIntegerIn(double v, std::int64_t lo, std::int64_t hi) {
+  return v >= static_cast<double>(lo) && v <= static_cast<double>(hi) &&
+         static_cast<double>(static_cast<std::int64_t>(v)) == v;
+}
+
 // Reads an attribute of `count` (at most 4) integers in [lo, kMaxAttr]; empty
 // means `count` copies of `dflt`. Returns an error message or "".
 std::string intList(const std::vector<double> &a, std::size_t count, std::int64_t lo, std::int64_t dflt,
@@ -35,7 +43,7 @@ std::string intList(const std::vector<double> &a, std::size_t count, std::int64_
   if (a.size() != count) return fmt::format("attribute {} needs {} values (got {})", what, count, a.size());
   for (std::size_t i = 0; i < count; ++i) {
     const double v = a[i];
-    if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(kMaxAttr)) {
+    if (!isIntegerIn(v, lo, kMaxAttr)) {
       return fmt::format("attribute {} value {} must be an integer in [{}, {}]", what, v, lo, kMaxAttr);
     }
     out[i] = static_cast<std::int64_t>(v);
@@ -129,8 +137,7 @@ std::string convGeometry(const Operand *ops, const Attrs &attrs, Geometry &g) {
     return fmt::format("empty dimension in in {}, weights {} or out {}", shapeString(is), shapeString(ws),
                        shapeString(os));
   }
-  if (attrs[3].size() != 1 || attrs[3][0] != std::floor(attrs[3][0]) || attrs[3][0] < 1 ||
-      attrs[3][0] > static_cast<double>(kMaxAttr)) {
+  if (attrs[3].size() != 1 || !isIntegerIn(attrs[3][0], 1, kMaxAttr)) {
     return "attribute group must be one positive integer";
   }
   if (attrs[4].size() != 1) return "attribute accumulate must be one number";

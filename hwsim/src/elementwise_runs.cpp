@@ -1,0 +1,128 @@
+#include "elementwise_runs.hpp"
+
+#include <algorithm>
+
+#include "codelets/kernels.hpp"
+#include "engine_impl.hpp"
+
+namespace hwsim::detail {
+
+bool runsElementwise(const CodeletSpec &spec) {
+  const KernelTable &k = activeKernels();
+  // Every binary op is one IEEE operation or a scalar loop per element.
+  if (spec.execute == k.binary) return true;
+  if (spec.execute != k.unary) return false;
+  // Exact in any lane; Eigen's vectorized exp, tanh, sin... may differ from
+  // its scalar tail by an ulp, so where a vertex's elements fall would show.
+  switch (static_cast<UnaryOp>(spec.op)) {
+    case UnaryOp::Neg:
+    case UnaryOp::Abs:
+    case UnaryOp::Relu:
+    case UnaryOp::Not:
+    case UnaryOp::Cast:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
+    case UnaryOp::Sign: return true;
+    default: return false;
+  }
+}
+
+namespace {
+
+struct Range {
+  std::uint64_t begin, end;
+};
+
+// Whether [r.begin, r.end) overlaps a range of `sorted` (sorted, disjoint).
+bool overlapsAny(const std::vector<Range> &sorted, Range r) {
+  auto it = std::upper_bound(sorted.begin(), sorted.end(), r.begin, [](std::uint64_t b, const Range &x) { return b < x.end; });
+  return it != sorted.end() && it->begin < r.end;
+}
+
+}  // namespace
+
+}  // namespace hwsim::detail
+
+namespace hwsim {
+
+void Engine::Impl::planElementwiseRuns() {
+  const auto &lib = detail::codeletLibrary();
+  csRuns.assign(d->computeSets.size(), {});
+  if (!elementwiseRuns) return;
+  for (std::size_t c = 0; c < d->computeSets.size(); ++c) {
+    const auto &vs = d->computeSets[c].vertices;
+    if (vs.size() < 2) continue;
+    const auto &spec = lib[vs[0].codelet];
+    if (!detail::runsElementwise(spec) || spec.fields.size() > detail::kMaxRunOperands) continue;
+    // Every vertex the same codelet on contiguous operands of one element
+    // count (no broadcast); no output byte read or written by another operand.
+    bool qualifies = true;
+    std::vector<detail::Range> outputs, inputs;
+    for (const auto &vx : vs) {
+      if (vx.codelet != vs[0].codelet || vx.operands.size() != spec.fields.size()) qualifies = false;
+      for (std::size_t f = 0; qualifies && f < vx.operands.size(); ++f) {
+        const std::uint32_t view = vx.operands[f];
+        if (view == detail::kNoView || !views[view].contiguous || views[view].bytes == 0 ||
+            d->views[view].numElements != d->views[vx.operands[0]].numElements) {
+          qualifies = false;
+          break;
+        }
+        const detail::Range r{views[view].offset, views[view].offset + views[view].bytes};
+        (spec.fields[f].dir == detail::FieldDir::In ? inputs : outputs).push_back(r);
+      }
+      if (!qualifies) break;
+    }
+    if (!qualifies) continue;
+    std::sort(outputs.begin(), outputs.end(), [](const detail::Range &a, const detail::Range &b) { return a.begin < b.begin; });
+    for (std::size_t i = 1; i < outputs.size() && qualifies; ++i) qualifies = outputs[i].begin >= outputs[i - 1].end;
+    for (std::size_t i = 0; i < inputs.size() && qualifies; ++i) qualifies = !detail::overlapsAny(outputs, inputs[i]);
+    if (!qualifies) continue;
+
+    detail::ElementwiseRuns plan;
+    plan.chunks.push_back(0);
+    const std::vector<std::uint32_t> &vertexChunks = csChunks[c];
+    const std::size_t outField = spec.fields.size() - 1;
+    for (std::size_t k = 0; k + 1 < vertexChunks.size(); ++k) {
+      // The chunk's vertices in the order of their outputs in the arena.
+      std::vector<std::uint32_t> order;
+      for (std::uint32_t v = vertexChunks[k]; v < vertexChunks[k + 1]; ++v) order.push_back(v);
+      std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return views[vs[a].operands[outField]].offset < views[vs[b].operands[outField]].offset;
+      });
+      for (const std::uint32_t v : order) {
+        const auto &vx = vs[v];
+        const std::uint64_t n = d->views[vx.operands[0]].numElements;
+        auto readOf = [&](std::size_t f) {
+          return spec.fields[f].dir == detail::FieldDir::In ? mirrors.readFor(vx.operands[f]) : detail::OperandMirrors::Read{};
+        };
+        bool joins = plan.runs.size() > plan.chunks.back();
+        for (std::size_t f = 0; joins && f < vx.operands.size(); ++f) {
+          const detail::ElementwiseRun &last = plan.runs.back();
+          const std::uint64_t lastBytes = last.numElements * sizeOf(d->views[vx.operands[f]].type);
+          const detail::OperandMirrors::Read read = readOf(f);
+          joins = views[vx.operands[f]].offset == last.offsets[f] + lastBytes && read.mirror == last.reads[f].mirror &&
+                  (read.mirror == detail::OperandMirrors::kNone || read.offset == last.reads[f].offset + lastBytes);
+        }
+        if (joins) {
+          plan.runs.back().numElements += n;
+          continue;
+        }
+        detail::ElementwiseRun run;
+        run.vertex = v;
+        run.numElements = n;
+        for (std::size_t f = 0; f < vx.operands.size(); ++f) {
+          run.offsets[f] = views[vx.operands[f]].offset;
+          run.reads[f] = readOf(f);
+        }
+        plan.runs.push_back(run);
+      }
+      plan.chunks.push_back(static_cast<std::uint32_t>(plan.runs.size()));
+    }
+    if (plan.runs.size() == vs.size()) continue;  // nothing joined
+    for (auto &run : plan.runs) run.shape = {run.numElements};
+    csRuns[c] = std::move(plan);
+  }
+}
+
+}  // namespace hwsim
