@@ -3,6 +3,7 @@
 // arithmetic exact (same IEEE operation), F16 results within one half-precision
 // rounding of the F32 reference (relative 1e-3), integers exact.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -357,9 +358,13 @@ TEST(MatMul, F32AndAccumulate) {
   expectNear(h.read<float>("acc", M * N), wantAcc, 1e-5, "matmul accumulate");
 }
 
-TEST(MatMul, F16InputsWithF32Accumulation) {
+// Small (Eigen at every level) and big enough for oneDNN above baseline
+// (kOnednnMinMacs, MatMul's F16 output accumulating in an F32 buffer).
+class MatMulF16 : public ::testing::TestWithParam<std::array<std::size_t, 3>> {};
+
+TEST_P(MatMulF16, InputsWithF32Accumulation) {
   Harness h;
-  const std::size_t M = 8, K = 256, N = 4;
+  const auto [M, K, N] = GetParam();
   auto a = h.input("a", Type::F16, {M, K});
   auto b = h.input("b", Type::F16, {K, N});
   auto c32 = h.output("c32", Type::F32, {M, N});
@@ -376,6 +381,9 @@ TEST(MatMul, F16InputsWithF32Accumulation) {
   expectNear(h.read<float>("c32", M * N), want, 1e-5, "f16->f32");
   expectNear(hwsim_test::fromHalf(h.read<std::uint16_t>("c16", M * N)), want, 2e-3, "f16->f16");
 }
+
+INSTANTIATE_TEST_SUITE_P(MatMul, MatMulF16,
+                         ::testing::Values(std::array<std::size_t, 3>{8, 256, 4}, std::array<std::size_t, 3>{32, 256, 8}));
 
 TEST(Reduce, SumMaxMinMeanOverAxes) {
   Harness h;
