@@ -55,6 +55,7 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(
   planComputeSets();
   planCopies();
   planElementwiseRuns();
+  prepareVertices();
   nodeHasError.assign(d->nodes.size(), 0);
   for (unsigned r = 0; r < d->replicationFactor; ++r) {
     auto rep = std::make_unique<Replica>();

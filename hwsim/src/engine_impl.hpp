@@ -20,6 +20,7 @@
 #include "hwsim/pipeline.hpp"
 #include "operand_mirrors.hpp"
 #include "parallel_gate.hpp"
+#include "vertex_operands.hpp"
 #include "zeroed_arena.hpp"
 
 namespace hwsim {
@@ -99,6 +100,7 @@ struct Engine::Impl {
   void planIOTiles();
   void planCopies();  // copy_plan.cpp, with the operand mirrors
   void planElementwiseRuns();  // elementwise_runs.cpp, after the chunks and mirrors
+  void prepareVertices();  // vertex_operands.cpp, after the mirrors
   // Before the host writes: makes the pending copies, then marks every mirror stale.
   void staleAllMirrors(unsigned replica);
   // After a load: every mirror stale, nothing pending (the arena is new).
@@ -179,6 +181,7 @@ struct Engine::Impl {
   std::vector<std::vector<std::uint32_t>> csChunks;  // vertex index boundaries per compute set
   std::unique_ptr<detail::ParallelGate[]> csGates;   // per compute set: inline or on the pool
   std::vector<detail::ElementwiseRuns> csRuns;       // per compute set (elementwise_runs.hpp)
+  std::vector<detail::PreparedVertices> csVertices;  // per compute set (vertex_operands.hpp)
   // Per node: a Copy's direct memcpys (copy_plan.hpp); empty for other
   // nodes and for copies whose source and destination share bytes.
   std::vector<std::vector<detail::CopyChunk>> copyChunks;

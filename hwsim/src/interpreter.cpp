@@ -26,6 +26,13 @@ namespace {
 struct StopSignal {};
 constexpr std::size_t kMaxOperands = 4;
 constexpr std::size_t kMaxProfileEvents = 4'000'000;
+
+// Where a vertex operand whose view is not contiguous is gathered or
+// scattered, one per field, reused across vertices and runs.
+std::vector<std::uint8_t> &vertexScratch(std::size_t field) {
+  thread_local std::array<std::vector<std::uint8_t>, kMaxOperands> scratch;
+  return scratch[field];
+}
 }  // namespace
 
 void Engine::Impl::checkRunnable(unsigned program) const {
@@ -215,31 +222,31 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
                            fresh[read.mirror].load(std::memory_order_relaxed);
     return b + (viaSource ? read.offset : offset);
   };
+  const detail::PreparedVertices &prepared = csVertices[csId];
   auto runVertices = [&](std::size_t chunk) {
-    thread_local std::array<std::vector<std::uint8_t>, kMaxOperands> scratch;
     for (std::uint32_t vi = chunks[chunk]; vi < chunks[chunk + 1]; ++vi) {
-      const auto &vx = cs.vertices[vi];
-      const auto &spec = lib[vx.codelet];
+      const detail::PreparedVertex &vx = prepared.vertices[vi];
+      const detail::PreparedOperand *operands = prepared.operands.data() + vx.firstOperand;
       std::array<detail::Operand, kMaxOperands> ops{};
-      for (std::size_t f = 0; f < vx.operands.size(); ++f) {
-        const auto &ev = d->views[vx.operands[f]];
-        const auto &rv = views[vx.operands[f]];
-        ops[f].type = ev.type;
-        ops[f].shape = &ev.shape;
-        ops[f].numElements = ev.numElements;
-        if (rv.contiguous) {
-          ops[f].data = spec.fields[f].dir == detail::FieldDir::In ? readAt(rv.offset, mirrors.readFor(vx.operands[f]))
-                                                                   : b + rv.offset;
+      for (std::size_t f = 0; f < vx.numOperands; ++f) {
+        const detail::PreparedOperand &o = operands[f];
+        ops[f].type = o.type;
+        ops[f].shape = o.shape;
+        ops[f].numElements = o.numElements;
+        if (o.contiguous) {
+          ops[f].data = o.dir == detail::FieldDir::In ? readAt(o.offset, o.read) : b + o.offset;
         } else {
-          scratch[f].resize(rv.bytes + 8);
-          ops[f].data = scratch[f].data();
-          if (spec.fields[f].dir != detail::FieldDir::Out) gather(rv, b, scratch[f].data());
+          std::vector<std::uint8_t> &buffer = vertexScratch(f);
+          buffer.resize(views[o.view].bytes + 8);
+          ops[f].data = buffer.data();
+          if (o.dir != detail::FieldDir::Out) gather(views[o.view], b, buffer.data());
         }
       }
-      spec.execute(spec, ops.data(), vx.attrs);
-      for (std::size_t f = 0; f < vx.operands.size(); ++f) {
-        const auto &rv = views[vx.operands[f]];
-        if (!rv.contiguous && spec.fields[f].dir != detail::FieldDir::In) scatter(rv, b, scratch[f].data());
+      vx.spec->execute(*vx.spec, ops.data(), *vx.attrs);
+      if (!vx.anyScattered) continue;
+      for (std::size_t f = 0; f < vx.numOperands; ++f) {
+        const detail::PreparedOperand &o = operands[f];
+        if (!o.contiguous && o.dir != detail::FieldDir::In) scatter(views[o.view], b, ops[f].data);
       }
     }
   };

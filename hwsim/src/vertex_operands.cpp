@@ -1,0 +1,62 @@
+#include "vertex_operands.hpp"
+
+#include "codelets/kernels.hpp"
+#include "engine_impl.hpp"
+
+namespace hwsim {
+
+namespace {
+
+// The direction a vertex's field has for the host: MatMul's out is InOut
+// only for its accumulating form; a MatMul that does not accumulate writes
+// every element of out without reading any (Eigen assigns, oneDNN's beta is
+// 0), so a scattered out (a column block of the mlp's layer outputs from
+// batch 16 up: one memcpy per row) need not be gathered before it runs,
+// only scattered after. The codelet gets the same operands and writes the
+// same bytes.
+detail::FieldDir hostDirection(const detail::CodeletSpec &spec, std::size_t field, const detail::Attrs &attrs) {
+  const detail::FieldDir dir = spec.fields[field].dir;
+  if (dir == detail::FieldDir::InOut && spec.execute == detail::activeKernels().matMul && attrs[0][0] == 0.0) {
+    return detail::FieldDir::Out;
+  }
+  return dir;
+}
+
+}  // namespace
+
+void Engine::Impl::prepareVertices() {
+  const auto &lib = detail::codeletLibrary();
+  csVertices.assign(d->computeSets.size(), {});
+  for (std::size_t c = 0; c < d->computeSets.size(); ++c) {
+    detail::PreparedVertices &prepared = csVertices[c];
+    const auto &vs = d->computeSets[c].vertices;
+    prepared.vertices.reserve(vs.size());
+    for (const auto &vx : vs) {
+      detail::PreparedVertex pv;
+      pv.spec = &lib[vx.codelet];
+      pv.attrs = &vx.attrs;
+      pv.firstOperand = static_cast<std::uint32_t>(prepared.operands.size());
+      pv.numOperands = static_cast<std::uint8_t>(vx.operands.size());
+      for (std::size_t f = 0; f < vx.operands.size(); ++f) {
+        detail::PreparedOperand op;
+        op.view = vx.operands[f];
+        op.dir = hostDirection(*pv.spec, f, vx.attrs);
+        if (op.view != detail::kNoView) {
+          const auto &ev = d->views[op.view];
+          const ResolvedView &rv = views[op.view];
+          op.type = ev.type;
+          op.shape = &ev.shape;
+          op.numElements = ev.numElements;
+          op.contiguous = rv.contiguous;
+          op.offset = rv.offset;
+          if (op.dir == detail::FieldDir::In) op.read = mirrors.readFor(op.view);
+          pv.anyScattered = pv.anyScattered || !rv.contiguous;
+        }
+        prepared.operands.push_back(op);
+      }
+      prepared.vertices.push_back(pv);
+    }
+  }
+}
+
+}  // namespace hwsim
