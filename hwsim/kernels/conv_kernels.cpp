@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codelets/conv_geometry.hpp"
+#include "conv_masked_rows.hpp"
 #include "f32_operands.hpp"
 #include "kernel_entry.hpp"
 
@@ -315,6 +316,12 @@ void executeConv(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
     for (std::int64_t gi = 0; gi < g.group; ++gi) {
       const float *xg = x + (n * g.C + gi * Cg) * g.H * g.W;
       Eigen::Map<const RowMajorF> A(w + gi * Mg * K, Mg, K);
+#if defined(__AVX512F__)
+      if (g.sw == 1 && Mg <= kMaskedRowsMaxChannels && g.KW <= kMaskedRowsMaxKernelWidth) {
+        convMaskedRows(xg, g, Cg, A.data(), Mg, y + (n * g.M + gi * Mg) * P, P, assign);
+        continue;
+      }
+#endif
       for (std::int64_t oh0 = 0; oh0 < g.OH; oh0 += band) {
         const std::int64_t oh1 = std::min(g.OH, oh0 + band), cols = (oh1 - oh0) * g.OW;
         float *yBand = y + (n * g.M + gi * Mg) * P + oh0 * g.OW;
