@@ -348,18 +348,35 @@ void executeConv(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
   }
 }
 
+// Column maxima of `n` output columns of one window tap: acc[i] =
+// std::max(acc[i], src[i * sw]), with SW the column stride when known at
+// compile time (0: g.sw at run time), so the loop can be vectorized.
+template <int SW>
+void maxColumns(const float *src, std::int64_t sw, std::int64_t n, float *acc) {
+  const std::int64_t stride = SW > 0 ? SW : sw;
+  for (std::int64_t i = 0; i < n; ++i) acc[i] = std::max(acc[i], src[i * stride]);
+}
+
 // MaxPool of one channel whose windows are all inside the input (none in
 // padding, no dilation): the general loop's bounds checks and counts cost
-// more than the maxima.
+// more than the maxima. A block of output columns is taken one window tap
+// at a time, in the scalar loop's tap order per column (so NaN and signed
+// zeros give what std::max gives there), which makes the columns
+// independent: one max per column at a time instead of one dependent chain
+// of KH * KW per column.
+template <int SW>
 void maxPoolInside(const float *xc, const Geometry &g, float *yc) {
+  constexpr std::int64_t kBlock = 64;
+  float acc[kBlock];
   for (std::int64_t oh = 0; oh < g.OH; ++oh) {
-    for (std::int64_t ow = 0; ow < g.OW; ++ow) {
-      const float *window = xc + oh * g.sh * g.W + ow * g.sw;
-      float acc = -std::numeric_limits<float>::infinity();
+    for (std::int64_t ow0 = 0; ow0 < g.OW; ow0 += kBlock) {
+      const std::int64_t n = std::min(kBlock, g.OW - ow0);
+      std::fill_n(acc, n, -std::numeric_limits<float>::infinity());
+      const float *window = xc + oh * g.sh * g.W + ow0 * g.sw;
       for (std::int64_t kh = 0; kh < g.KH; ++kh, window += g.W) {
-        for (std::int64_t kw = 0; kw < g.KW; ++kw) acc = std::max(acc, window[kw]);
+        for (std::int64_t kw = 0; kw < g.KW; ++kw) maxColumns<SW>(window + kw, g.sw, n, acc);
       }
-      yc[oh * g.OW + ow] = acc;
+      std::copy_n(acc, n, yc + oh * g.OW + ow0);
     }
   }
 }
@@ -379,7 +396,12 @@ void executePool(const CodeletSpec &spec, const Operand *ops, const Attrs &attrs
     const float *xc = x + nc * g.H * g.W;
     float *yc = y + nc * g.OH * g.OW;
     if (inside) {
-      maxPoolInside(xc, g, yc);
+      switch (g.sw) {
+        case 1: maxPoolInside<1>(xc, g, yc); break;
+        case 2: maxPoolInside<2>(xc, g, yc); break;
+        case 3: maxPoolInside<3>(xc, g, yc); break;
+        default: maxPoolInside<0>(xc, g, yc); break;
+      }
       continue;
     }
     for (std::int64_t oh = 0; oh < g.OH; ++oh) {
