@@ -7,6 +7,8 @@
 #include <iterator>
 #include <limits>
 #include <random>
+#include <tuple>
+#include <vector>
 
 #include "test_util.hpp"
 
@@ -380,6 +382,25 @@ TEST(Conv, BadShapesAreCompileErrorsNamingTheProblem) {
     const auto err =
         compileError(h, {h.vertex("Conv", {{"in", in}, {"weights", w}, {"out", out}}, 0, {{"pads", {1, 1}}})});
     EXPECT_NE(err.find("attribute pads needs 4 values"), std::string::npos) << err;
+  }
+  for (const auto &[attr, values, want] : std::vector<std::tuple<const char *, std::vector<double>, const char *>>{
+           {"strides", {1, 1.5}, "attribute strides value 1.5 must be an integer in [1, 16777216]"},
+           {"dilations", {0, 1}, "attribute dilations value 0 must be an integer in [1, 16777216]"},
+           {"pads", {0, -1, 0, 0}, "attribute pads value -1 must be an integer in [0, 16777216]"}}) {
+    hwsim_test::Harness h;  // attribute values out of range
+    auto in = h.input("in", Type::F32, {1, 1, 6, 6});
+    auto w = h.input("w", Type::F32, {1, 1, 3, 3});
+    auto out = h.output("out", Type::F32, {1, 1, 4, 4});
+    const auto err =
+        compileError(h, {h.vertex("Conv", {{"in", in}, {"weights", w}, {"out", out}}, 0, {{attr, values}})});
+    EXPECT_NE(err.find(want), std::string::npos) << err;
+  }
+  {
+    hwsim_test::Harness h;  // pool kernel_shape of the wrong length
+    auto in = h.input("in", Type::F32, {1, 1, 6, 6});
+    auto out = h.output("out", Type::F32, {1, 1, 3, 3});
+    const auto err = compileError(h, {h.vertex("MaxPool", {{"in", in}, {"out", out}}, 0, {{"kernel_shape", {2}}})});
+    EXPECT_NE(err.find("attribute kernel_shape needs 2 values (got 1)"), std::string::npos) << err;
   }
   {
     hwsim_test::Harness h;  // mixed types
