@@ -1,8 +1,7 @@
 // The Conv and MaxPool host kernels of each x86-64 level on mnist-8's vertex
 // geometries, side by side: both Convs as the plan splits them (the first and
-// last output rows read fewer input rows, with a row pad) and the first
-// MaxPool (2x2, stride 2, 28x28 -> 14x14). Time per pass over a Conv's
-// vertices, or per pool vertex. Uses hwsim's private
+// last output rows read fewer input rows, with a row pad) and one channel of
+// each MaxPool. Time per pass over a Conv's vertices, or per pool vertex. Uses hwsim's private
 // headers: the kernel tables are internal.
 #include <algorithm>
 #include <random>
@@ -96,15 +95,18 @@ void BM_FirstConvVertices(benchmark::State &state) {
   runConvVertices(state, vertices, 1);
 }
 
-void BM_FirstMaxPoolVertex(benchmark::State &state) {
+// One MaxPool vertex of one channel: the first MaxPool's (2x2, stride 2, 28x28
+// -> 14x14) and the second's (3x3, stride 3, 14x14 -> 4x4).
+void runMaxPool(benchmark::State &state, std::size_t size, double window) {
   const auto *table = hwsim::detail::kernelTable(static_cast<KernelIsa>(state.range(0)));
   if (table == nullptr) {
     state.SkipWithError("level not run by this CPU");
     return;
   }
-  const Shape inShape{1, 1, 28, 28}, outShape{1, 1, 14, 14};
-  std::vector<float> in = random(28 * 28, 7), out(14 * 14);
-  const Attrs attrs{{2, 2}, {2, 2}, {}, {}};
+  const auto k = static_cast<std::size_t>(window), outSize = (size - k) / k + 1;
+  const Shape inShape{1, 1, size, size}, outShape{1, 1, outSize, outSize};
+  std::vector<float> in = random(size * size, 7), out(outSize * outSize);
+  const Attrs attrs{{window, window}, {window, window}, {}, {}};
   Operand ops[] = {operand(in, inShape), operand(out, outShape)};
   const CodeletSpec &s = spec("MaxPool");
   for (auto _ : state) {
@@ -114,6 +116,9 @@ void BM_FirstMaxPoolVertex(benchmark::State &state) {
   state.SetLabel(std::string(hwsim::detail::kernelIsaName(static_cast<KernelIsa>(state.range(0)))));
 }
 
+void BM_FirstMaxPoolVertex(benchmark::State &state) { runMaxPool(state, 28, 2); }
+void BM_SecondMaxPoolVertex(benchmark::State &state) { runMaxPool(state, 14, 3); }
+
 void levels(benchmark::internal::Benchmark *b) {
   for (KernelIsa isa : hwsim::detail::kAllKernelIsas) b->Arg(static_cast<int>(isa));
 }
@@ -121,6 +126,7 @@ void levels(benchmark::internal::Benchmark *b) {
 BENCHMARK(BM_FirstConvVertices)->Apply(levels)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SecondConvVertices)->Apply(levels)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FirstMaxPoolVertex)->Apply(levels)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SecondMaxPoolVertex)->Apply(levels)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -348,35 +348,40 @@ void executeConv(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
   }
 }
 
-// Column maxima of `n` output columns of one window tap: acc[i] =
-// std::max(acc[i], src[i * sw]), with SW the column stride when known at
-// compile time (0: g.sw at run time), so the loop can be vectorized.
-template <int SW>
-void maxColumns(const float *src, std::int64_t sw, std::int64_t n, float *acc) {
-  const std::int64_t stride = SW > 0 ? SW : sw;
-  for (std::int64_t i = 0; i < n; ++i) acc[i] = std::max(acc[i], src[i * stride]);
-}
-
 // MaxPool of one channel whose windows are all inside the input (none in
 // padding, no dilation): the general loop's bounds checks and counts cost
-// more than the maxima. A block of output columns is taken one window tap
-// at a time, in the scalar loop's tap order per column (so NaN and signed
-// zeros give what std::max gives there), which makes the columns
-// independent: one max per column at a time instead of one dependent chain
-// of KH * KW per column.
+// more than the maxima. Output columns are taken kBlock at a time, one window
+// tap at a time for the block, so that kBlock maxima are independent instead
+// of one dependent chain of KH * KW per column; each column still sees its
+// taps in the scalar loop's order, so NaN and signed zeros give what
+// std::max gives there. SW is the column stride when known at compile time
+// (0: g.sw at run time), so the block's loads have fixed offsets.
 template <int SW>
 void maxPoolInside(const float *xc, const Geometry &g, float *yc) {
-  constexpr std::int64_t kBlock = 64;
-  float acc[kBlock];
+  constexpr std::int64_t kBlock = 4;
+  const std::int64_t sw = SW > 0 ? SW : g.sw;
   for (std::int64_t oh = 0; oh < g.OH; ++oh) {
-    for (std::int64_t ow0 = 0; ow0 < g.OW; ow0 += kBlock) {
-      const std::int64_t n = std::min(kBlock, g.OW - ow0);
-      std::fill_n(acc, n, -std::numeric_limits<float>::infinity());
-      const float *window = xc + oh * g.sh * g.W + ow0 * g.sw;
+    const float *rowWindows = xc + oh * g.sh * g.W;
+    float *out = yc + oh * g.OW;
+    std::int64_t ow = 0;
+    for (; ow + kBlock <= g.OW; ow += kBlock) {
+      float acc[kBlock];
+      std::fill_n(acc, kBlock, -std::numeric_limits<float>::infinity());
+      const float *window = rowWindows + ow * sw;
       for (std::int64_t kh = 0; kh < g.KH; ++kh, window += g.W) {
-        for (std::int64_t kw = 0; kw < g.KW; ++kw) maxColumns<SW>(window + kw, g.sw, n, acc);
+        for (std::int64_t kw = 0; kw < g.KW; ++kw) {
+          for (std::int64_t i = 0; i < kBlock; ++i) acc[i] = std::max(acc[i], window[kw + i * sw]);
+        }
       }
-      std::copy_n(acc, n, yc + oh * g.OW + ow0);
+      std::copy_n(acc, kBlock, out + ow);
+    }
+    for (; ow < g.OW; ++ow) {
+      const float *window = rowWindows + ow * sw;
+      float acc = -std::numeric_limits<float>::infinity();
+      for (std::int64_t kh = 0; kh < g.KH; ++kh, window += g.W) {
+        for (std::int64_t kw = 0; kw < g.KW; ++kw) acc = std::max(acc, window[kw]);
+      }
+      out[ow] = acc;
     }
   }
 }
