@@ -4,7 +4,6 @@
 // each MaxPool. Time per pass over a Conv's vertices, or per pool vertex. Uses hwsim's private
 // headers: the kernel tables are internal.
 #include <algorithm>
-#include <random>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -12,6 +11,7 @@
 #include "codelets/kernels.hpp"
 #include "codelets/registry.hpp"
 #include "hwsim/types.hpp"
+#include "random_floats.hpp"
 
 namespace {
 
@@ -25,14 +25,6 @@ using hwsim::detail::Operand;
 
 const CodeletSpec &spec(const char *name) {
   return hwsim::detail::codeletLibrary()[*hwsim::detail::findCodelet(name)];
-}
-
-std::vector<float> random(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  std::vector<float> v(n);
-  for (auto &x : v) x = dist(gen);
-  return v;
 }
 
 Operand operand(std::vector<float> &values, const Shape &shape) {
@@ -51,8 +43,8 @@ struct ConvVertex {
       : wShape{channels, Cg, 5, 5}, outShape{1, channels, static_cast<std::size_t>(rows), width} {
     const std::int64_t r0 = std::max<std::int64_t>(0, row - 2), r1 = std::min(height, row + rows + 2);
     inShape = {1, Cg, static_cast<std::size_t>(r1 - r0), width};
-    in = random(Cg * static_cast<std::size_t>(r1 - r0) * width, 1 + static_cast<unsigned>(row));
-    w = random(channels * Cg * 25, 100);
+    in = randomFloats(Cg * static_cast<std::size_t>(r1 - r0) * width, 1 + static_cast<unsigned>(row));
+    w = randomFloats(channels * Cg * 25, 100);
     out.resize(channels * static_cast<std::size_t>(rows) * width);
     attrs = {{}, {double(r0 - (row - 2)), 2, double(row + rows + 2 - r1), 2}, {}, {1}, {0}};
   }
@@ -105,7 +97,7 @@ void runMaxPool(benchmark::State &state, std::size_t size, double window) {
   }
   const auto k = static_cast<std::size_t>(window), outSize = (size - k) / k + 1;
   const Shape inShape{1, 1, size, size}, outShape{1, 1, outSize, outSize};
-  std::vector<float> in = random(size * size, 7), out(outSize * outSize);
+  std::vector<float> in = randomFloats(size * size, 7), out(outSize * outSize);
   const Attrs attrs{{window, window}, {window, window}, {}, {}};
   Operand ops[] = {operand(in, inShape), operand(out, outShape)};
   const CodeletSpec &s = spec("MaxPool");
