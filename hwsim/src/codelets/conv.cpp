@@ -90,15 +90,21 @@ std::string spatialGeometry(const Shape &in, const Shape &out, const Ints &kerne
       return fmt::format("spatial dimension {}: padded input {} is smaller than the dilated kernel {}", d, padded,
                          window);
     }
-    const std::int64_t floorOut = (padded - window) / strides[d] + 1;
-    const std::int64_t ceilOut = (padded - window + strides[d] - 1) / strides[d] + 1;
+    // Divides only where it must (a 64-bit division is tens of cycles): this
+    // runs for every Conv and pool vertex at each run, most with stride 1
+    // and no ceil_mode.
+    const std::int64_t span = padded - window, stride = strides[d];
+    const std::int64_t floorOut = (stride == 1 ? span : span / stride) + 1;
     const auto got = static_cast<std::int64_t>(out[2 + d]);
-    if (got != floorOut && !(allowCeil && got == ceilOut)) {
-      return allowCeil && ceilOut != floorOut
-                 ? fmt::format("out spatial dimension {} is {}, expected {} (or {} with ceil_mode) for in {}", d,
-                               got, floorOut, ceilOut, shapeString(in))
-                 : fmt::format("out spatial dimension {} is {}, expected {} for in {}", d, got, floorOut,
-                               shapeString(in));
+    if (got != floorOut) {
+      const std::int64_t ceilOut = (span + stride - 1) / stride + 1;
+      if (!(allowCeil && got == ceilOut)) {
+        return allowCeil && ceilOut != floorOut
+                   ? fmt::format("out spatial dimension {} is {}, expected {} (or {} with ceil_mode) for in {}", d,
+                                 got, floorOut, ceilOut, shapeString(in))
+                   : fmt::format("out spatial dimension {} is {}, expected {} for in {}", d, got, floorOut,
+                                 shapeString(in));
+      }
     }
     outDims[d] = got;
   }
