@@ -2,7 +2,7 @@
 // vertex (most tiles of a split convolution: mnist-8's second Conv has 2
 // channels x 1 row of 14 columns per vertex). The slab path
 // (conv_kernels.cpp) copies the input rows into a zero-padded slab first; on
-// such small vertices the copy cost as much as the arithmetic. Here every
+// such small vertices the copy took a quarter of that path's time. Here every
 // (input channel, kernel row, kernel column) tap is one masked load of 16
 // output columns' inputs straight from x: the mask zeroes the lanes whose
 // input column is padding (or past the output row) and suppresses their
