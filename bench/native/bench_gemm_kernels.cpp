@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -23,6 +22,7 @@
 #include "codelets/kernels.hpp"
 #include "codelets/registry.hpp"
 #include "gemm_backends.hpp"
+#include "random_floats.hpp"
 
 namespace {
 
@@ -73,19 +73,11 @@ GemmFn hwsimKernel(hwsim::detail::KernelIsa isa) {
   };
 }
 
-std::vector<float> randomBuffer(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (auto &x : v) x = dist(gen);
-  return v;
-}
-
 struct Operands {
   std::vector<std::vector<float>> a, b, c;
   explicit Operands(const Case &k) {
-    for (std::size_t i = 0; i < k.rowBlocks; ++i) a.push_back(randomBuffer(k.M * k.K, unsigned(i + 1)));
-    for (std::size_t j = 0; j < k.colBlocks; ++j) b.push_back(randomBuffer(k.K * k.N, unsigned(100 + j)));
+    for (std::size_t i = 0; i < k.rowBlocks; ++i) a.push_back(randomFloats(k.M * k.K, unsigned(i + 1)));
+    for (std::size_t j = 0; j < k.colBlocks; ++j) b.push_back(randomFloats(k.K * k.N, unsigned(100 + j)));
     c.assign(k.rowBlocks * k.colBlocks, std::vector<float>(k.M * k.N));
   }
   void runAll(const Case &k, const GemmFn &fn) {

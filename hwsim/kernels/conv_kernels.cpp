@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codelets/conv_geometry.hpp"
+#include "conv_masked_rows.hpp"
 #include "f32_operands.hpp"
 #include "kernel_entry.hpp"
 
@@ -315,6 +316,12 @@ void executeConv(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
     for (std::int64_t gi = 0; gi < g.group; ++gi) {
       const float *xg = x + (n * g.C + gi * Cg) * g.H * g.W;
       Eigen::Map<const RowMajorF> A(w + gi * Mg * K, Mg, K);
+#if defined(__AVX512F__)
+      if (g.sw == 1 && Mg <= kMaskedRowsMaxChannels && g.KW <= kMaskedRowsMaxKernelWidth) {
+        convMaskedRows(xg, g, Cg, A.data(), Mg, y + (n * g.M + gi * Mg) * P, P, assign);
+        continue;
+      }
+#endif
       for (std::int64_t oh0 = 0; oh0 < g.OH; oh0 += band) {
         const std::int64_t oh1 = std::min(g.OH, oh0 + band), cols = (oh1 - oh0) * g.OW;
         float *yBand = y + (n * g.M + gi * Mg) * P + oh0 * g.OW;
@@ -343,16 +350,38 @@ void executeConv(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
 
 // MaxPool of one channel whose windows are all inside the input (none in
 // padding, no dilation): the general loop's bounds checks and counts cost
-// more than the maxima.
+// more than the maxima. Output columns are taken kBlock at a time, one window
+// tap at a time for the block, so that kBlock maxima are independent instead
+// of one dependent chain of KH * KW per column; each column still sees its
+// taps in the scalar loop's order, so NaN and signed zeros give what
+// std::max gives there. SW is the column stride when known at compile time
+// (0: g.sw at run time), so the block's loads have fixed offsets.
+template <int SW>
 void maxPoolInside(const float *xc, const Geometry &g, float *yc) {
+  constexpr std::int64_t kBlock = 4;
+  const std::int64_t sw = SW > 0 ? SW : g.sw;
   for (std::int64_t oh = 0; oh < g.OH; ++oh) {
-    for (std::int64_t ow = 0; ow < g.OW; ++ow) {
-      const float *window = xc + oh * g.sh * g.W + ow * g.sw;
+    const float *rowWindows = xc + oh * g.sh * g.W;
+    float *out = yc + oh * g.OW;
+    std::int64_t ow = 0;
+    for (; ow + kBlock <= g.OW; ow += kBlock) {
+      float acc[kBlock];
+      std::fill_n(acc, kBlock, -std::numeric_limits<float>::infinity());
+      const float *window = rowWindows + ow * sw;
+      for (std::int64_t kh = 0; kh < g.KH; ++kh, window += g.W) {
+        for (std::int64_t kw = 0; kw < g.KW; ++kw) {
+          for (std::int64_t i = 0; i < kBlock; ++i) acc[i] = std::max(acc[i], window[kw + i * sw]);
+        }
+      }
+      std::copy_n(acc, kBlock, out + ow);
+    }
+    for (; ow < g.OW; ++ow) {
+      const float *window = rowWindows + ow * sw;
       float acc = -std::numeric_limits<float>::infinity();
       for (std::int64_t kh = 0; kh < g.KH; ++kh, window += g.W) {
         for (std::int64_t kw = 0; kw < g.KW; ++kw) acc = std::max(acc, window[kw]);
       }
-      yc[oh * g.OW + ow] = acc;
+      out[ow] = acc;
     }
   }
 }
@@ -372,7 +401,12 @@ void executePool(const CodeletSpec &spec, const Operand *ops, const Attrs &attrs
     const float *xc = x + nc * g.H * g.W;
     float *yc = y + nc * g.OH * g.OW;
     if (inside) {
-      maxPoolInside(xc, g, yc);
+      switch (g.sw) {
+        case 1: maxPoolInside<1>(xc, g, yc); break;
+        case 2: maxPoolInside<2>(xc, g, yc); break;
+        case 3: maxPoolInside<3>(xc, g, yc); break;
+        default: maxPoolInside<0>(xc, g, yc); break;
+      }
       continue;
     }
     for (std::int64_t oh = 0; oh < g.OH; ++oh) {

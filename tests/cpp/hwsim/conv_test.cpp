@@ -2,7 +2,13 @@
 // builders against naive reference loops (ONNX semantics), bad shapes, costs
 // and tile memory for mnist- and ResNet-sized layers.
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <limits>
+#include <random>
+#include <tuple>
+#include <vector>
 
 #include "test_util.hpp"
 
@@ -279,6 +285,51 @@ TEST(Pool, MaxAndAverageMatchReference) {
   }
 }
 
+// MaxPool without padding (the kernels' inside-the-input path, which takes
+// a block of columns one window tap at a time) gives std::max's result in
+// window order bit for bit: NaN never wins, and of +0 and -0 the first seen.
+TEST(Pool, MaxPoolKeepsStdMaxOrderForNaNAndSignedZeros) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {nan, -0.0f, 0.0f, inf, -inf, 1.0f, -1.0f, 0.0f, -0.0f};
+  const std::vector<PoolCase> cases = {
+      {"2x2_s2", {1, 2, 8, 9}, {{2, 2}, {2, 2}, {}, {}, {}, false, false}},
+      {"3x3_s3", {1, 2, 9, 9}, {{3, 3}, {3, 3}, {}, {}, {}, false, false}},
+      {"3x2_s1", {1, 2, 7, 70}, {{3, 2}, {1, 1}, {}, {}, {}, false, false}},
+  };
+  std::mt19937 gen(77);
+  for (const auto &c : cases) {
+    std::vector<float> x(numel(c.in));
+    for (auto &v : x) v = specials[gen() % std::size(specials)];
+    hwsim_test::Harness h;
+    auto in = h.input("in", Type::F32, c.in);
+    p::Sequence prog;
+    auto out = ops::pool(h.graph, prog, "MaxPool", in, c.params, "pool");
+    h.graph.createHostRead("out", out);
+    h.build({prog});
+    h.write("in", x);
+    ASSERT_EQ(h.engine->run(0), hwsim::RunStatus::Completed);
+    const auto got = h.read<float>("out", out.numElements());
+    const Shape os = out.shape();
+    const std::size_t H = c.in[2], W = c.in[3], KH = c.params.kernelShape[0], KW = c.params.kernelShape[1];
+    const std::size_t sh = c.params.strides[0], sw = c.params.strides[1];
+    for (std::size_t ch = 0; ch < c.in[1]; ++ch) {
+      for (std::size_t oh = 0; oh < os[2]; ++oh) {
+        for (std::size_t ow = 0; ow < os[3]; ++ow) {
+          float want = -inf;
+          for (std::size_t kh = 0; kh < KH; ++kh) {
+            for (std::size_t kw = 0; kw < KW; ++kw) want = std::max(want, x[(ch * H + oh * sh + kh) * W + ow * sw + kw]);
+          }
+          const float g = got[(ch * os[2] + oh) * os[3] + ow];
+          std::uint32_t wantBits = 0, gotBits = 0;
+          std::memcpy(&wantBits, &want, 4);
+          std::memcpy(&gotBits, &g, 4);
+          ASSERT_EQ(gotBits, wantBits) << c.name << " channel " << ch << " at " << oh << "," << ow;
+        }
+      }
+    }
+  }
+}
+
 TEST(Pool, CeilModeDropsWindowStartingInEndPadding) {
   // 6 wide, kernel 2, stride 2, end pad 1: ceil gives 4 windows but the 4th
   // starts at 6 (the padding), so 3 remain, as ONNX Runtime.
@@ -331,6 +382,25 @@ TEST(Conv, BadShapesAreCompileErrorsNamingTheProblem) {
     const auto err =
         compileError(h, {h.vertex("Conv", {{"in", in}, {"weights", w}, {"out", out}}, 0, {{"pads", {1, 1}}})});
     EXPECT_NE(err.find("attribute pads needs 4 values"), std::string::npos) << err;
+  }
+  for (const auto &[attr, values, want] : std::vector<std::tuple<const char *, std::vector<double>, const char *>>{
+           {"strides", {1, 1.5}, "attribute strides value 1.5 must be an integer in [1, 16777216]"},
+           {"dilations", {0, 1}, "attribute dilations value 0 must be an integer in [1, 16777216]"},
+           {"pads", {0, -1, 0, 0}, "attribute pads value -1 must be an integer in [0, 16777216]"}}) {
+    hwsim_test::Harness h;  // attribute values out of range
+    auto in = h.input("in", Type::F32, {1, 1, 6, 6});
+    auto w = h.input("w", Type::F32, {1, 1, 3, 3});
+    auto out = h.output("out", Type::F32, {1, 1, 4, 4});
+    const auto err =
+        compileError(h, {h.vertex("Conv", {{"in", in}, {"weights", w}, {"out", out}}, 0, {{attr, values}})});
+    EXPECT_NE(err.find(want), std::string::npos) << err;
+  }
+  {
+    hwsim_test::Harness h;  // pool kernel_shape of the wrong length
+    auto in = h.input("in", Type::F32, {1, 1, 6, 6});
+    auto out = h.output("out", Type::F32, {1, 1, 3, 3});
+    const auto err = compileError(h, {h.vertex("MaxPool", {{"in", in}, {"out", out}}, 0, {{"kernel_shape", {2}}})});
+    EXPECT_NE(err.find("attribute kernel_shape needs 2 values (got 1)"), std::string::npos) << err;
   }
   {
     hwsim_test::Harness h;  // mixed types

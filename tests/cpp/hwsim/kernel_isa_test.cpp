@@ -2,6 +2,7 @@
 // baseline level's results (to float rounding: FMA contracts differently),
 // and the level is chosen as MRT_HWSIM_ISA asks, with a clear warning when it
 // cannot be. Uses hwsim's private headers: the kernel tables are internal.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -117,6 +118,22 @@ std::vector<Case> cases() {
   out.push_back({"conv 1x1", "Conv",
                  {random({1, 16, 7, 7}, -1, 1, 16), random({8, 16, 1, 1}, -1, 1, 17), random({1, 8, 7, 7}, -1, 1, 18)},
                  {}});
+  // mnist-8's second Conv as the plan splits it (v4: masked loads straight
+  // from the input): 2 of 16 output channels and one output row of 14 per
+  // vertex, the input rows that row reads (fewer, with a row pad, for the
+  // first and last two rows).
+  for (int row : {0, 1, 2, 7, 12, 13}) {
+    const int r0 = std::max(0, row - 2), r1 = std::min(14, row + 3);
+    out.push_back({"conv mnist second, row " + std::to_string(row), "Conv",
+                   {random({1, 8, static_cast<std::size_t>(r1 - r0), 14}, -1, 1, 40 + row),
+                    random({2, 8, 5, 5}, -1, 1, 60), random({1, 2, 1, 14}, -1, 1, 61)},
+                   {{}, {double(r0 - (row - 2)), 2, double(row + 3 - r1), 2}, {}, {1}, {0}}});
+  }
+  // Rows wider than one vector (three chunks), an odd channel count, row
+  // stride, dilation in both dimensions, accumulating into the output.
+  out.push_back({"conv wide rows, 3 channels, row stride, dilated, accumulate", "Conv",
+                 {random({1, 5, 12, 37}, -1, 1, 62), random({3, 5, 3, 4}, -1, 1, 63), random({1, 3, 5, 34}, -1, 1, 64)},
+                 {{2, 1}, {1, 2, 0, 1}, {2, 2}, {1}, {1}}});
   out.push_back({"maxpool", "MaxPool", {random({2, 3, 8, 8}, -1, 1, 19), random({2, 3, 4, 4}, 0, 0, 0)},
                  {{2, 2}, {2, 2}, {}, {}}});
   for (const char *op : {"Exp", "Tanh", "Sigmoid", "Relu", "Sin", "Sqrt", "Log", "Erf", "Round"}) {

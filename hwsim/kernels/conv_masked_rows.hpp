@@ -1,0 +1,25 @@
+// The AVX-512 Conv path for unit column stride and few output channels
+// (conv_masked_rows.cpp): defined only in the v4 kernels.
+#pragma once
+
+#include <cstdint>
+
+#include "codelets/conv_geometry.hpp"
+#include "kernel_entry.hpp"
+
+namespace hwsim::detail::HWSIM_ISA {
+
+#if defined(__AVX512F__)
+// Output channels up to which, and kernel widths up to which, convMaskedRows
+// runs.
+inline constexpr std::int64_t kMaskedRowsMaxChannels = 4;
+inline constexpr std::int64_t kMaskedRowsMaxKernelWidth = 16;
+
+// y[m * yStride + oh * OW + ow] = (or +=) the convolution of x [Cg, H, W]
+// with weights w [Mg, Cg * KH * KW] for all output rows and columns; needs
+// g.sw == 1, Mg <= kMaskedRowsMaxChannels, g.KW <= kMaskedRowsMaxKernelWidth.
+void convMaskedRows(const float *x, const Geometry &g, std::int64_t Cg, const float *w, std::int64_t Mg, float *y,
+                    std::int64_t yStride, bool assign);
+#endif
+
+}  // namespace hwsim::detail::HWSIM_ISA
