@@ -101,6 +101,11 @@ KernelIsa activeKernelIsa() {
   return active;
 }
 
-const KernelTable &activeKernels() { return *kernelTable(activeKernelIsa()); }
+// Looked up once: the level is fixed at the first call, and each lookup
+// asks the CPU again (engine creation asks per vertex operand).
+const KernelTable &activeKernels() {
+  static const KernelTable &active = *kernelTable(activeKernelIsa());
+  return active;
+}
 
 }  // namespace hwsim::detail
