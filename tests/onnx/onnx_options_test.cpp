@@ -258,7 +258,9 @@ TEST(OnnxOptions, HalfPrecisionKeepsTheInterfaceAndTheAnswer) {
     options.halfPrecision = half;
     const mrt::Model model = mrt::compileOnnx(mnistDir() / "model.onnx", options);
     for (const auto &a : model.anchors()) {
-      if (a.name == "Input3" || a.name == "Plus214_Output_0") EXPECT_EQ(a.data_type, mrt::DataType::F32) << a.name;
+      if (a.name == "Input3" || a.name == "Plus214_Output_0") {
+        EXPECT_EQ(a.data_type, mrt::DataType::F32) << a.name;
+      }
     }
     mrt::ModelRunner runner(model);
     const mrt::TensorMemory out = runner.execute({mrt::ConstTensorView("Input3", input)});

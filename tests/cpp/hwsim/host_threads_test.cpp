@@ -53,7 +53,9 @@ TEST(HostThreads, SameProductWithOneTwoAndAllThreadsAndPoolThreadsOnlyWhenUsed) 
   const auto two = matMul({{"host.threads", "2"}});
   const auto all = matMul({});
   const auto more = matMul({{"host.threads", "4096"}});  // cut to the CPUs the process may use
-  if (pool.capacity() > 0) EXPECT_EQ(pool.startedThreads(), pool.capacity());
+  if (pool.capacity() > 0) {
+    EXPECT_EQ(pool.startedThreads(), pool.capacity());
+  }
   EXPECT_EQ(one, inlineToo);
   EXPECT_EQ(one, two);
   EXPECT_EQ(one, all);
