@@ -282,11 +282,8 @@ void convUnitStride(const float *x, const Geometry &g, std::int64_t Cg, std::int
   }
 }
 
-}  // namespace
-
-void executeConv(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
-  Geometry g;
-  if (!convGeometry(ops, attrs, g).empty()) return;  // validated before; never trust blindly
+// Conv of a vertex whose geometry is g.
+void runConv(const Geometry &g, const Operand *ops, const Attrs &attrs) {
   const Operand &out = ops[2];
   const bool accumulate = attrs[4][0] != 0.0;
   const float *x = asF32(ops[0], 0);
@@ -348,6 +345,20 @@ void executeConv(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
   }
 }
 
+}  // namespace
+
+void executeConv(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
+  Geometry g;
+  if (!convGeometry(ops, attrs, g).empty()) return;  // validated before; never trust blindly
+  runConv(g, ops, attrs);
+}
+
+void executeConvPrepared(const CodeletSpec &, const Operand *ops, const Attrs &attrs, const void *geometry) {
+  runConv(*static_cast<const Geometry *>(geometry), ops, attrs);
+}
+
+namespace {
+
 // MaxPool of one channel whose windows are all inside the input (none in
 // padding, no dilation): the general loop's bounds checks and counts cost
 // more than the maxima. Output columns are taken kBlock at a time, one window
@@ -386,9 +397,8 @@ void maxPoolInside(const float *xc, const Geometry &g, float *yc) {
   }
 }
 
-void executePool(const CodeletSpec &spec, const Operand *ops, const Attrs &attrs) {
-  Geometry g;
-  if (!poolGeometry(ops, attrs, g).empty()) return;
+// MaxPool or AveragePool of a vertex whose geometry is g.
+void runPool(const CodeletSpec &spec, const Geometry &g, const Operand *ops, const Attrs &attrs) {
   const bool isMax = spec.op == 0;
   const bool countPad = !isMax && attrs[4][0] != 0.0;
   const Operand &out = ops[1];
@@ -441,6 +451,18 @@ void executePool(const CodeletSpec &spec, const Operand *ops, const Attrs &attrs
     auto *h = ptr<Type::F16>(out);
     for (std::size_t i = 0; i < out.numElements; ++i) h[i] = Eigen::half(y[i]);
   }
+}
+
+}  // namespace
+
+void executePool(const CodeletSpec &spec, const Operand *ops, const Attrs &attrs) {
+  Geometry g;
+  if (!poolGeometry(ops, attrs, g).empty()) return;
+  runPool(spec, g, ops, attrs);
+}
+
+void executePoolPrepared(const CodeletSpec &spec, const Operand *ops, const Attrs &attrs, const void *geometry) {
+  runPool(spec, *static_cast<const Geometry *>(geometry), ops, attrs);
 }
 
 }  // namespace hwsim::detail::HWSIM_ISA

@@ -26,5 +26,7 @@ void executeSoftmax(const CodeletSpec &, const Operand *, const Attrs &);
 void executeArgMax(const CodeletSpec &, const Operand *, const Attrs &);
 void executeConv(const CodeletSpec &, const Operand *, const Attrs &);
 void executePool(const CodeletSpec &, const Operand *, const Attrs &);
+void executeConvPrepared(const CodeletSpec &, const Operand *, const Attrs &, const void *geometry);
+void executePoolPrepared(const CodeletSpec &, const Operand *, const Attrs &, const void *geometry);
 
 }  // namespace hwsim::detail::HWSIM_ISA

@@ -6,6 +6,7 @@ extern "C" const hwsim::detail::KernelTable *HWSIM_ISA_TABLE() {
   static const hwsim::detail::KernelTable table{k::executeUnary,  k::executeBinary, k::executeFill,
                                                 k::executeIncrement, k::executeMatMul, k::executeReduce,
                                                 k::executeSoftmax, k::executeArgMax, k::executeConv,
-                                                k::executePool};
+                                                k::executePool, k::executeConvPrepared,
+                                                k::executePoolPrepared};
   return &table;
 }

@@ -242,7 +242,8 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
           if (o.dir != detail::FieldDir::Out) gather(views[o.view], b, buffer.data());
         }
       }
-      vx.spec->execute(*vx.spec, ops.data(), *vx.attrs);
+      if (vx.prepared != nullptr) vx.spec->executePrepared(*vx.spec, ops.data(), *vx.attrs, vx.prepared);
+      else vx.spec->execute(*vx.spec, ops.data(), *vx.attrs);
       if (!vx.anyScattered) continue;
       for (std::size_t f = 0; f < vx.numOperands; ++f) {
         const detail::PreparedOperand &o = operands[f];

@@ -1,5 +1,8 @@
 #include "vertex_operands.hpp"
 
+#include <utility>
+#include <vector>
+
 #include "codelets/kernels.hpp"
 #include "engine_impl.hpp"
 
@@ -20,6 +23,21 @@ detail::FieldDir hostDirection(const detail::CodeletSpec &spec, std::size_t fiel
     return detail::FieldDir::Out;
   }
   return dir;
+}
+
+// What the vertex's codelet prepares from its operands' types and shapes
+// and its attributes (codelets/registry.hpp), or null.
+detail::PreparedState prepareState(const detail::CodeletSpec &spec, const detail::PreparedOperand *operands,
+                           std::size_t numOperands, const detail::Attrs &attrs) {
+  if (spec.prepare == nullptr) return nullptr;
+  std::vector<detail::Operand> ops(numOperands);
+  for (std::size_t f = 0; f < numOperands; ++f) {
+    if (operands[f].view == detail::kNoView) return nullptr;
+    ops[f].type = operands[f].type;
+    ops[f].shape = operands[f].shape;
+    ops[f].numElements = operands[f].numElements;
+  }
+  return spec.prepare(spec, ops.data(), attrs);
 }
 
 }  // namespace
@@ -53,6 +71,10 @@ void Engine::Impl::prepareVertices() {
           pv.anyScattered = pv.anyScattered || !rv.contiguous;
         }
         prepared.operands.push_back(op);
+      }
+      if (auto made = prepareState(*pv.spec, prepared.operands.data() + pv.firstOperand, pv.numOperands, vx.attrs)) {
+        pv.prepared = made.get();
+        prepared.states.push_back(std::move(made));
       }
       prepared.vertices.push_back(pv);
     }

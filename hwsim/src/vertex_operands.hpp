@@ -9,7 +9,9 @@
 // that setup; docs/performance.md, item 1). What the codelets get is the
 // same as before: same pointers, same types and shapes. A non-accumulating
 // MatMul's out counts as written only, so a scattered out is not gathered
-// before the codelet overwrites it (vertex_operands.cpp).
+// before the codelet overwrites it (vertex_operands.cpp). A codelet with a
+// prepare step (Conv, pools: their geometry) gets what it made here at each
+// run, instead of parsing its shapes and attributes again.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,7 @@ struct PreparedOperand {
 struct PreparedVertex {
   const CodeletSpec *spec = nullptr;
   const Attrs *attrs = nullptr;
+  const void *prepared = nullptr;  // spec->prepare's state (owned by PreparedVertices::states), or null
   std::uint32_t firstOperand = 0;  // index into PreparedVertices::operands
   std::uint8_t numOperands = 0;
   bool anyScattered = false;  // an operand view that is not contiguous (gathered/scattered through scratch)
@@ -43,6 +46,7 @@ struct PreparedVertex {
 struct PreparedVertices {
   std::vector<PreparedVertex> vertices;
   std::vector<PreparedOperand> operands;
+  std::vector<PreparedState> states;  // what the vertices' prepared point to
 };
 
 }  // namespace hwsim::detail

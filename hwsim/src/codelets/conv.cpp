@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -139,6 +140,14 @@ std::string spatialGeometry(const Shape &in, const Shape &out, const Ints &kerne
 
 bool hasZero(const Shape &s) { return std::find(s.begin(), s.end(), 0u) != s.end(); }
 
+// The vertex's Geometry as parsed by `parse`, or null if it is invalid.
+PreparedState prepareGeometry(std::string (*parse)(const Operand *, const Attrs &, Geometry &), const Operand *ops,
+                              const Attrs &attrs) {
+  auto g = std::make_shared<Geometry>();
+  if (!parse(ops, attrs, *g).empty()) return nullptr;
+  return g;
+}
+
 }  // namespace
 
 // Conv attributes: strides, pads, dilations, group, accumulate.
@@ -234,11 +243,19 @@ double cyclesConv(const CodeletSpec &, const Target &t, const Operand *ops, cons
   return t.vertexOverheadCycles + std::ceil(2.0 * macs / rate);
 }
 
+PreparedState prepareConv(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
+  return prepareGeometry(convGeometry, ops, attrs);
+}
+
 // ---------- MaxPool / AveragePool ----------
 
 std::string validatePool(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
   Geometry g;
   return poolGeometry(ops, attrs, g);
+}
+
+PreparedState preparePool(const CodeletSpec &, const Operand *ops, const Attrs &attrs) {
+  return prepareGeometry(poolGeometry, ops, attrs);
 }
 
 double cyclesPool(const CodeletSpec &, const Target &t, const Operand *ops, const Attrs &attrs) {

@@ -19,9 +19,11 @@ namespace hwsim::detail {
 enum class KernelIsa : std::uint8_t { Baseline, V3, V4 };
 inline constexpr KernelIsa kAllKernelIsas[] = {KernelIsa::Baseline, KernelIsa::V3, KernelIsa::V4};
 
-// One level's execute functions.
+// One level's execute functions, and those given a prepared Geometry
+// (codelets/conv_geometry.hpp).
 struct KernelTable {
   ExecuteFn unary, binary, fill, increment, matMul, reduce, softmax, argMax, conv, pool;
+  PreparedExecuteFn convPrepared, poolPrepared;
 };
 
 std::string_view kernelIsaName(KernelIsa isa);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,14 @@ struct CodeletSpec;
 using ValidateFn = std::string (*)(const CodeletSpec &, const Operand *, const Attrs &);
 using CyclesFn = double (*)(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
 using ExecuteFn = void (*)(const CodeletSpec &, const Operand *, const Attrs &);
+// What a codelet can derive once per vertex from its operands' types and
+// shapes and its attributes, all fixed for a vertex (Conv and pool geometry):
+// made at engine creation (null when the codelet cannot, e.g. invalid
+// operands) and handed to executePrepared at each run, so the run skips the
+// parsing. Outside an engine, execute parses at each call as before.
+using PreparedState = std::shared_ptr<const void>;
+using PrepareFn = PreparedState (*)(const CodeletSpec &, const Operand *, const Attrs &);
+using PreparedExecuteFn = void (*)(const CodeletSpec &, const Operand *, const Attrs &, const void *prepared);
 
 struct CodeletSpec {
   std::string_view name;
@@ -50,6 +59,8 @@ struct CodeletSpec {
   CyclesFn cycles = nullptr;
   ExecuteFn execute = nullptr;
   int op = 0;  // which member of a family (unary/binary op id)
+  PrepareFn prepare = nullptr;                   // optional, with executePrepared
+  PreparedExecuteFn executePrepared = nullptr;  // execute given what prepare made
 };
 
 const std::vector<CodeletSpec> &codeletLibrary();
@@ -94,6 +105,7 @@ std::string validateArgMax(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesArgMax(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
 std::string validateConv(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesConv(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+PreparedState prepareConv(const CodeletSpec &, const Operand *, const Attrs &);  // a Geometry
 std::string validateScatter(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesScatter(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
 void executeScatter(const CodeletSpec &, const Operand *, const Attrs &);
@@ -103,6 +115,7 @@ void executeGather(const CodeletSpec &, const Operand *, const Attrs &);
 // Pooling family: op 0 = MaxPool, 1 = AveragePool.
 std::string validatePool(const CodeletSpec &, const Operand *, const Attrs &);
 double cyclesPool(const CodeletSpec &, const Target &, const Operand *, const Attrs &);
+PreparedState preparePool(const CodeletSpec &, const Operand *, const Attrs &);  // a Geometry
 
 // Elements per cycle of the vector unit for a type.
 double vectorWidth(const Target &target, Type type);

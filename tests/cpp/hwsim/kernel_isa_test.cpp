@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -25,6 +27,7 @@ using hwsim::detail::ExecuteFn;
 using hwsim::detail::KernelIsa;
 using hwsim::detail::KernelTable;
 using hwsim::detail::Operand;
+using hwsim::detail::PreparedExecuteFn;
 
 const CodeletSpec &spec(const char *name) {
   return hwsim::detail::codeletLibrary()[*hwsim::detail::findCodelet(name)];
@@ -58,7 +61,7 @@ struct Case {
 };
 
 // Runs the case's codelet with `fn` and returns the output.
-std::vector<float> run(const Case &c, ExecuteFn fn) {
+std::vector<float> run(const Case &c, const std::function<void(const CodeletSpec &, const Operand *, const Attrs &)> &fn) {
   const CodeletSpec &s = spec(c.codelet);
   std::vector<Tensor> tensors = c.operands;
   std::vector<Operand> ops;
@@ -136,6 +139,9 @@ std::vector<Case> cases() {
                  {{2, 1}, {1, 2, 0, 1}, {2, 2}, {1}, {1}}});
   out.push_back({"maxpool", "MaxPool", {random({2, 3, 8, 8}, -1, 1, 19), random({2, 3, 4, 4}, 0, 0, 0)},
                  {{2, 2}, {2, 2}, {}, {}}});
+  out.push_back({"averagepool padded, count_include_pad", "AveragePool",
+                 {random({1, 2, 7, 9}, -1, 1, 65), random({1, 2, 4, 5}, 0, 0, 0)},
+                 {{3, 3}, {2, 2}, {1, 1, 1, 1}, {}, {1}}});
   for (const char *op : {"Exp", "Tanh", "Sigmoid", "Relu", "Sin", "Sqrt", "Log", "Erf", "Round"}) {
     const float lo = std::string(op) == "Sqrt" || std::string(op) == "Log" ? 0.01f : -3.0f;
     out.push_back({op, op, {random({1000}, lo, 3, 20), random({1000}, 0, 0, 0)}, {}});
@@ -171,6 +177,45 @@ TEST(KernelIsa, EveryLevelThisMachineRunsAgreesWithBaseline) {
   }
   // Only the levels this CPU runs can be compared; say which were.
   RecordProperty("levels_compared", compared);
+}
+
+// The Conv and pool kernels given the geometry prepared once per vertex (as
+// an engine runs them) write the bytes they write parsing it at each call.
+TEST(KernelIsa, PreparedGeometryGivesTheBytesOfParsingAtEachCall) {
+  int compared = 0;
+  for (KernelIsa isa : hwsim::detail::kAllKernelIsas) {
+    const KernelTable *table = hwsim::detail::kernelTable(isa);
+    if (table == nullptr) continue;
+    for (const Case &c : cases()) {
+      const std::string codelet = c.codelet;
+      if (codelet != "Conv" && codelet != "MaxPool" && codelet != "AveragePool") continue;
+      const PreparedExecuteFn withGeometry = codelet == "Conv" ? table->convPrepared : table->poolPrepared;
+      const auto want = run(c, kernelOf(*table, c.codelet));
+      const auto got = run(c, [&](const CodeletSpec &s, const Operand *ops, const Attrs &attrs) {
+        ASSERT_NE(s.prepare, nullptr) << c.name;
+        const auto geometry = s.prepare(s, ops, attrs);
+        ASSERT_NE(geometry, nullptr) << c.name;
+        withGeometry(s, ops, attrs, geometry.get());
+      });
+      ASSERT_EQ(got.size(), want.size());
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
+          << c.name << " at level " << hwsim::detail::kernelIsaName(isa);
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 15);
+}
+
+// A vertex whose geometry is invalid prepares nothing (an engine then runs
+// the parsing execute, which refuses it as before).
+TEST(KernelIsa, InvalidGeometryPreparesNothing) {
+  Tensor in = random({1, 2, 8, 8}, -1, 1, 1), out = random({1, 2, 5, 5}, 0, 0, 0);
+  const std::vector<Operand> ops = {{nullptr, Type::F32, &in.shape, in.values.size()},
+                                    {nullptr, Type::F32, &out.shape, out.values.size()}};
+  const CodeletSpec &s = spec("MaxPool");
+  const Attrs attrs = {{2, 2}, {2, 2}, {}, {}};  // gives a 4x4 out, not 5x5
+  EXPECT_EQ(s.validate(s, ops.data(), attrs), "out spatial dimension 0 is 5, expected 4 for in [1,2,8,8]");
+  EXPECT_EQ(s.prepare(s, ops.data(), attrs), nullptr);
 }
 
 TEST(KernelIsa, BestLevelMatchesTheCpu) {
@@ -218,6 +263,8 @@ TEST(KernelIsa, ActiveLevelFollowsTheEnvironmentAndRunsTheCodelets) {
   EXPECT_EQ(&active, hwsim::detail::kernelTable(want));
   EXPECT_EQ(spec("MatMul").execute, active.matMul);
   EXPECT_EQ(spec("Conv").execute, active.conv);
+  EXPECT_EQ(spec("Conv").executePrepared, active.convPrepared);
+  EXPECT_EQ(spec("MaxPool").executePrepared, active.poolPrepared);
   EXPECT_EQ(spec("Exp").execute, active.unary);
   EXPECT_EQ(spec("ReduceSum").execute, active.reduce);
 }
