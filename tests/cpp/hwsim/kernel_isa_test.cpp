@@ -203,7 +203,7 @@ TEST(KernelIsa, PreparedGeometryGivesTheBytesOfParsingAtEachCall) {
       ++compared;
     }
   }
-  EXPECT_GE(compared, 15);
+  EXPECT_GE(compared, 14);  // the 14 Conv and pool cases, at baseline at least
 }
 
 // A vertex whose geometry is invalid prepares nothing (an engine then runs
