@@ -24,43 +24,28 @@ namespace {
 constexpr std::int64_t kMaxAttr = 1 << 24;
 
 // Up to 4 integers (pads of 2 spatial dimensions): fixed storage, so parsing
-// the geometry at every execute allocates nothing.
+// a geometry allocates nothing.
 using Ints = std::array<std::int64_t, 4>;
 
-// Whether v is an integer in [lo, hi], lo >= 0 (false for NaN). Tested by
-// truncating it once in range: std::floor is a library call in the portable
-// build, and every Conv and pool vertex parses its attributes at each run.
+// Whether v is an integer in [lo, hi], lo >= 0 (false for NaN).
 bool isIntegerIn(double v, std::int64_t lo, std::int64_t hi) {
   return v >= static_cast<double>(lo) && v <= static_cast<double>(hi) &&
          static_cast<double>(static_cast<std::int64_t>(v)) == v;
 }
 
-// Reads an attribute of `count` (at most 4) integers in [lo, kMaxAttr] into
-// out; empty means `count` copies of `dflt`. False if it is not such a list
-// (intListError says why). The message is built apart: every Conv and pool
-// vertex parses its attributes at each run, and with the formatting inline
-// the check was a large out-of-line call.
-bool readIntList(const std::vector<double> &a, std::size_t count, std::int64_t lo, std::int64_t dflt, Ints &out) {
-  if (a.empty()) {
-    std::fill_n(out.begin(), count, dflt);
-    return true;
-  }
-  if (a.size() != count) return false;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (!isIntegerIn(a[i], lo, kMaxAttr)) return false;
-    out[i] = static_cast<std::int64_t>(a[i]);
-  }
-  return true;
-}
-
-// Why readIntList refused attribute `what`'s values `a`.
-[[gnu::cold]] std::string intListError(const std::vector<double> &a, std::size_t count, std::int64_t lo,
-                                       const char *what) {
+// Reads an attribute of `count` (at most 4) integers in [lo, kMaxAttr]; empty
+// means `count` copies of `dflt`. Returns an error message or "".
+std::string intList(const std::vector<double> &a, std::size_t count, std::int64_t lo, std::int64_t dflt,
+                    const char *what, Ints &out) {
+  std::fill_n(out.begin(), count, dflt);
+  if (a.empty()) return {};
   if (a.size() != count) return fmt::format("attribute {} needs {} values (got {})", what, count, a.size());
-  for (const double v : a) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const double v = a[i];
     if (!isIntegerIn(v, lo, kMaxAttr)) {
       return fmt::format("attribute {} value {} must be an integer in [{}, {}]", what, v, lo, kMaxAttr);
     }
+    out[i] = static_cast<std::int64_t>(v);
   }
   return {};
 }
@@ -79,9 +64,9 @@ std::string spatialGeometry(const Shape &in, const Shape &out, const Ints &kerne
                             const std::vector<double> &dilationsA, bool allowCeil, Geometry &g) {
   const std::size_t S = in.size() - 2;
   Ints strides{}, pads{}, dil{};
-  if (!readIntList(stridesA, S, 1, 1, strides)) return intListError(stridesA, S, 1, "strides");
-  if (!readIntList(padsA, 2 * S, 0, 0, pads)) return intListError(padsA, 2 * S, 0, "pads");
-  if (!readIntList(dilationsA, S, 1, 1, dil)) return intListError(dilationsA, S, 1, "dilations");
+  if (auto e = intList(stridesA, S, 1, 1, "strides", strides); !e.empty()) return e;
+  if (auto e = intList(padsA, 2 * S, 0, 0, "pads", pads); !e.empty()) return e;
+  if (auto e = intList(dilationsA, S, 1, 1, "dilations", dil); !e.empty()) return e;
   Ints outDims{};
   for (std::size_t d = 0; d < S; ++d) {
     const auto size = static_cast<std::int64_t>(in[2 + d]);
@@ -91,21 +76,15 @@ std::string spatialGeometry(const Shape &in, const Shape &out, const Ints &kerne
       return fmt::format("spatial dimension {}: padded input {} is smaller than the dilated kernel {}", d, padded,
                          window);
     }
-    // Divides only where it must (a 64-bit division is tens of cycles): this
-    // runs for every Conv and pool vertex at each run, most with stride 1
-    // and no ceil_mode.
-    const std::int64_t span = padded - window, stride = strides[d];
-    const std::int64_t floorOut = (stride == 1 ? span : span / stride) + 1;
+    const std::int64_t floorOut = (padded - window) / strides[d] + 1;
+    const std::int64_t ceilOut = (padded - window + strides[d] - 1) / strides[d] + 1;
     const auto got = static_cast<std::int64_t>(out[2 + d]);
-    if (got != floorOut) {
-      const std::int64_t ceilOut = (span + stride - 1) / stride + 1;
-      if (!(allowCeil && got == ceilOut)) {
-        return allowCeil && ceilOut != floorOut
-                   ? fmt::format("out spatial dimension {} is {}, expected {} (or {} with ceil_mode) for in {}", d,
-                                 got, floorOut, ceilOut, shapeString(in))
-                   : fmt::format("out spatial dimension {} is {}, expected {} for in {}", d, got, floorOut,
-                                 shapeString(in));
-      }
+    if (got != floorOut && !(allowCeil && got == ceilOut)) {
+      return allowCeil && ceilOut != floorOut
+                 ? fmt::format("out spatial dimension {} is {}, expected {} (or {} with ceil_mode) for in {}", d,
+                               got, floorOut, ceilOut, shapeString(in))
+                 : fmt::format("out spatial dimension {} is {}, expected {} for in {}", d, got, floorOut,
+                               shapeString(in));
     }
     outDims[d] = got;
   }
@@ -212,7 +191,7 @@ std::string poolGeometry(const Operand *ops, const Attrs &attrs, Geometry &g) {
   const std::size_t S = is.size() - 2;
   if (attrs[0].empty()) return "attribute kernel_shape is required";
   Ints kernel{};
-  if (!readIntList(attrs[0], S, 1, 1, kernel)) return intListError(attrs[0], S, 1, "kernel_shape");
+  if (auto e = intList(attrs[0], S, 1, 1, "kernel_shape", kernel); !e.empty()) return e;
   if (auto e = spatialGeometry(is, os, kernel, attrs[1], attrs[2], attrs[3], true, g); !e.empty()) return e;
   g.M = g.C;
   if (attrs.size() > 4 && attrs[4].size() != 1) return "attribute count_include_pad must be one number";
