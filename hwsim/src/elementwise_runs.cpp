@@ -47,31 +47,33 @@ bool overlapsAny(const std::vector<Range> &sorted, Range r) {
 namespace hwsim {
 
 void Engine::Impl::planElementwiseRuns() {
-  const auto &lib = detail::codeletLibrary();
   csRuns.assign(d->computeSets.size(), {});
   if (!elementwiseRuns) return;
   for (std::size_t c = 0; c < d->computeSets.size(); ++c) {
     const auto &vs = d->computeSets[c].vertices;
     if (vs.size() < 2) continue;
-    const auto &spec = lib[vs[0].codelet];
-    if (!detail::runsElementwise(spec) || spec.fields.size() > detail::kMaxRunOperands) continue;
+    const detail::PreparedVertices &prepared = csVertices[c];
+    const auto &spec = *prepared.vertices[0].spec;
+    if (!detail::runsElementwise(spec)) continue;
+    auto operandsOf = [&](std::uint32_t v) { return prepared.operands.data() + prepared.vertices[v].firstOperand; };
     // Every vertex the same codelet on contiguous operands of one element
     // count (no broadcast); no output byte read or written by another operand.
     bool qualifies = true;
     std::vector<detail::Range> outputs, inputs;
-    for (const auto &vx : vs) {
-      if (vx.codelet != vs[0].codelet || vx.operands.size() != spec.fields.size()) qualifies = false;
-      for (std::size_t f = 0; qualifies && f < vx.operands.size(); ++f) {
-        const std::uint32_t view = vx.operands[f];
-        if (view == detail::kNoView || !views[view].contiguous || views[view].bytes == 0 ||
-            d->views[view].numElements != d->views[vx.operands[0]].numElements) {
+    for (std::uint32_t v = 0; v < vs.size() && qualifies; ++v) {
+      const detail::PreparedVertex &pv = prepared.vertices[v];
+      if (vs[v].codelet != vs[0].codelet || pv.numOperands != spec.fields.size()) qualifies = false;
+      const detail::PreparedOperand *ops = operandsOf(v);
+      for (std::size_t f = 0; qualifies && f < pv.numOperands; ++f) {
+        const detail::PreparedOperand &o = ops[f];
+        if (o.view == detail::kNoView || !o.contiguous || views[o.view].bytes == 0 ||
+            o.numElements != ops[0].numElements) {
           qualifies = false;
           break;
         }
-        const detail::Range r{views[view].offset, views[view].offset + views[view].bytes};
-        (spec.fields[f].dir == detail::FieldDir::In ? inputs : outputs).push_back(r);
+        const detail::Range r{o.offset, o.offset + views[o.view].bytes};
+        (o.dir == detail::FieldDir::In ? inputs : outputs).push_back(r);
       }
-      if (!qualifies) break;
     }
     if (!qualifies) continue;
     std::sort(outputs.begin(), outputs.end(), [](const detail::Range &a, const detail::Range &b) { return a.begin < b.begin; });
@@ -87,35 +89,25 @@ void Engine::Impl::planElementwiseRuns() {
       // The chunk's vertices in the order of their outputs in the arena.
       std::vector<std::uint32_t> order;
       for (std::uint32_t v = vertexChunks[k]; v < vertexChunks[k + 1]; ++v) order.push_back(v);
-      std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return views[vs[a].operands[outField]].offset < views[vs[b].operands[outField]].offset;
-      });
+      std::sort(order.begin(), order.end(),
+                [&](std::uint32_t a, std::uint32_t b) { return operandsOf(a)[outField].offset < operandsOf(b)[outField].offset; });
       for (const std::uint32_t v : order) {
-        const auto &vx = vs[v];
-        const std::uint64_t n = d->views[vx.operands[0]].numElements;
-        auto readOf = [&](std::size_t f) {
-          return spec.fields[f].dir == detail::FieldDir::In ? mirrors.readFor(vx.operands[f]) : detail::OperandMirrors::Read{};
-        };
+        const detail::PreparedOperand *ops = operandsOf(v);
+        // Joins the last run where each operand, and the source it may be
+        // read through, continues where the run's ends.
         bool joins = plan.runs.size() > plan.chunks.back();
-        for (std::size_t f = 0; joins && f < vx.operands.size(); ++f) {
+        for (std::size_t f = 0; joins && f < spec.fields.size(); ++f) {
           const detail::ElementwiseRun &last = plan.runs.back();
-          const std::uint64_t lastBytes = last.numElements * sizeOf(d->views[vx.operands[f]].type);
-          const detail::OperandMirrors::Read read = readOf(f);
-          joins = views[vx.operands[f]].offset == last.offsets[f] + lastBytes && read.mirror == last.reads[f].mirror &&
-                  (read.mirror == detail::OperandMirrors::kNone || read.offset == last.reads[f].offset + lastBytes);
+          const detail::PreparedOperand &first = operandsOf(last.vertex)[f];
+          const std::uint64_t lastBytes = last.numElements * sizeOf(first.type);
+          joins = ops[f].offset == first.offset + lastBytes && ops[f].read.mirror == first.read.mirror &&
+                  (ops[f].read.mirror == detail::OperandMirrors::kNone || ops[f].read.offset == first.read.offset + lastBytes);
         }
         if (joins) {
-          plan.runs.back().numElements += n;
+          plan.runs.back().numElements += ops[0].numElements;
           continue;
         }
-        detail::ElementwiseRun run;
-        run.vertex = v;
-        run.numElements = n;
-        for (std::size_t f = 0; f < vx.operands.size(); ++f) {
-          run.offsets[f] = views[vx.operands[f]].offset;
-          run.reads[f] = readOf(f);
-        }
-        plan.runs.push_back(run);
+        plan.runs.push_back({v, ops[0].numElements, {}});
       }
       plan.chunks.push_back(static_cast<std::uint32_t>(plan.runs.size()));
     }

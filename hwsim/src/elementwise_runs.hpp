@@ -11,25 +11,20 @@
 // modelled cycles are the compute set's as before; only the host calls differ.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "codelets/registry.hpp"
-#include "operand_mirrors.hpp"
 
 namespace hwsim::detail {
 
-inline constexpr std::size_t kMaxRunOperands = 3;
-
 struct ElementwiseRun {
-  std::uint32_t vertex = 0;  // the run's first vertex: its codelet, attributes and operand types
+  // The run's first vertex: its codelet, attributes, operand types, where
+  // each operand starts and the mirror an input may be read through (its
+  // PreparedOperands, vertex_operands.hpp).
+  std::uint32_t vertex = 0;
   std::uint64_t numElements = 0;
   Shape shape;  // {numElements}: the run as one flat vertex
-  std::array<std::uint64_t, kMaxRunOperands> offsets{};  // arena offset of each operand's first byte
-  // Per In operand: the mirror the run may read through (OperandMirrors::kNone
-  // if none) and where its source bytes start.
-  std::array<OperandMirrors::Read, kMaxRunOperands> reads{};
 };
 
 // The runs of one compute set (Engine::Impl::planElementwiseRuns) and, per

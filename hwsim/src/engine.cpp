@@ -54,8 +54,8 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(
   resolveLayout();
   planComputeSets();
   planCopies();
-  planElementwiseRuns();
   prepareVertices();
+  planElementwiseRuns();
   nodeHasError.assign(d->nodes.size(), 0);
   for (unsigned r = 0; r < d->replicationFactor; ++r) {
     auto rep = std::make_unique<Replica>();

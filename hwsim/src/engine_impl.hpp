@@ -99,8 +99,8 @@ struct Engine::Impl {
   void planComputeSets();
   void planIOTiles();
   void planCopies();  // copy_plan.cpp, with the operand mirrors
-  void planElementwiseRuns();  // elementwise_runs.cpp, after the chunks and mirrors
   void prepareVertices();  // vertex_operands.cpp, after the mirrors
+  void planElementwiseRuns();  // elementwise_runs.cpp, after the chunks and prepareVertices
   // Before the host writes: makes the pending copies, then marks every mirror stale.
   void staleAllMirrors(unsigned replica);
   // After a load: every mirror stale, nothing pending (the arena is new).

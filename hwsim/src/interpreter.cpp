@@ -209,10 +209,8 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
 }
 
 void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
-  const auto &cs = d->computeSets[csId];
   const auto &chunks = csChunks[csId];
   std::uint8_t *b = base(replica);
-  const auto &lib = detail::codeletLibrary();
   // Inputs whose copies still mirror their sources read the sources
   // (operand_mirrors.hpp), except in pipelined stages.
   const std::atomic<bool> *fresh = t_stage ? nullptr : replicas[replica]->freshMirrors.get();
@@ -256,16 +254,16 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   auto runElementwise = [&](std::size_t chunk) {
     for (std::uint32_t ri = runs.chunks[chunk]; ri < runs.chunks[chunk + 1]; ++ri) {
       const auto &run = runs.runs[ri];
-      const auto &vx = cs.vertices[run.vertex];
-      const auto &spec = lib[vx.codelet];
+      const detail::PreparedVertex &vx = prepared.vertices[run.vertex];
+      const detail::PreparedOperand *operands = prepared.operands.data() + vx.firstOperand;
       std::array<detail::Operand, kMaxOperands> ops{};
-      for (std::size_t f = 0; f < vx.operands.size(); ++f) {
-        ops[f].type = d->views[vx.operands[f]].type;
+      for (std::size_t f = 0; f < vx.numOperands; ++f) {
+        ops[f].type = operands[f].type;
         ops[f].shape = &run.shape;
         ops[f].numElements = run.numElements;
-        ops[f].data = readAt(run.offsets[f], run.reads[f]);
+        ops[f].data = readAt(operands[f].offset, operands[f].read);
       }
-      spec.execute(spec, ops.data(), vx.attrs);
+      vx.spec->execute(*vx.spec, ops.data(), *vx.attrs);
     }
   };
   auto runChunk = [&](std::size_t chunk) {
