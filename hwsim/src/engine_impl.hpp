@@ -93,6 +93,9 @@ struct Engine::Impl {
   enum class State : std::uint8_t { Constructed, Prepared, Loaded, Faulted };
 
   Impl(const Executable &exe, const OptionFlags &options);
+  // An engine's loaded state, for the hwsim tests that check a plan made at
+  // engine creation (a nested class may read the engine's private members).
+  static const Impl &of(const Engine &engine) { return *engine.impl_; }
 
   // ---- setup ----
   void resolveLayout();

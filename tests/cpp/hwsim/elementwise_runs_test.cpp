@@ -9,6 +9,7 @@
 
 #include "codelets/registry.hpp"
 #include "elementwise_runs.hpp"
+#include "engine_impl.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -65,6 +66,13 @@ struct BiasRelu {
   std::vector<float> streamed = std::vector<float>(kRows * kCols, 0.f);
 };
 
+// How many compute sets of the engine run as elementwise runs.
+std::size_t runsPlanned(const Harness &h) {
+  std::size_t n = 0;
+  for (const auto &cs : hwsim::Engine::Impl::of(*h.engine).csRuns) n += cs.empty() ? 0 : 1;
+  return n;
+}
+
 // Values whose bytes tell paths apart: signed zeros, NaN, infinities,
 // denormals, and ordinary numbers of both signs.
 std::vector<float> awkwardValues(float seed) {
@@ -93,6 +101,15 @@ TEST(ElementwiseRuns, BiasAndReluGiveTheSameBytesAndCyclesAsOneCallPerVertex) {
     seen[k].push_back(m.run(1, awkwardValues(3.f)));
     seen[k].push_back(m.run(0, awkwardValues(4.f)));
   }
+  // The runs formed: each compute set's 12 one-row vertices, whose rows lie
+  // end to end in the arena, are one call over all the rows.
+  for (const auto &cs : hwsim::Engine::Impl::of(*joined.h.engine).csRuns) {
+    if (cs.empty()) continue;
+    ASSERT_EQ(cs.runs.size(), 1u);
+    EXPECT_EQ(cs.runs[0].numElements, kRows * kCols);
+  }
+  EXPECT_EQ(runsPlanned(joined.h), 2u);
+  EXPECT_EQ(runsPlanned(perVertex.h), 0u);
   ASSERT_EQ(seen[0].size(), seen[1].size());
   for (std::size_t i = 0; i < seen[0].size(); ++i) EXPECT_EQ(bytesOf(seen[0][i]), bytesOf(seen[1][i])) << "run " << i;
   EXPECT_EQ(joined.h.engine->deviceCycles(), perVertex.h.engine->deviceCycles());
@@ -127,6 +144,7 @@ TEST(ElementwiseRuns, VerticesReadingAnotherVertexsOutputAreNotJoined) {
     // One tile (a vertex reads only its own tile), the vertices in row order.
     for (unsigned r = 1; r < kRows; ++r) h.graph.addVertex(chain, "Add", {{"in0", y[r - 1]}, {"in1", one[r]}, {"out", y[r]}}, 0);
     h.build({p::Execute(chain)}, withRuns(k == 0));
+    EXPECT_EQ(runsPlanned(h), 0u);
     h.write("one", std::vector<float>(kRows * kChainCols, 1.0f));
     h.write("y", std::vector<float>(kRows * kChainCols, 0.0f));
     EXPECT_EQ(h.engine->run(0), hwsim::RunStatus::Completed);
