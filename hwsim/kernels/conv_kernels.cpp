@@ -32,15 +32,17 @@ ColumnRange insideColumns(const Geometry &g, std::int64_t off) {
 }
 
 // col [Cg*KH*KW, (oh1-oh0)*OW] for output rows [oh0, oh1) of one image and
-// group: zero where the window is in padding. The column range depends on kw
-// alone, so its divisions are done once per kw, not once per row.
-void im2col(const float *x, const Geometry &g, std::int64_t Cg, std::int64_t oh0, std::int64_t oh1, float *col) {
+// group (input channel planes xPitch floats apart): zero where the window is
+// in padding. The column range depends on kw alone, so its divisions are
+// done once per kw, not once per row.
+void im2col(const float *x, std::int64_t xPitch, const Geometry &g, std::int64_t Cg, std::int64_t oh0, std::int64_t oh1,
+            float *col) {
   const std::int64_t P = (oh1 - oh0) * g.OW;
   for (std::int64_t kw = 0; kw < g.KW; ++kw) {
     const std::int64_t off = kw * g.dw - g.pw0;  // iw = ow * sw + off
     const auto [lo, hi] = insideColumns(g, off);
     for (std::int64_t c = 0; c < Cg; ++c) {
-      const float *xc = x + c * g.H * g.W;
+      const float *xc = x + c * xPitch;
       for (std::int64_t kh = 0; kh < g.KH; ++kh) {
         float *dst = col + ((c * g.KH + kh) * g.KW + kw) * P;
         std::int64_t ih = oh0 * g.sh - g.ph0 + kh * g.dh;
@@ -197,8 +199,8 @@ struct DirectPlan {
 // fills of im2col cost more than the arithmetic; with at most kMaxDirectRows
 // output channels the runs are accumulated straight from the slab into the
 // output, otherwise they are copied into an im2col matrix for one GEMM.
-void convUnitStride(const float *x, const Geometry &g, std::int64_t Cg, std::int64_t oh0, std::int64_t oh1,
-                    const Eigen::Map<const RowMajorF> &A, float *y, std::int64_t yStride, bool assign) {
+void convUnitStride(const float *x, std::int64_t xPitch, const Geometry &g, std::int64_t Cg, std::int64_t oh0,
+                    std::int64_t oh1, const Eigen::Map<const RowMajorF> &A, float *y, std::int64_t yStride, bool assign) {
   const std::int64_t Wp = g.W + g.pw0 + g.pw1, rows = oh1 - oh0, Hs = rows + (g.KH - 1) * g.dh;
   const std::int64_t wide = rows * Wp, K = A.cols(), KH = g.KH, KW = g.KW, dh = g.dh, dw = g.dw;
   const bool directly = A.rows() <= kMaxDirectRows;
@@ -227,7 +229,7 @@ void convUnitStride(const float *x, const Geometry &g, std::int64_t Cg, std::int
   float *slab = slabBuffer.data();
   for (std::int64_t c = 0; c < Cg; ++c) {
     for (std::int64_t r = rowsBegin; r < rowsEnd; ++r) {
-      copyFloats(x + (c * g.H + oh0 - g.ph0 + r) * g.W, g.W, slab + (c * Hs + r) * Wp + g.pw0);
+      copyFloats(x + c * xPitch + (oh0 - g.ph0 + r) * g.W, g.W, slab + (c * Hs + r) * Wp + g.pw0);
     }
   }
   if (directly) {
@@ -282,22 +284,30 @@ void convUnitStride(const float *x, const Geometry &g, std::int64_t Cg, std::int
   }
 }
 
-// Conv of a vertex whose geometry is g.
+// Conv of a vertex whose geometry is g. Its in and out are planar (one plane
+// per image and channel, Operand::planePitch): xPitch and yPitch are the
+// floats from one channel's plane to the next.
 void runConv(const Geometry &g, const Operand *ops, const Attrs &attrs) {
   const Operand &out = ops[2];
   const bool accumulate = attrs[4][0] != 0.0;
-  const float *x = asF32(ops[0], 0);
-  const float *w = asF32(ops[1], 1);
   const std::int64_t Cg = g.C / g.group, Mg = g.M / g.group, P = g.OH * g.OW, K = Cg * g.KH * g.KW;
+  std::int64_t xPitch = 0;
+  const float *x = planesAsF32(ops[0], 0, g.H * g.W, xPitch);
+  const float *w = asF32(ops[1], 1);
+  const std::int64_t outPitch = planePitchOf(out, P), outPlanes = g.N * g.M;
   float *y = nullptr;
+  std::int64_t yPitch = outPitch;
   if (out.type == Type::F32) {
     y = ptr<Type::F32>(out);
   } else {
     auto &acc = scratch(2);
     acc.resize(out.numElements);
     const auto *h = ptr<Type::F16>(out);
-    for (std::size_t i = 0; i < acc.size(); ++i) acc[i] = accumulate ? static_cast<float>(h[i]) : 0.0f;
+    for (std::int64_t p = 0; p < outPlanes; ++p) {
+      for (std::int64_t i = 0; i < P; ++i) acc[p * P + i] = accumulate ? static_cast<float>(h[p * outPitch + i]) : 0.0f;
+    }
     y = acc.data();
+    yPitch = P;
   }
   const bool assign = !accumulate && out.type == Type::F32;
   const bool unitStride = g.sh == 1 && g.sw == 1;
@@ -311,29 +321,33 @@ void runConv(const Geometry &g, const Operand *ops, const Attrs &attrs) {
   auto &col = scratch(3);
   for (std::int64_t n = 0; n < g.N; ++n) {
     for (std::int64_t gi = 0; gi < g.group; ++gi) {
-      const float *xg = x + (n * g.C + gi * Cg) * g.H * g.W;
+      const float *xg = x + (n * g.C + gi * Cg) * xPitch;
+      float *yg = y + (n * g.M + gi * Mg) * yPitch;
       Eigen::Map<const RowMajorF> A(w + gi * Mg * K, Mg, K);
 #if defined(__AVX512F__)
       if (g.sw == 1 && Mg <= kMaskedRowsMaxChannels && g.KW <= kMaskedRowsMaxKernelWidth) {
-        convMaskedRows(xg, g, Cg, A.data(), Mg, y + (n * g.M + gi * Mg) * P, P, assign);
+        convMaskedRows(xg, xPitch, g, Cg, A.data(), Mg, yg, yPitch, assign);
         continue;
       }
 #endif
       for (std::int64_t oh0 = 0; oh0 < g.OH; oh0 += band) {
         const std::int64_t oh1 = std::min(g.OH, oh0 + band), cols = (oh1 - oh0) * g.OW;
-        float *yBand = y + (n * g.M + gi * Mg) * P + oh0 * g.OW;
+        float *yBand = yg + oh0 * g.OW;
         if (unitStride && !direct) {
-          convUnitStride(xg, g, Cg, oh0, oh1, A, yBand, P, assign);
+          convUnitStride(xg, xPitch, g, Cg, oh0, oh1, A, yBand, yPitch, assign);
           continue;
         }
+        // 1x1: row c of B is input channel c's plane.
         const float *colData = xg;
+        std::int64_t colStride = xPitch;
         if (!direct) {
           col.resize(static_cast<std::size_t>(K * cols));
-          im2col(xg, g, Cg, oh0, oh1, col.data());
+          im2col(xg, xPitch, g, Cg, oh0, oh1, col.data());
           colData = col.data();
+          colStride = cols;
         }
-        Eigen::Map<const RowMajorF> B(colData, K, cols);
-        Eigen::Map<RowMajorF, 0, Stride> Y(yBand, Mg, cols, Stride(P));
+        Eigen::Map<const RowMajorF, 0, Stride> B(colData, K, cols, Stride(colStride));
+        Eigen::Map<RowMajorF, 0, Stride> Y(yBand, Mg, cols, Stride(yPitch));
         if (assign) Y.noalias() = A * B;
         else Y.noalias() += A * B;
       }
@@ -341,7 +355,9 @@ void runConv(const Geometry &g, const Operand *ops, const Attrs &attrs) {
   }
   if (out.type == Type::F16) {
     auto *h = ptr<Type::F16>(out);
-    for (std::size_t i = 0; i < out.numElements; ++i) h[i] = Eigen::half(y[i]);
+    for (std::int64_t p = 0; p < outPlanes; ++p) {
+      for (std::int64_t i = 0; i < P; ++i) h[p * outPitch + i] = Eigen::half(y[p * P + i]);
+    }
   }
 }
 

@@ -50,10 +50,11 @@ struct KernelRow {
   bool inside;
 };
 
-KernelRow kernelRow(const float *x, const Geometry &g, std::int64_t oh, std::int64_t c, std::int64_t kh) {
+KernelRow kernelRow(const float *x, std::int64_t xPitch, const Geometry &g, std::int64_t oh, std::int64_t c,
+                    std::int64_t kh) {
   const std::int64_t ih = oh * g.sh - g.ph0 + kh * g.dh;
   const bool inside = ih >= 0 && ih < g.H;
-  return {inside ? x + (c * g.H + ih) * g.W : x, inside};
+  return {inside ? x + c * xPitch + ih * g.W : x, inside};
 }
 
 // One accumulator per output channel (R of them, up to 4), named members:
@@ -77,9 +78,9 @@ void addTap(Bank &bank, __m512 v, const float *w, std::int64_t K) {
 // Kernel rows are taken two at a time, one per bank, so 2 * R FMA chains are
 // in flight.
 template <int R>
-void accumulateChunk(const float *x, const Geometry &g, std::int64_t Cg, const float *w, std::int64_t K,
-                     std::int64_t oh, std::int64_t c0, std::int64_t count, float *y, std::int64_t yStride,
-                     bool assign) {
+void accumulateChunk(const float *x, std::int64_t xPitch, const Geometry &g, std::int64_t Cg, const float *w,
+                     std::int64_t K, std::int64_t oh, std::int64_t c0, std::int64_t count, float *y,
+                     std::int64_t yStride, bool assign) {
   __mmask16 masks[kMaskedRowsMaxKernelWidth];
   std::int64_t offsets[kMaskedRowsMaxKernelWidth];
   for (std::int64_t kw = 0; kw < g.KW; ++kw) {
@@ -90,8 +91,8 @@ void accumulateChunk(const float *x, const Geometry &g, std::int64_t Cg, const f
   const std::int64_t kernelRows = Cg * g.KH;
   std::int64_t q = 0;
   for (; q + 1 < kernelRows; q += 2) {
-    const KernelRow a = kernelRow(x, g, oh, q / g.KH, q % g.KH);
-    const KernelRow b = kernelRow(x, g, oh, (q + 1) / g.KH, (q + 1) % g.KH);
+    const KernelRow a = kernelRow(x, xPitch, g, oh, q / g.KH, q % g.KH);
+    const KernelRow b = kernelRow(x, xPitch, g, oh, (q + 1) / g.KH, (q + 1) % g.KH);
     const float *wa = w + q * g.KW, *wb = wa + g.KW;
     for (std::int64_t kw = 0; kw < g.KW; ++kw) {
       addTap<R>(even, _mm512_maskz_loadu_ps(a.inside ? masks[kw] : __mmask16{0}, at(a.row, offsets[kw])), wa + kw, K);
@@ -99,7 +100,7 @@ void accumulateChunk(const float *x, const Geometry &g, std::int64_t Cg, const f
     }
   }
   if (q < kernelRows) {
-    const KernelRow a = kernelRow(x, g, oh, q / g.KH, q % g.KH);
+    const KernelRow a = kernelRow(x, xPitch, g, oh, q / g.KH, q % g.KH);
     const float *wa = w + q * g.KW;
     for (std::int64_t kw = 0; kw < g.KW; ++kw) {
       addTap<R>(even, _mm512_maskz_loadu_ps(a.inside ? masks[kw] : __mmask16{0}, at(a.row, offsets[kw])), wa + kw, K);
@@ -120,17 +121,17 @@ void accumulateChunk(const float *x, const Geometry &g, std::int64_t Cg, const f
 
 }  // namespace
 
-void convMaskedRows(const float *x, const Geometry &g, std::int64_t Cg, const float *w, std::int64_t Mg, float *y,
-                    std::int64_t yStride, bool assign) {
+void convMaskedRows(const float *x, std::int64_t xPitch, const Geometry &g, std::int64_t Cg, const float *w,
+                    std::int64_t Mg, float *y, std::int64_t yStride, bool assign) {
   const std::int64_t K = Cg * g.KH * g.KW;
   for (std::int64_t oh = 0; oh < g.OH; ++oh) {
     for (std::int64_t c0 = 0; c0 < g.OW; c0 += kLanes) {
       const std::int64_t count = std::min(kLanes, g.OW - c0);
       switch (Mg) {
-        case 1: accumulateChunk<1>(x, g, Cg, w, K, oh, c0, count, y, yStride, assign); break;
-        case 2: accumulateChunk<2>(x, g, Cg, w, K, oh, c0, count, y, yStride, assign); break;
-        case 3: accumulateChunk<3>(x, g, Cg, w, K, oh, c0, count, y, yStride, assign); break;
-        default: accumulateChunk<4>(x, g, Cg, w, K, oh, c0, count, y, yStride, assign); break;
+        case 1: accumulateChunk<1>(x, xPitch, g, Cg, w, K, oh, c0, count, y, yStride, assign); break;
+        case 2: accumulateChunk<2>(x, xPitch, g, Cg, w, K, oh, c0, count, y, yStride, assign); break;
+        case 3: accumulateChunk<3>(x, xPitch, g, Cg, w, K, oh, c0, count, y, yStride, assign); break;
+        default: accumulateChunk<4>(x, xPitch, g, Cg, w, K, oh, c0, count, y, yStride, assign); break;
       }
     }
   }

@@ -16,10 +16,11 @@ inline constexpr std::int64_t kMaskedRowsMaxChannels = 4;
 inline constexpr std::int64_t kMaskedRowsMaxKernelWidth = 16;
 
 // y[m * yStride + oh * OW + ow] = (or +=) the convolution of x [Cg, H, W]
-// with weights w [Mg, Cg * KH * KW] for all output rows and columns; needs
-// g.sw == 1, Mg <= kMaskedRowsMaxChannels, g.KW <= kMaskedRowsMaxKernelWidth.
-void convMaskedRows(const float *x, const Geometry &g, std::int64_t Cg, const float *w, std::int64_t Mg, float *y,
-                    std::int64_t yStride, bool assign);
+// (channel c's plane at x + c * xPitch) with weights w [Mg, Cg * KH * KW]
+// for all output rows and columns; needs g.sw == 1,
+// Mg <= kMaskedRowsMaxChannels, g.KW <= kMaskedRowsMaxKernelWidth.
+void convMaskedRows(const float *x, std::int64_t xPitch, const Geometry &g, std::int64_t Cg, const float *w,
+                    std::int64_t Mg, float *y, std::int64_t yStride, bool assign);
 #endif
 
 }  // namespace hwsim::detail::HWSIM_ISA

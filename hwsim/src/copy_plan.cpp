@@ -60,7 +60,7 @@ void Engine::Impl::planCopies() {
     const auto &n = d->nodes[i];
     if (n.kind == detail::NodeKind::Copy) copyChunks[i] = detail::directCopyChunks(ranges[n.view0], ranges[n.view1]);
   }
-  mirrors = detail::OperandMirrors(*d, ranges, copyChunks);
+  mirrors = detail::OperandMirrors(*d, ranges, copyChunks, planarOperands);
 }
 
 void Engine::Impl::resetMirrors(Replica &rep) {

@@ -66,7 +66,7 @@ void Engine::Impl::planElementwiseRuns() {
       const detail::PreparedOperand *ops = operandsOf(v);
       for (std::size_t f = 0; qualifies && f < pv.numOperands; ++f) {
         const detail::PreparedOperand &o = ops[f];
-        if (o.view == detail::kNoView || !o.contiguous || views[o.view].bytes == 0 ||
+        if (o.view == detail::kNoView || !o.inPlace || o.planePitch != 0 || views[o.view].bytes == 0 ||
             o.numElements != ops[0].numElements) {
           qualifies = false;
           break;

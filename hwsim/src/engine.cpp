@@ -34,6 +34,7 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(
   hostThreads = detail::hostThreads(options);
   prefetch = flag(options, "exchange.enablePrefetch", true);
   elementwiseRuns = flag(options, "host.elementwiseRuns", true);
+  planarOperands = flag(options, "host.planarOperands", true);
   planIOTiles();
   const bool all = flag(options, "autoReport.all", false);
   autoExecutionProfile = flag(options, "autoReport.outputExecutionProfile", all);

@@ -166,6 +166,7 @@ struct Engine::Impl {
   unsigned hostThreads = 1;  // host.threads (host_threads.hpp)
   bool prefetch = true;
   bool elementwiseRuns = true;  // host.elementwiseRuns (elementwise_runs.hpp)
+  bool planarOperands = true;   // host.planarOperands (planar_operands.hpp)
   unsigned ioTiles = 0;  // exchange.numIOTiles
   // Per node (StreamToTensor only, with IO tiles): cycles of moving a
   // prefetched transfer from the IO tiles to its destination.

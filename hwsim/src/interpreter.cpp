@@ -214,11 +214,12 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   // Inputs whose copies still mirror their sources read the sources
   // (operand_mirrors.hpp), except in pipelined stages.
   const std::atomic<bool> *fresh = t_stage ? nullptr : replicas[replica]->freshMirrors.get();
-  // Where an In operand is read: its copy's source while the mirror is fresh.
+  // Whether an In operand is read at its copy's source: while the mirror is fresh.
+  auto viaSource = [&](const detail::OperandMirrors::Read &read) {
+    return fresh && read.mirror != detail::OperandMirrors::kNone && fresh[read.mirror].load(std::memory_order_relaxed);
+  };
   auto readAt = [&](std::uint64_t offset, const detail::OperandMirrors::Read &read) {
-    const bool viaSource = fresh && read.mirror != detail::OperandMirrors::kNone &&
-                           fresh[read.mirror].load(std::memory_order_relaxed);
-    return b + (viaSource ? read.offset : offset);
+    return b + (viaSource(read) ? read.offset : offset);
   };
   const detail::PreparedVertices &prepared = csVertices[csId];
   auto runVertices = [&](std::size_t chunk) {
@@ -231,8 +232,10 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
         ops[f].type = o.type;
         ops[f].shape = o.shape;
         ops[f].numElements = o.numElements;
-        if (o.contiguous) {
-          ops[f].data = o.dir == detail::FieldDir::In ? readAt(o.offset, o.read) : b + o.offset;
+        if (o.inPlace) {
+          const bool source = o.dir == detail::FieldDir::In && viaSource(o.read);
+          ops[f].data = b + (source ? o.read.offset : o.offset);
+          ops[f].planePitch = source ? o.read.planePitch : o.planePitch;
         } else {
           std::vector<std::uint8_t> &buffer = vertexScratch(f);
           buffer.resize(views[o.view].bytes + 8);
@@ -245,7 +248,7 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
       if (!vx.anyScattered) continue;
       for (std::size_t f = 0; f < vx.numOperands; ++f) {
         const detail::PreparedOperand &o = operands[f];
-        if (!o.contiguous && o.dir != detail::FieldDir::In) scatter(views[o.view], b, ops[f].data);
+        if (!o.inPlace && o.dir != detail::FieldDir::In) scatter(views[o.view], b, ops[f].data);
       }
     }
   };

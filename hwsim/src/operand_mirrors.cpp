@@ -4,6 +4,7 @@
 
 #include "codelets/registry.hpp"
 #include "engine_impl.hpp"
+#include "planar_operands.hpp"
 
 namespace hwsim::detail {
 
@@ -72,12 +73,13 @@ bool writesAByteTwice(std::vector<CopyChunk> chunks) {
 }  // namespace
 
 OperandMirrors::OperandMirrors(const ExecutableData &d, const std::vector<ByteSpan> &viewRanges,
-                               const std::vector<std::vector<CopyChunk>> &copyChunks) {
+                               const std::vector<std::vector<CopyChunk>> &copyChunks, bool planarReads) {
   madeBy_.assign(d.nodes.size(), kNone);
   staledBy_.assign(d.nodes.size(), {});
   readBy_.assign(d.nodes.size(), {});
   droppable_.assign(d.nodes.size(), {});
   reads_.assign(d.views.size(), {});
+  planarReads_.assign(d.views.size(), {});
   for (std::uint32_t i = 0; i < d.nodes.size(); ++i) {
     if (copyChunks[i].empty()) continue;
     madeBy_[i] = count();
@@ -102,6 +104,31 @@ OperandMirrors::OperandMirrors(const ExecutableData &d, const std::vector<ByteSp
   spans.finish();
   std::sort(dsts.begin(), dsts.end(), [](const Dst &a, const Dst &b) { return a.chunk.dst < b.chunk.dst; });
 
+  // The piece of one mirror's copy holding [off, end), if one does.
+  const auto pieceHolding = [&](std::uint64_t off, std::uint64_t end) -> const Dst * {
+    auto it = std::upper_bound(dsts.begin(), dsts.end(), off, [](std::uint64_t o, const Dst &x) { return o < x.chunk.dst; });
+    if (it == dsts.begin()) return nullptr;
+    const Dst &hit = *--it;
+    return end <= hit.chunk.dst + hit.chunk.bytes ? &hit : nullptr;
+  };
+  // Where a planar field reads view `view` (at arena bytes [off, ...)) when
+  // one mirror's pieces fill it plane by plane from sources at one pitch.
+  const auto planarRead = [&](std::uint32_t view, std::uint64_t off) -> Read {
+    const ExeView &v = d.views[view];
+    const Planes planes = planesOf(v.type, v.shape);
+    std::uint32_t mirror = kNone;
+    const std::uint64_t pitch = uniformPitch(planes, sizeOf(v.type), [&](std::uint64_t i) -> std::optional<std::uint64_t> {
+      const std::uint64_t at = off + i * planes.bytes;
+      const Dst *hit = pieceHolding(at, at + planes.bytes);
+      if (hit == nullptr || (mirror != kNone && hit->mirror != mirror)) return std::nullopt;
+      mirror = hit->mirror;
+      return hit->chunk.src + (at - hit->chunk.dst);
+    });
+    if (pitch == 0) return {};
+    const Dst *first = pieceHolding(off, off + planes.bytes);
+    return {mirror, first->chunk.src + (off - first->chunk.dst), pitch};
+  };
+
   const auto &lib = codeletLibrary();
   // What each compute set writes, and the input views its vertices read.
   std::vector<std::vector<std::uint32_t>> csStaled(d.computeSets.size());
@@ -117,10 +144,11 @@ OperandMirrors::OperandMirrors(const ExecutableData &d, const std::vector<ByteSp
         }
         if (r.size() != 1 || r[0].second == 0) continue;
         const std::uint64_t off = r[0].first, end = off + r[0].second;
-        auto it = std::upper_bound(dsts.begin(), dsts.end(), off, [](std::uint64_t o, const Dst &x) { return o < x.chunk.dst; });
-        if (it == dsts.begin()) continue;
-        const Dst &hit = *--it;
-        if (end <= hit.chunk.dst + hit.chunk.bytes) reads_[view] = {hit.mirror, hit.chunk.src + (off - hit.chunk.dst)};
+        if (const Dst *hit = pieceHolding(off, end)) {
+          reads_[view] = {hit->mirror, hit->chunk.src + (off - hit->chunk.dst)};
+        } else if (planarReads && lib[vx.codelet].fields[f].planar) {
+          planarReads_[view] = planarRead(view, off);
+        }
       }
     }
   }
@@ -211,7 +239,7 @@ void OperandMirrors::planDeferral(const ExecutableData &d, const std::vector<Byt
         if (vx.operands[f] == kNoView || dir == FieldDir::Out) continue;
         const std::size_t before = csAll[c].size();
         touch(vx.operands[f], csAll[c]);
-        const std::uint32_t via = dir == FieldDir::In ? reads_[vx.operands[f]].mirror : kNone;
+        const std::uint32_t via = dir == FieldDir::In ? readFor(vx.operands[f], lib[vx.codelet].fields[f].planar).mirror : kNone;
         for (std::size_t k = before; k < csAll[c].size(); ++k) {
           if (csAll[c][k] != via) csDirect[c].push_back(csAll[c][k]);
         }

@@ -49,20 +49,28 @@ class OperandMirrors {
   struct Read {
     std::uint32_t mirror = kNone;
     std::uint64_t offset = 0;  // of the source bytes in the arena
+    // 0: the source is one piece; else (planar fields only) plane i of the
+    // view is at offset + i * pitch (planar_operands.hpp).
+    std::uint64_t planePitch = 0;
   };
 
   OperandMirrors() = default;
-  // viewRanges: each view's arena byte ranges; copyChunks: per node (planCopies).
+  // viewRanges: each view's arena byte ranges; copyChunks: per node
+  // (planCopies); planarReads: whether planar fields may read their planes
+  // from sources at a pitch (host.planarOperands).
   OperandMirrors(const ExecutableData &d, const std::vector<ByteSpan> &viewRanges,
-                 const std::vector<std::vector<CopyChunk>> &copyChunks);
+                 const std::vector<std::vector<CopyChunk>> &copyChunks, bool planarReads);
 
   std::uint32_t count() const { return static_cast<std::uint32_t>(mirrorNodes_.size()); }
   // The mirror a Copy node makes fresh (kNone for other nodes).
   std::uint32_t madeBy(std::uint32_t node) const { return node < madeBy_.size() ? madeBy_[node] : kNone; }
   // The mirrors a node's writes make stale.
   const std::vector<std::uint32_t> &staledBy(std::uint32_t node) const { return staledBy_[node]; }
-  // The read a contiguous vertex input view may take instead (mirror kNone if none).
-  const Read &readFor(std::uint32_t view) const { return reads_[view]; }
+  // The read a contiguous vertex input view of a field, planar or not
+  // (FieldSpec::planar), may take instead (mirror kNone if none).
+  const Read &readFor(std::uint32_t view, bool planar) const {
+    return reads_[view].mirror == kNone && planar ? planarReads_[view] : reads_[view];
+  }
 
   // The Copy node of a mirror.
   std::uint32_t copyNode(std::uint32_t mirror) const { return mirrorNodes_[mirror]; }
@@ -84,6 +92,7 @@ class OperandMirrors {
   std::vector<std::uint32_t> madeBy_;                    // per node
   std::vector<std::vector<std::uint32_t>> staledBy_;     // per node
   std::vector<Read> reads_;                              // per view
+  std::vector<Read> planarReads_;                        // per view: for planar fields, where reads_ has none
   std::vector<std::uint8_t> deferred_;                   // per mirror
   bool anyDeferred_ = false;
   std::vector<std::vector<std::uint32_t>> readBy_;       // per node

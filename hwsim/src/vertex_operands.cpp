@@ -5,6 +5,7 @@
 
 #include "codelets/kernels.hpp"
 #include "engine_impl.hpp"
+#include "planar_operands.hpp"
 
 namespace hwsim {
 
@@ -65,10 +66,16 @@ void Engine::Impl::prepareVertices() {
           op.type = ev.type;
           op.shape = &ev.shape;
           op.numElements = ev.numElements;
-          op.contiguous = rv.contiguous;
+          const bool planar = planarOperands && pv.spec->fields[f].planar;
+          op.inPlace = rv.contiguous;
           op.offset = rv.offset;
-          if (op.dir == detail::FieldDir::In) op.read = mirrors.readFor(op.view);
-          pv.anyScattered = pv.anyScattered || !rv.contiguous;
+          if (!rv.contiguous && planar) {
+            op.planePitch = detail::viewPlanePitch(rv.segments, ev.type, ev.shape);
+            op.inPlace = op.planePitch != 0;
+            if (op.inPlace) op.offset = rv.segments[0].first;
+          }
+          if (op.dir == detail::FieldDir::In) op.read = mirrors.readFor(op.view, planar);
+          pv.anyScattered = pv.anyScattered || !op.inPlace;
         }
         prepared.operands.push_back(op);
       }

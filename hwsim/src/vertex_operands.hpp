@@ -23,14 +23,18 @@
 namespace hwsim::detail {
 
 struct PreparedOperand {
-  std::uint64_t offset = 0;  // of the view's bytes in the arena, when contiguous
+  std::uint64_t offset = 0;  // of the view's bytes in the arena, when in place
   std::uint64_t numElements = 0;
   const Shape *shape = nullptr;
   OperandMirrors::Read read;  // In fields only: the mirror the view may be read through
-  std::uint32_t view = kNoView;  // for gathering and scattering a view that is not contiguous
+  std::uint32_t view = kNoView;  // for gathering and scattering a view that is not in place
   Type type = Type::F32;
   FieldDir dir = FieldDir::In;  // for the host: In read, Out written, InOut both
-  bool contiguous = true;
+  // The codelet works on the view in the arena: contiguous, or a planar
+  // field's planes at planePitch (planar_operands.hpp); otherwise the view
+  // is gathered into scratch and scattered back.
+  bool inPlace = true;
+  std::uint64_t planePitch = 0;  // Operand::planePitch, when in place
 };
 
 struct PreparedVertex {
@@ -39,7 +43,7 @@ struct PreparedVertex {
   const void *prepared = nullptr;  // spec->prepare's state (owned by PreparedVertices::states), or null
   std::uint32_t firstOperand = 0;  // index into PreparedVertices::operands
   std::uint8_t numOperands = 0;
-  bool anyScattered = false;  // an operand view that is not contiguous (gathered/scattered through scratch)
+  bool anyScattered = false;  // an operand view that is not in place (gathered/scattered through scratch)
 };
 
 // The vertices of one compute set, in the compute set's order.

@@ -69,7 +69,7 @@ std::vector<CodeletSpec> buildLibrary() {
        k.argMax, 0},
       {"Increment", {{"counter", FieldDir::InOut}}, {{"step", {1.0}}}, validateIncrement,
        cyclesIncrement, k.increment, 0},
-      {"Conv", {{"in", FieldDir::In}, {"weights", FieldDir::In}, {"out", FieldDir::InOut}},
+      {"Conv", {{"in", FieldDir::In, true}, {"weights", FieldDir::In}, {"out", FieldDir::InOut, true}},
        {{"strides", {}}, {"pads", {}}, {"dilations", {}}, {"group", {1.0}}, {"accumulate", {0.0}}},
        validateConv, cyclesConv, k.conv, 0, prepareConv, k.convPrepared},
       {"MaxPool", {{"in", FieldDir::In}, {"out", FieldDir::Out}},

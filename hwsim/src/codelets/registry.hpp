@@ -22,6 +22,12 @@ struct Operand {
   Type type = Type::F32;
   const Shape *shape = nullptr;
   std::uint64_t numElements = 0;
+  // A planar field's operand only (FieldSpec::planar): bytes from one plane
+  // (the elements of one index of the first two dimensions) to the next; 0:
+  // the planes lie end to end. An engine passes a pitch where the view's
+  // planes lie apart in the arena (a Conv's out of 2 channels of one row),
+  // or where an input is read through a copy's sources (operand_mirrors.hpp).
+  std::uint64_t planePitch = 0;
 };
 
 using Attrs = std::vector<std::vector<double>>;
@@ -31,6 +37,9 @@ enum class FieldDir : std::uint8_t { In, Out, InOut };
 struct FieldSpec {
   std::string_view name;
   FieldDir dir = FieldDir::In;
+  // The host implementation takes this field's planes at any pitch
+  // (Operand::planePitch), so an engine need not gather or scatter them.
+  bool planar = false;
 };
 
 struct AttrSpec {

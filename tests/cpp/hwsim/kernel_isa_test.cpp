@@ -16,6 +16,7 @@
 #include "codelets/kernels.hpp"
 #include "codelets/registry.hpp"
 #include "hwsim/types.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -60,6 +61,14 @@ struct Case {
   Attrs attrs;                   // empty: the codelet's defaults
 };
 
+// The case's attributes, its codelet's defaults where it gives none.
+Attrs attrsOf(const Case &c) {
+  if (!c.attrs.empty()) return c.attrs;
+  Attrs attrs;
+  for (const auto &a : spec(c.codelet).attrs) attrs.push_back(a.defaults);
+  return attrs;
+}
+
 // Runs the case's codelet with `fn` and returns the output.
 std::vector<float> run(const Case &c, const std::function<void(const CodeletSpec &, const Operand *, const Attrs &)> &fn) {
   const CodeletSpec &s = spec(c.codelet);
@@ -68,10 +77,7 @@ std::vector<float> run(const Case &c, const std::function<void(const CodeletSpec
   for (auto &t : tensors) {
     ops.push_back({reinterpret_cast<std::uint8_t *>(t.values.data()), Type::F32, &t.shape, t.values.size()});
   }
-  Attrs attrs = c.attrs;
-  if (attrs.empty()) {
-    for (const auto &a : s.attrs) attrs.push_back(a.defaults);
-  }
+  const Attrs attrs = attrsOf(c);
   EXPECT_EQ(s.validate(s, ops.data(), attrs), "") << c.name;
   fn(s, ops.data(), attrs);
   return tensors.back().values;
@@ -204,6 +210,71 @@ TEST(KernelIsa, PreparedGeometryGivesTheBytesOfParsingAtEachCall) {
     }
   }
   EXPECT_GE(compared, 14);  // the 14 Conv and pool cases, at baseline at least
+}
+
+// Conv case c's operands as `type` (in, weights and out; F16 out for F16),
+// run with the geometry prepared at `table`'s level, in and out with their
+// planes (one per image and channel) gapBytes apart (0: end to end), the
+// gaps filled with 0xff bytes (NaN in either type). Returns out's planes end
+// to end; fails if a gap was written.
+std::vector<std::uint8_t> convWithPlanesApart(const Case &c, const KernelTable &table, Type type, std::size_t gapBytes) {
+  const CodeletSpec &s = spec("Conv");
+  const std::size_t elementBytes = type == Type::F32 ? 4 : 2;
+  std::vector<std::vector<std::uint8_t>> buffers(3);
+  std::vector<Operand> ops;
+  std::vector<std::size_t> planes(3), planeBytes(3), pitches(3);
+  for (std::size_t f = 0; f < 3; ++f) {
+    const Tensor &t = c.operands[f];
+    std::vector<std::uint8_t> dense(t.values.size() * elementBytes);
+    if (type == Type::F32) std::memcpy(dense.data(), t.values.data(), dense.size());
+    else std::memcpy(dense.data(), hwsim_test::toHalf(t.values).data(), dense.size());
+    planes[f] = f == 1 ? 1 : t.shape[0] * t.shape[1];  // the weights stay end to end
+    planeBytes[f] = dense.size() / planes[f];
+    pitches[f] = planeBytes[f] + (f == 1 ? 0 : gapBytes);
+    buffers[f].assign(planes[f] * pitches[f], 0xff);
+    for (std::size_t p = 0; p < planes[f]; ++p) {
+      std::memcpy(buffers[f].data() + p * pitches[f], dense.data() + p * planeBytes[f], planeBytes[f]);
+    }
+    const std::uint64_t pitch = f == 1 || gapBytes == 0 ? 0 : pitches[f];
+    ops.push_back({buffers[f].data(), type, &t.shape, t.values.size(), pitch});
+  }
+  const Attrs attrs = attrsOf(c);
+  const auto geometry = s.prepare(s, ops.data(), attrs);
+  EXPECT_NE(geometry, nullptr) << c.name;
+  if (geometry == nullptr) return {};
+  table.convPrepared(s, ops.data(), attrs, geometry.get());
+  std::vector<std::uint8_t> out;
+  for (std::size_t p = 0; p < planes[2]; ++p) {
+    const std::uint8_t *plane = buffers[2].data() + p * pitches[2];
+    out.insert(out.end(), plane, plane + planeBytes[2]);
+    EXPECT_TRUE(std::all_of(plane + planeBytes[2], plane + pitches[2], [](std::uint8_t b) { return b == 0xff; }))
+        << c.name << ": the gap after out plane " << p << " was written";
+  }
+  return out;
+}
+
+// Planar operands (planar_operands.hpp): a Conv given its in and out planes
+// apart in memory (Operand::planePitch, as an engine hands a vertex the
+// planes of an exchange's sources or of a scattered out) writes the bytes it
+// writes on the same planes end to end, at every level, F32 and F16
+// (accumulating cases read out at the pitch too), and reads no gap.
+TEST(KernelIsa, ConvPlanesApartGiveTheBytesOfPlanesEndToEnd) {
+  int compared = 0;
+  for (KernelIsa isa : hwsim::detail::kAllKernelIsas) {
+    const KernelTable *table = hwsim::detail::kernelTable(isa);
+    if (table == nullptr) continue;
+    for (const Case &c : cases()) {
+      if (std::string(c.codelet) != "Conv") continue;
+      for (Type type : {Type::F32, Type::F16}) {
+        const auto want = convWithPlanesApart(c, *table, type, 0);
+        const auto got = convWithPlanesApart(c, *table, type, 12);
+        EXPECT_EQ(got, want) << c.name << " at level " << hwsim::detail::kernelIsaName(isa)
+                             << (type == Type::F32 ? ", F32" : ", F16");
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GE(compared, 24);  // the 12 Conv cases, F32 and F16, at baseline at least
 }
 
 // A vertex whose geometry is invalid prepares nothing (an engine then runs
