@@ -223,10 +223,13 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   };
   const detail::PreparedVertices &prepared = csVertices[csId];
   auto runVertices = [&](std::size_t chunk) {
+    // Every field of a vertex's operands is set before its codelet runs:
+    // zeroing the array once per vertex took a quarter of this function's
+    // samples in mnist-8 (a rep stos of 160 bytes per vertex).
+    std::array<detail::Operand, kMaxOperands> ops{};
     for (std::uint32_t vi = chunks[chunk]; vi < chunks[chunk + 1]; ++vi) {
       const detail::PreparedVertex &vx = prepared.vertices[vi];
       const detail::PreparedOperand *operands = prepared.operands.data() + vx.firstOperand;
-      std::array<detail::Operand, kMaxOperands> ops{};
       for (std::size_t f = 0; f < vx.numOperands; ++f) {
         const detail::PreparedOperand &o = operands[f];
         ops[f].type = o.type;
@@ -240,6 +243,7 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
           std::vector<std::uint8_t> &buffer = vertexScratch(f);
           buffer.resize(views[o.view].bytes + 8);
           ops[f].data = buffer.data();
+          ops[f].planePitch = 0;
           if (o.dir != detail::FieldDir::Out) gather(views[o.view], b, buffer.data());
         }
       }
