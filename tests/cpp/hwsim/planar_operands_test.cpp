@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "engine_impl.hpp"
 #include "planar_operands.hpp"
 #include "test_util.hpp"
 
@@ -22,6 +23,14 @@ constexpr std::size_t kC = 3, kH = 6, kW = 7, kM = 4, kK = 3;  // 3x3 kernel, pa
 constexpr unsigned kTiles = 4;
 
 hwsim::OptionFlags withPlanes(bool on) { return {{"host.planarOperands", on ? "true" : "false"}}; }
+
+// prefix followed by i (appended: GCC 12 warns, wrongly, of an overlapping
+// memcpy in const char* + std::string).
+std::string numbered(const char *prefix, std::size_t i) {
+  std::string name = prefix;
+  name += std::to_string(i);
+  return name;
+}
 
 std::vector<std::uint8_t> bytesOf(const std::vector<float> &v) {
   std::vector<std::uint8_t> b(v.size() * sizeof(float));
@@ -45,7 +54,7 @@ struct SplitConv {
     p::Sequence load;
     std::vector<hwsim::Tensor> weightsOn;
     for (unsigned t = 0; t < kTiles; ++t) {
-      weightsOn.push_back(h.graph.addVariable(Type::F32, {kM, kC, kK, kK}, "w" + std::to_string(t)));
+      weightsOn.push_back(h.graph.addVariable(Type::F32, {kM, kC, kK, kK}, numbered("w", t)));
       h.graph.setTileMapping(weightsOn[t], t);
       load.add(p::Copy(w, weightsOn[t]));
     }
@@ -54,7 +63,7 @@ struct SplitConv {
       const unsigned tile = static_cast<unsigned>(r % kTiles);
       h.graph.setTileMapping(out.slice(r, r + 1, 2), tile);
       const std::size_t r0 = r == 0 ? 0 : r - 1, r1 = std::min(kH, r + 2);
-      auto halo = h.graph.addVariable(Type::F32, {1, kC, r1 - r0, kW}, "halo" + std::to_string(r));
+      auto halo = h.graph.addVariable(Type::F32, {1, kC, r1 - r0, kW}, numbered("halo", r));
       h.graph.setTileMapping(halo, tile);
       sources.push_back(x.slice(r0, r1, 2).flatten());
       halos.push_back(halo.flatten());
@@ -108,8 +117,37 @@ void referenceConv(const std::vector<float> &x, const std::vector<float> &w, std
   }
 }
 
+// What the engine planned for the Conv vertices' in and out: how many ins
+// read the exchange's sources at a pitch (one plane per input channel,
+// kH * kW floats apart), and how many outs are in place at a pitch (one
+// plane per output channel); none gathered or scattered when planar.
+struct PlanarPlan {
+  std::size_t inFromSources = 0, outInPlace = 0, scattered = 0;
+};
+
+PlanarPlan planOf(const Harness &h) {
+  PlanarPlan plan;
+  for (const auto &cs : hwsim::Engine::Impl::of(*h.engine).csVertices) {
+    for (const auto &vx : cs.vertices) {
+      if (vx.spec->name != "Conv") continue;
+      const hwsim::detail::PreparedOperand *ops = cs.operands.data() + vx.firstOperand;
+      if (ops[0].read.planePitch == kH * kW * sizeof(float)) ++plan.inFromSources;
+      if (ops[2].inPlace && ops[2].planePitch == kH * kW * sizeof(float)) ++plan.outInPlace;
+      if (vx.anyScattered) ++plan.scattered;
+    }
+  }
+  return plan;
+}
+
 TEST(PlanarOperands, SplitConvGivesTheBytesAndCyclesOfGatheredOperands) {
   SplitConv planar(true), gathered(false);
+  const PlanarPlan on = planOf(planar.h), off = planOf(gathered.h);
+  EXPECT_EQ(on.inFromSources, 2 * kH);
+  EXPECT_EQ(on.outInPlace, 2 * kH);
+  EXPECT_EQ(on.scattered, 0u);
+  EXPECT_EQ(off.inFromSources, 0u);
+  EXPECT_EQ(off.outInPlace, 0u);
+  EXPECT_EQ(off.scattered, 2 * kH);
   const auto w = hwsim_test::randomFloats(kM * kC * kK * kK, -1, 1, 1);
   const auto outStart = hwsim_test::randomFloats(kM * kH * kW, -1, 1, 2);
   std::vector<std::vector<float>> seen[2];
