@@ -83,6 +83,14 @@ std::vector<float> run(const Case &c, const std::function<void(const CodeletSpec
   return tensors.back().values;
 }
 
+// Calls fn(isa, table) for each level this build has and this CPU runs.
+template <typename Fn>
+void forEachRunnableLevel(Fn fn) {
+  for (KernelIsa isa : hwsim::detail::kAllKernelIsas) {
+    if (const KernelTable *table = hwsim::detail::kernelTable(isa)) fn(isa, *table);
+  }
+}
+
 ExecuteFn kernelOf(const KernelTable &k, const char *codelet) {
   const std::string n = codelet;
   if (n == "MatMul") return k.matMul;
@@ -189,14 +197,12 @@ TEST(KernelIsa, EveryLevelThisMachineRunsAgreesWithBaseline) {
 // an engine runs them) write the bytes they write parsing it at each call.
 TEST(KernelIsa, PreparedGeometryGivesTheBytesOfParsingAtEachCall) {
   int compared = 0;
-  for (KernelIsa isa : hwsim::detail::kAllKernelIsas) {
-    const KernelTable *table = hwsim::detail::kernelTable(isa);
-    if (table == nullptr) continue;
+  forEachRunnableLevel([&](KernelIsa isa, const KernelTable &table) {
     for (const Case &c : cases()) {
       const std::string codelet = c.codelet;
       if (codelet != "Conv" && codelet != "MaxPool" && codelet != "AveragePool") continue;
-      const PreparedExecuteFn withGeometry = codelet == "Conv" ? table->convPrepared : table->poolPrepared;
-      const auto want = run(c, kernelOf(*table, c.codelet));
+      const PreparedExecuteFn withGeometry = codelet == "Conv" ? table.convPrepared : table.poolPrepared;
+      const auto want = run(c, kernelOf(table, c.codelet));
       const auto got = run(c, [&](const CodeletSpec &s, const Operand *ops, const Attrs &attrs) {
         ASSERT_NE(s.prepare, nullptr) << c.name;
         const auto geometry = s.prepare(s, ops, attrs);
@@ -208,7 +214,7 @@ TEST(KernelIsa, PreparedGeometryGivesTheBytesOfParsingAtEachCall) {
           << c.name << " at level " << hwsim::detail::kernelIsaName(isa);
       ++compared;
     }
-  }
+  });
   EXPECT_GE(compared, 14);  // the 14 Conv and pool cases, at baseline at least
 }
 
@@ -260,20 +266,18 @@ std::vector<std::uint8_t> convWithPlanesApart(const Case &c, const KernelTable &
 // (accumulating cases read out at the pitch too), and reads no gap.
 TEST(KernelIsa, ConvPlanesApartGiveTheBytesOfPlanesEndToEnd) {
   int compared = 0;
-  for (KernelIsa isa : hwsim::detail::kAllKernelIsas) {
-    const KernelTable *table = hwsim::detail::kernelTable(isa);
-    if (table == nullptr) continue;
+  forEachRunnableLevel([&](KernelIsa isa, const KernelTable &table) {
     for (const Case &c : cases()) {
       if (std::string(c.codelet) != "Conv") continue;
       for (Type type : {Type::F32, Type::F16}) {
-        const auto want = convWithPlanesApart(c, *table, type, 0);
-        const auto got = convWithPlanesApart(c, *table, type, 12);
+        const auto want = convWithPlanesApart(c, table, type, 0);
+        const auto got = convWithPlanesApart(c, table, type, 12);
         EXPECT_EQ(got, want) << c.name << " at level " << hwsim::detail::kernelIsaName(isa)
                              << (type == Type::F32 ? ", F32" : ", F16");
         ++compared;
       }
     }
-  }
+  });
   EXPECT_GE(compared, 24);  // the 12 Conv cases, F32 and F16, at baseline at least
 }
 
