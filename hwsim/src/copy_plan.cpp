@@ -7,9 +7,6 @@
 
 namespace hwsim::detail {
 
-namespace {
-
-// Whether any range of a overlaps any range of b.
 bool overlap(ByteRanges a, ByteRanges b) {
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
@@ -22,8 +19,6 @@ bool overlap(ByteRanges a, ByteRanges b) {
   }
   return false;
 }
-
-}  // namespace
 
 std::vector<CopyChunk> directCopyChunks(ByteSpan src, ByteSpan dst) {
   if (overlap(ByteRanges(src.begin(), src.end()), ByteRanges(dst.begin(), dst.end()))) return {};

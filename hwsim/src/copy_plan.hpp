@@ -19,6 +19,9 @@ using ByteRanges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
 // The same, borrowed (a view's resolved segments, without a copy per view).
 using ByteSpan = std::span<const std::pair<std::uint64_t, std::uint64_t>>;
 
+// Whether any range of a overlaps any range of b.
+bool overlap(ByteRanges a, ByteRanges b);
+
 // One memcpy of a direct copy.
 struct CopyChunk {
   std::uint64_t dst = 0, src = 0, bytes = 0;

@@ -8,8 +8,10 @@
 // copy mirrors them (operand_mirrors.hpp; mnist-8's second Conv reads its 8
 // input channels from the first pool's output instead of the exchange's 229
 // KB of per-tile copies). The codelet reads and writes the same elements,
-// so results and modelled cycles do not change. host.planarOperands=false
-// turns this off.
+// so results and modelled cycles do not change; a vertex that writes a byte
+// another of its fields holds keeps its views gathered and scattered (the
+// codelet then reads all before it writes, as before: vertex_operands.cpp).
+// host.planarOperands=false turns this off.
 #pragma once
 
 #include <cstdint>

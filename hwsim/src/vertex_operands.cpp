@@ -1,5 +1,6 @@
 #include "vertex_operands.hpp"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,19 @@ detail::PreparedState prepareState(const detail::CodeletSpec &spec, const detail
 
 void Engine::Impl::prepareVertices() {
   const auto &lib = detail::codeletLibrary();
+  // Whether a field the vertex writes shares a byte with another of its fields.
+  const auto writesAFieldItTouches = [&](const detail::ExeVertex &vx, const detail::PreparedOperand *ops) {
+    for (std::size_t w = 0; w < vx.operands.size(); ++w) {
+      if (vx.operands[w] == detail::kNoView || ops[w].dir == detail::FieldDir::In) continue;
+      const auto &written = views[vx.operands[w]].segments;
+      for (std::size_t f = 0; f < vx.operands.size(); ++f) {
+        if (f != w && vx.operands[f] != detail::kNoView && detail::overlap(written, views[vx.operands[f]].segments)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  };
   csVertices.assign(d->computeSets.size(), {});
   for (std::size_t c = 0; c < d->computeSets.size(); ++c) {
     detail::PreparedVertices &prepared = csVertices[c];
@@ -75,10 +89,23 @@ void Engine::Impl::prepareVertices() {
             if (op.inPlace) op.offset = rv.segments[0].first;
           }
           if (op.dir == detail::FieldDir::In) op.read = mirrors.readFor(op.view, planar);
-          pv.anyScattered = pv.anyScattered || !op.inPlace;
         }
         prepared.operands.push_back(op);
       }
+      detail::PreparedOperand *ops = prepared.operands.data() + pv.firstOperand;
+      // Gathered, a view is read before the codelet writes anything, and
+      // scattered, written after it read everything: so a vertex writing a
+      // byte another of its fields holds keeps its planar views gathered
+      // and scattered.
+      if (std::any_of(ops, ops + pv.numOperands, [](const detail::PreparedOperand &o) { return o.planePitch != 0; }) &&
+          writesAFieldItTouches(vx, ops)) {
+        for (std::size_t f = 0; f < pv.numOperands; ++f) {
+          if (ops[f].planePitch == 0) continue;
+          ops[f].planePitch = 0;
+          ops[f].inPlace = false;
+        }
+      }
+      for (std::size_t f = 0; f < pv.numOperands; ++f) pv.anyScattered = pv.anyScattered || !ops[f].inPlace;
       if (auto made = prepareState(*pv.spec, prepared.operands.data() + pv.firstOperand, pv.numOperands, vx.attrs)) {
         pv.prepared = made.get();
         prepared.states.push_back(std::move(made));

@@ -178,6 +178,35 @@ TEST(PlanarOperands, SplitConvGivesTheBytesAndCyclesOfGatheredOperands) {
   }
 }
 
+// A Conv whose out (channels 1-2 of row 0 of t: two planes apart) shares
+// channel 1 with its in (channels 0-1 of t): out stays gathered and
+// scattered, so the codelet reads in before anything is written.
+TEST(PlanarOperands, OutSharingBytesWithInStaysScattered) {
+  std::vector<float> got[2];
+  const auto start = hwsim_test::randomFloats(3 * 2 * 4, -1, 1, 7), w = hwsim_test::randomFloats(4, -1, 1, 8);
+  for (int k = 0; k < 2; ++k) {
+    Harness h;
+    auto t = h.input("t", Type::F32, {1, 3, 2, 4});
+    h.graph.createHostRead("t_out", t);
+    auto wt = h.input("w", Type::F32, {2, 2, 1, 1});
+    h.build({h.vertex("Conv", {{"in", t.slice(0, 2, 1)}, {"weights", wt}, {"out", t.slice(1, 3, 1).slice(0, 1, 2)}}, 0,
+                      {{"strides", {2, 1}}})},
+            withPlanes(k == 0));
+    EXPECT_EQ(planOf(h).scattered, 1u);
+    h.write("t", start);
+    h.write("w", w);
+    EXPECT_EQ(h.engine->run(0), hwsim::RunStatus::Completed);
+    got[k] = h.read<float>("t_out", start.size());
+  }
+  EXPECT_EQ(bytesOf(got[0]), bytesOf(got[1]));
+  for (std::size_t m = 0; m < 2; ++m) {
+    for (std::size_t c0 = 0; c0 < 4; ++c0) {
+      const float want = w[m * 2] * start[c0] + w[m * 2 + 1] * start[8 + c0];
+      EXPECT_NEAR(got[0][(m + 1) * 8 + c0], want, 1e-6) << "channel " << m << " column " << c0;
+    }
+  }
+}
+
 TEST(PlanarOperands, PitchOfAViewsRanges) {
   using hwsim::detail::viewPlanePitch;
   using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
