@@ -63,8 +63,10 @@ class Builder {
     v.type = t.elementType();
     v.shape = t.shape();
     v.numElements = t.numElements();
-    v.regions.reserve(t.regions().size());
-    for (const auto &r : t.regions()) v.regions.push_back({r.var, r.begin, r.end});
+    const std::span<ExeRegion> regions = exe_.regionPool.allocate(t.regions().size());
+    std::transform(t.regions().begin(), t.regions().end(), regions.begin(),
+                   [](const auto &r) { return ExeRegion{r.var, r.begin, r.end}; });
+    v.regions = regions;
     exe_.views.push_back(std::move(v));
     return static_cast<std::uint32_t>(exe_.views.size() - 1);
   }
@@ -83,11 +85,14 @@ class Builder {
         ExeVertex ev;
         ev.codelet = id;
         ev.tile = vd.tile;
-        for (const auto &field : spec.fields) {
-          auto it = std::find_if(vd.fields.begin(), vd.fields.end(), [&](const auto &f) { return f.first == field.name; });
-          if (it == vd.fields.end()) fail(ErrorKind::GraphError, "{}: field '{}' is not connected", where, field.name);
-          ev.operands.push_back(view(it->second, where));
+        const std::span<std::uint32_t> operands = exe_.operandPool.allocate(spec.fields.size());
+        for (std::size_t f = 0; f < spec.fields.size(); ++f) {
+          const auto &name = spec.fields[f].name;
+          auto it = std::find_if(vd.fields.begin(), vd.fields.end(), [&](const auto &field) { return field.first == name; });
+          if (it == vd.fields.end()) fail(ErrorKind::GraphError, "{}: field '{}' is not connected", where, name);
+          operands[f] = view(it->second, where);
         }
+        ev.operands = operands;
         for (const auto &attr : spec.attrs) {
           auto it = std::find_if(vd.attrs.begin(), vd.attrs.end(), [&](const auto &a) { return a.first == attr.name; });
           ev.attrs.push_back(it == vd.attrs.end() ? attr.defaults : it->second);

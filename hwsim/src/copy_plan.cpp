@@ -7,9 +7,23 @@
 
 namespace hwsim::detail {
 
-bool overlap(ByteRanges a, ByteRanges b) {
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
+namespace {
+
+// The ranges in offset order: themselves when they already are (most views'
+// segments), else a sorted copy held in `scratch`.
+ByteSpan sortedRanges(ByteSpan ranges, ByteRanges &scratch) {
+  if (std::is_sorted(ranges.begin(), ranges.end())) return ranges;
+  scratch.assign(ranges.begin(), ranges.end());
+  std::sort(scratch.begin(), scratch.end());
+  return scratch;
+}
+
+}  // namespace
+
+bool overlap(ByteSpan a, ByteSpan b) {
+  ByteRanges aScratch, bScratch;
+  a = sortedRanges(a, aScratch);
+  b = sortedRanges(b, bScratch);
   std::size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
     const std::uint64_t aEnd = a[i].first + a[i].second, bEnd = b[j].first + b[j].second;
@@ -21,7 +35,7 @@ bool overlap(ByteRanges a, ByteRanges b) {
 }
 
 std::vector<CopyChunk> directCopyChunks(ByteSpan src, ByteSpan dst) {
-  if (overlap(ByteRanges(src.begin(), src.end()), ByteRanges(dst.begin(), dst.end()))) return {};
+  if (overlap(src, dst)) return {};
   std::vector<CopyChunk> chunks;
   std::size_t si = 0, di = 0;
   std::uint64_t sUsed = 0, dUsed = 0;  // bytes of src[si] / dst[di] already copied

@@ -20,7 +20,7 @@ using ByteRanges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
 using ByteSpan = std::span<const std::pair<std::uint64_t, std::uint64_t>>;
 
 // Whether any range of a overlaps any range of b.
-bool overlap(ByteRanges a, ByteRanges b);
+bool overlap(ByteSpan a, ByteSpan b);
 
 // One memcpy of a direct copy.
 struct CopyChunk {

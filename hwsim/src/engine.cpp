@@ -77,21 +77,32 @@ void Engine::Impl::resolveLayout() {
     offset += (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
   }
   arenaBytes = std::max<std::uint64_t>(offset, kArenaAlignment);
+  // A view has at most a segment per region: reserving that total makes the
+  // pool one allocation. Spans are taken once it is filled.
+  std::size_t totalRegions = 0;
+  for (const auto &v : d->views) totalRegions += v.regions.size();
+  segmentPool.reserve(totalRegions);
+  std::vector<std::size_t> firstSegment(d->views.size() + 1);
   views.resize(d->views.size());
   for (std::size_t i = 0; i < d->views.size(); ++i) {
     const auto &v = d->views[i];
-    auto &rv = views[i];
     const std::uint64_t es = sizeOf(v.type);
-    rv.bytes = v.numElements * es;
+    views[i].bytes = v.numElements * es;
+    firstSegment[i] = segmentPool.size();
     for (const auto &r : v.regions) {
       const std::uint64_t off = varOffsets[r.var] + r.begin * es, len = (r.end - r.begin) * es;
       if (len == 0) continue;
-      if (!rv.segments.empty() && rv.segments.back().first + rv.segments.back().second == off) {
-        rv.segments.back().second += len;
+      if (segmentPool.size() > firstSegment[i] && segmentPool.back().first + segmentPool.back().second == off) {
+        segmentPool.back().second += len;
       } else {
-        rv.segments.emplace_back(off, len);
+        segmentPool.emplace_back(off, len);
       }
     }
+  }
+  firstSegment.back() = segmentPool.size();
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    auto &rv = views[i];
+    rv.segments = detail::ByteSpan(segmentPool).subspan(firstSegment[i], firstSegment[i + 1] - firstSegment[i]);
     rv.contiguous = rv.segments.size() <= 1;
     rv.offset = rv.segments.empty() ? 0 : rv.segments.front().first;
   }

@@ -39,7 +39,8 @@ struct Engine::Impl {
     std::uint64_t bytes = 0;
     // (offset, length) of each piece, neighbours merged: one when contiguous
     // (none when empty), kept so the copy planning reads every view alike.
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> segments;
+    // In segmentPool.
+    detail::ByteSpan segments;
   };
 
   struct StreamConn {
@@ -182,6 +183,7 @@ struct Engine::Impl {
   std::vector<std::uint64_t> varOffsets;
   std::uint64_t arenaBytes = 0;
   std::vector<ResolvedView> views;
+  detail::ByteRanges segmentPool;  // every view's segments, one allocation for all
   std::vector<std::vector<std::uint32_t>> csChunks;  // vertex index boundaries per compute set
   std::unique_ptr<detail::ParallelGate[]> csGates;   // per compute set: inline or on the pool
   std::vector<detail::ElementwiseRuns> csRuns;       // per compute set (elementwise_runs.hpp)

@@ -7,9 +7,11 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "flat_pool.hpp"
 #include "hwsim/executable.hpp"
 #include "hwsim/target.hpp"
 #include "program_node.hpp"
@@ -27,10 +29,11 @@ struct ExeRegion {
 };
 
 // A tensor view: element type, shape and the variable regions, in order.
+// (Regions live in the executable's regionPool.)
 struct ExeView {
   Type type = Type::F32;
   Shape shape;
-  std::vector<ExeRegion> regions;
+  std::span<const ExeRegion> regions;
   std::uint64_t numElements = 0;
 };
 
@@ -47,7 +50,7 @@ struct ExeVariable {
 struct ExeVertex {
   std::uint16_t codelet = 0;
   std::uint32_t tile = 0;
-  std::vector<std::uint32_t> operands;            // view per codelet field (kNoView if absent)
+  std::span<const std::uint32_t> operands;        // view per codelet field (kNoView if absent), in operandPool
   std::vector<std::vector<double>> attrs;         // value(s) per codelet attribute
   std::uint64_t cycles = 0;                       // modelled tile cycles
 };
@@ -80,6 +83,7 @@ struct ExeHostCopy {
   bool isRead = false;
 };
 
+// Not copyable: views and vertices point into its pools.
 struct ExecutableData {
   Target target;
   unsigned replicationFactor = 1;
@@ -93,6 +97,9 @@ struct ExecutableData {
   std::vector<std::uint32_t> programs;  // root node per program index
   OptionFlags options;
   std::vector<std::uint64_t> tileBytes;
+  // Storage of every view's regions and every vertex's operands.
+  FlatPool<ExeRegion> regionPool;
+  FlatPool<std::uint32_t> operandPool;
 
   // Derived (not serialized): filled by finalize().
   std::vector<HostCopyInfo> hostWriteInfos;

@@ -141,14 +141,22 @@ void append(ExecutableData &out, const ExecutableData &in, const TileSpan &span,
     for (auto &interval : variable.mapping) interval.tile = tile(interval.tile);
     out.variables.push_back(std::move(variable));
   }
+  // Regions and operands are copied into out's pools: in's may go first.
   for (detail::ExeView v : in.views) {
-    for (auto &region : v.regions) region.var += varBase;
+    const std::span<detail::ExeRegion> regions = out.regionPool.allocate(v.regions.size());
+    std::transform(v.regions.begin(), v.regions.end(), regions.begin(), [&](detail::ExeRegion region) {
+      region.var += varBase;
+      return region;
+    });
+    v.regions = regions;
     out.views.push_back(std::move(v));
   }
   for (detail::ExeComputeSet cs : in.computeSets) {
     for (auto &vertex : cs.vertices) {
       vertex.tile = tile(vertex.tile);
-      for (auto &operand : vertex.operands) operand = view(operand);
+      const std::span<std::uint32_t> operands = out.operandPool.allocate(vertex.operands.size());
+      std::transform(vertex.operands.begin(), vertex.operands.end(), operands.begin(), view);
+      vertex.operands = operands;
     }
     out.computeSets.push_back(std::move(cs));
   }

@@ -2,6 +2,7 @@
 // FlatBuffers verifier first; if it fails, a field-by-field walk finds which
 // part is malformed and at which byte offset, for the error message. Then the
 // semantic checks of validate.cpp run, so nothing read is trusted unchecked.
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -71,7 +72,7 @@ std::vector<std::uint8_t> serializeExecutable(const ExecutableData &e) {
     for (const auto &vx : cs.vertices) {
       std::vector<flatbuffers::Offset<fb::Attr>> attrs;
       for (const auto &a : vx.attrs) attrs.push_back(fb::CreateAttr(b, vec(b, a)));
-      vertices.push_back(fb::CreateVertex(b, vx.codelet, vx.tile, vec(b, vx.operands), b.CreateVector(attrs), vx.cycles));
+      vertices.push_back(fb::CreateVertex(b, vx.codelet, vx.tile, b.CreateVector(vx.operands.data(), vx.operands.size()), b.CreateVector(attrs), vx.cycles));
     }
     css.push_back(fb::CreateComputeSet(b, b.CreateString(cs.name), b.CreateVector(vertices)));
   }
@@ -188,6 +189,15 @@ template <typename T, typename U> std::vector<T> toVec(const flatbuffers::Vector
   return out;
 }
 
+// Copies a vector into the pool: one pool block for all of them (see reserve).
+template <typename T, typename U> std::span<const T> toPool(FlatPool<T> &pool, const flatbuffers::Vector<U> *v) {
+  if (!v) return {};
+  checkAligned(v);
+  const std::span<T> out = pool.allocate(v->size());
+  std::transform(v->begin(), v->end(), out.begin(), [](U x) { return static_cast<T>(x); });
+  return out;
+}
+
 Shape toShape(const flatbuffers::Vector<std::uint64_t> *v) {
   Shape s;
   if (!v) return s;
@@ -271,6 +281,9 @@ std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *input,
     }
   }
   if (const auto *views = r->views()) {
+    std::size_t totalRegions = 0;
+    for (const auto *v : *views) totalRegions += count(v->regions());
+    e->regionPool.reserve(totalRegions);
     e->views.reserve(views->size());
     for (const auto *v : *views) {
       ExeView ev;
@@ -279,13 +292,22 @@ std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *input,
       ev.numElements = v->num_elements();
       if (const auto *regions = v->regions()) {
         checkAligned(regions);
-        ev.regions.reserve(regions->size());
-        for (const auto *rg : *regions) ev.regions.push_back({rg->var(), rg->begin(), rg->end()});
+        const std::span<ExeRegion> out = e->regionPool.allocate(regions->size());
+        std::transform(regions->begin(), regions->end(), out.begin(),
+                       [](const fb::Region *rg) { return ExeRegion{rg->var(), rg->begin(), rg->end()}; });
+        ev.regions = out;
       }
       e->views.push_back(std::move(ev));
     }
   }
   if (const auto *css = r->compute_sets()) {
+    std::size_t totalOperands = 0;
+    for (const auto *cs : *css) {
+      if (const auto *vertices = cs->vertices()) {
+        for (const auto *vx : *vertices) totalOperands += count(vx->operands());
+      }
+    }
+    e->operandPool.reserve(totalOperands);
     e->computeSets.reserve(css->size());
     for (const auto *cs : *css) {
       ExeComputeSet ecs;
@@ -296,7 +318,7 @@ std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *input,
           ExeVertex ev;
           ev.codelet = vx->codelet();
           ev.tile = vx->tile();
-          ev.operands = toVec<std::uint32_t>(vx->operands());
+          ev.operands = toPool(e->operandPool, vx->operands());
           if (const auto *attrs = vx->attrs()) {
             ev.attrs.reserve(attrs->size());
             for (const auto *a : *attrs) ev.attrs.push_back(toVec<double>(a->values()));
@@ -347,7 +369,6 @@ std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *input,
     for (const auto *o : *opts) e->options[str(o->key())] = str(o->value());
   }
   e->tileBytes = toVec<std::uint64_t>(r->tile_bytes());
-  (void)count(r->programs());
   validateExecutable(*e);
   try {
     validateEngineOptions(e->options);

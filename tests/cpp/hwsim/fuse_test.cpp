@@ -124,6 +124,16 @@ TEST(Fuse, EachModelGetsItsOwnTilesHandlesAndPrograms) {
   EXPECT_EQ(hwsim::Executable::deserialize(fused.serialize()).hash(), fused.hash());
 }
 
+// The fused executable holds its own views and vertices (they live in
+// pools of the executable), so it runs the same once its inputs are gone.
+TEST(Fuse, TheFusedModelOutlivesItsInputs) {
+  const hwsim::Fusion fusion = hwsim::fuseExecutables({{"a", addOne()}, {"b", scaled()}});
+  Loaded both(fusion.executable), originalA(addOne());
+  EXPECT_EQ(runAddOne(both.engine, "a/", 0), runAddOne(originalA.engine, "", 0));
+  EXPECT_EQ(runScaled(both.engine, "b/", 1), (std::vector<float>{2, -4, 6, 1}));
+  EXPECT_EQ(hwsim::Executable::deserialize(fusion.executable.serialize()).hash(), fusion.executable.hash());
+}
+
 TEST(Fuse, ModelsThatDoNotFitTogetherAreALinkErrorNamingTheirTiles) {
   const auto a = addOne();
   const auto b = scaled();
