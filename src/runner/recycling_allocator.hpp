@@ -10,9 +10,15 @@
 // the runner owns. The cache is never destroyed, so blocks freed during
 // static destruction still have somewhere to go.
 //
-// Any thread may allocate and free: each cache is guarded by a mutex (an
-// uncontended lock costs about what malloc does). Under AddressSanitizer
-// blocks are not recycled, so that a use after free is still reported.
+// Any thread may allocate and free. Each thread keeps a few freed blocks
+// of each size of its own, in front of the process-wide cache, which is
+// guarded by a mutex (an uncontended lock costs about what malloc does):
+// clients on several threads, each serving its own requests, would
+// otherwise take turns at that mutex at every request (measured with two
+// clients on two replicas, docs/performance.md "Waits between threads").
+// A thread's blocks go to the process-wide cache when it ends. Under
+// AddressSanitizer blocks are not recycled, so that a use after free is
+// still reported.
 #pragma once
 
 #include <cstddef>
@@ -47,6 +53,12 @@ class BlockCache {
   }
 
   void *take() {
+    if (ThreadBlocks *own = threadBlocks(); own != nullptr && own->free != nullptr) {
+      Free *block = own->free;
+      own->free = block->next;
+      --own->count;
+      return block;
+    }
     {
       std::lock_guard lock(mutex_);
       if (Free *block = free_) {
@@ -59,6 +71,51 @@ class BlockCache {
   }
 
   void give(void *pointer) noexcept {
+    if (ThreadBlocks *own = threadBlocks(); own != nullptr && own->count < kThreadBlocks) {
+      own->free = new (pointer) Free{own->free};
+      ++own->count;
+      return;
+    }
+    giveShared(pointer);
+  }
+
+ private:
+  // Enough for the requests in flight of a busy process; what an unusual
+  // burst frees beyond it goes back to the heap.
+  static constexpr std::size_t kMaxBlocks = 4096;
+  // A thread's own: about a client's window of requests in flight.
+  static constexpr std::size_t kThreadBlocks = 32;
+
+  struct Free {
+    Free *next;
+  };
+
+  // This thread's blocks; handed to the process-wide cache when it ends.
+  struct ThreadBlocks {
+    Free *free = nullptr;
+    std::size_t count = 0;
+  };
+
+  // Null once this thread's blocks were handed back (a block freed by a
+  // later thread-exit destructor goes to the process-wide cache).
+  static ThreadBlocks *threadBlocks() noexcept {
+    thread_local bool handed_back = false;  // trivially destructible: readable until the thread is gone
+    struct Owner {
+      ThreadBlocks blocks;
+      ~Owner() {
+        handed_back = true;
+        while (Free *block = blocks.free) {
+          blocks.free = block->next;
+          instance().giveShared(block);
+        }
+      }
+    };
+    if (handed_back) return nullptr;
+    thread_local Owner owner;
+    return &owner.blocks;
+  }
+
+  void giveShared(void *pointer) noexcept {
     {
       std::lock_guard lock(mutex_);
       if (count_ < kMaxBlocks) {
@@ -69,15 +126,6 @@ class BlockCache {
     }
     ::operator delete(pointer, std::align_val_t(Align));  // unsized: clang enables sized deallocation only on request
   }
-
- private:
-  // Enough for the requests in flight of a busy process; what an unusual
-  // burst frees beyond it goes back to the heap.
-  static constexpr std::size_t kMaxBlocks = 4096;
-
-  struct Free {
-    Free *next;
-  };
 
   std::mutex mutex_;
   Free *free_ = nullptr;
