@@ -1473,8 +1473,9 @@ typedef void (*mrt_future_ready_fn)(mrt_status status, void *user_data);
 /* Calls fn exactly once when the request is done: at once, on this thread,
  * if it already is; otherwise on the library thread that completes it (a
  * replica's device thread, a thread serving the device in
- * mrt_model_runner_execute() or mrt_future_wait(MRT_FOREVER), or the
- * thread destroying the runner), after
+ * mrt_model_runner_execute(), mrt_model_runner_execute_async() facing full
+ * queues or mrt_future_wait(MRT_FOREVER), or the thread destroying the
+ * runner), after
  * mrt_future_wait() can already see the outcome. Callbacks of different
  * futures may run concurrently; fn must not block for long (it holds up the
  * replica) and may call any mrt_future_* function, also on this future.
@@ -1689,9 +1690,13 @@ MRT_API mrt_status mrt_model_runner_execute(mrt_model_runner *runner, const mrt_
                                             size_t num_inputs, const mrt_tensor_view *outputs,
                                             size_t num_outputs, uint32_t replica_id) MRT_NOEXCEPT;
 
-/* Queues one request and returns at once with its future (*out, owned by
- * the caller). Input and output buffers must stay valid and untouched until
- * the future is ready. */
+/* Queues one request and returns with its future (*out, owned by the
+ * caller): at once, unless one of the replica's queues is full (more
+ * requests in flight than it holds); then, while no other thread runs the
+ * replica's device, the calling thread runs it until there is room (on_ready
+ * callbacks of the requests it serves run on it), else it waits for room.
+ * Input and output buffers must stay valid and untouched until the future
+ * is ready. */
 MRT_API mrt_status mrt_model_runner_execute_async(mrt_model_runner *runner, const mrt_tensor_view *inputs,
                                                   size_t num_inputs, const mrt_tensor_view *outputs,
                                                   size_t num_outputs, uint32_t replica_id,

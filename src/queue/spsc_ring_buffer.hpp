@@ -160,6 +160,16 @@ class SpscRingBuffer {
     return write_pos_ - read_complete_cache_ != num_buffers_;
   }
 
+  // Any thread: every buffer is written and not yet read-completed, so a
+  // writeLock() would wait for the consumer. A snapshot: either side may
+  // change it at once, and a buffer write-locked but not yet published does
+  // not count.
+  bool isFull() const {
+    // acquire on both counts, as in readAvailable().
+    return write_count_.load(std::memory_order_acquire) - read_complete_.load(std::memory_order_acquire) >=
+           num_buffers_;
+  }
+
   // Publishes the write-locked buffer to the consumer.
   void writeComplete() {
     if (!write_locked_.load(std::memory_order_relaxed)) [[unlikely]] {

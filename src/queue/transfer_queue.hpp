@@ -62,6 +62,9 @@ class TransferQueue : public IQueue {
   // free, or the queue is disconnected. Stays true until this producer
   // enqueues, so a caller can check several queues before flushing any.
   bool canEnqueueNow() { return ring_->writeAvailable(); }
+  // Any thread: a snapshot of whether the ring is full (an enqueue would
+  // wait for the consumer).
+  bool isFull() const { return ring_->isFull(); }
   // Empties the ring and forgets partial transfers on both sides, and
   // reconnects a disconnected queue.
   void reset();

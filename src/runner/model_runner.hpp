@@ -115,6 +115,9 @@ class ModelRunner {
   void execute(const InputMemoryView &input_data, const OutputMemoryView &output_data, unsigned replica_id = 0);
 
   // Asynchronous: one future per output, all sharing the request's Completion.
+  // Returns at once unless one of the replica's queues is full: then the
+  // caller runs the device itself while no other thread does, until there
+  // is room (docs/runner.md, "Data path").
   OutputFutureMemory executeAsync(const InputMemoryView &input_data, unsigned replica_id = 0);
   OutputFutureMemoryView executeAsync(const InputMemoryView &input_data, const OutputMemoryView &output_data,
                                       unsigned replica_id = 0);

@@ -39,7 +39,7 @@ class Replica::Link final : public Completer {
       if (!device.owns_lock()) return;  // its holder, or the device thread, serves the request
       replica = replica_;
     }
-    replica->serveHolding(std::move(device), completion);
+    replica->serveHolding(std::move(device), [&completion] { return completion.isReady(); });
   }
 
   void disconnect() {
@@ -246,6 +246,7 @@ void Replica::enqueueRequest(const RequestViews &views, const std::shared_ptr<Re
   if (!config_.validate_io_params) checkEntries(views);
   Request *raw = request.get();
   const std::shared_ptr<Completion> completion = raw->completion;  // finishOne may move the request's
+  serveWhileFull();
   std::lock_guard producer(producer_mutex_);
   if (failed_.load(std::memory_order_acquire)) {
     std::lock_guard state(state_mutex_);
@@ -355,10 +356,15 @@ void Replica::deviceLoop() {
   initial_load_cv_.notify_all();
   if (!load_ok) return;
   while (!stopping_.load() && serving_.load()) {
-    {
-      std::lock_guard device(device_mutex_);
+    if (!deferToClients()) {
+      std::unique_lock device(device_mutex_, std::try_to_lock);
+      // A client serving its requests itself wakes this thread when it
+      // lets go with work left; blocking on the mutex would cost it a
+      // wake-up at every let-go instead.
+      if (!device.owns_lock() && !waiter_serving_.load()) device.lock();
       // A pipelined Main ends the runs in flight before the device is let go.
-      while (!stopping_.load() && serving_.load() && (hasWork() || session_->mainPipelineBusy())) {
+      while (device.owns_lock() && !stopping_.load() && serving_.load() &&
+             (hasWork() || session_->mainPipelineBusy())) {
         if (!runProgram(false)) break;
       }
     }
@@ -444,26 +450,42 @@ bool Replica::workVisible() const {
   return true;
 }
 
+bool Replica::deferToClients() const {
+  return waiter_serving_.load() || RequestClock::now().time_since_epoch().count() <
+                                       clients_serve_until_.load(std::memory_order_relaxed);
+}
+
+bool Replica::workForDeviceThread() const { return !deferToClients() && workVisible(); }
+
 void Replica::waitForWork() {
   // Requests often come back to back: poll while that pays
   // (common/adaptive_spin.hpp) before sleeping, which costs a futex wake to
   // undo. Never on a CPU shared with the clients: polling would only delay
   // the request it waits for.
   const auto work_or_stop = [this] {
-    return workVisible() || stopping_.load(std::memory_order_relaxed) || !serving_.load(std::memory_order_relaxed);
+    return workForDeviceThread() || stopping_.load(std::memory_order_relaxed) ||
+           !serving_.load(std::memory_order_relaxed);
   };
-  if (work_spin_.spin(work_or_stop)) return;
+  // While clients serve, nothing to poll for: they keep the device.
+  const std::int64_t defer_until = clients_serve_until_.load(std::memory_order_relaxed);
+  if (defer_until <= RequestClock::now().time_since_epoch().count() && work_spin_.spin(work_or_stop)) return;
   const std::uint32_t seen = doorbell_.load(std::memory_order_seq_cst);
+  // Until a deadline of the clients' (deferToClients), this thread looks
+  // again by itself, so producers need not wake it.
+  auto timeout = timeout_period_.count() > 0 ? timeout_period_ : std::chrono::nanoseconds(-1);
+  const auto deferred = std::chrono::nanoseconds(defer_until - RequestClock::now().time_since_epoch().count());
+  const bool wakes_by_itself = deferred.count() > 0 && (timeout.count() < 0 || deferred < timeout);
+  if (wakes_by_itself) timeout = deferred;
   // Store the flag, then look for work; producers enqueue, then look at the
   // flag (wakeDevice). With a full fence on both sides one of us sees the
   // other, so a request is never left with the device asleep.
-  device_sleeping_.store(1, std::memory_order_seq_cst);
+  device_sleeping_.store(wakes_by_itself ? kSleepingUntilDeadline : kSleeping, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   bool slept_a_period = false;
-  if (!workVisible() && !stopping_.load() && serving_.load()) {
+  if (!workForDeviceThread() && !stopping_.load() && serving_.load()) {
     const auto before = RequestClock::now();
     link_->setRunning(false);  // clients waiting for us serve themselves or park at once
-    detail::futexWait(doorbell_, seen, timeout_period_.count() > 0 ? timeout_period_ : std::chrono::nanoseconds(-1));
+    detail::futexWait(doorbell_, seen, timeout);
     link_->setRunning(true);
     slept_a_period = timeout_period_.count() > 0 && RequestClock::now() - before >= timeout_period_;
   }
@@ -486,7 +508,8 @@ void Replica::wakeDevice() {
   // woken but not yet running (it does not preempt its waker, see
   // deviceLoop) costs the requests after it no syscall; it looks for work
   // before it sleeps again.
-  if (device_sleeping_.load(std::memory_order_relaxed) != 0 && device_sleeping_.exchange(0) != 0) {
+  // One sleeping until a deadline looks again by itself.
+  if (device_sleeping_.load(std::memory_order_relaxed) == kSleeping && device_sleeping_.exchange(0) == kSleeping) {
     doorbell_.fetch_add(1, std::memory_order_seq_cst);
     detail::futexWake(doorbell_);
   }
@@ -507,12 +530,28 @@ void Replica::serveInline(const Completion &completion) {
     wakeDevice();  // whoever holds it looks for work before sleeping; this covers a sleeper
     return;
   }
-  serveHolding(std::move(device), completion);
+  serveHolding(std::move(device), [&completion] { return completion.isReady(); });
 }
 
-void Replica::serveHolding([[maybe_unused]] std::unique_lock<std::mutex> device, const Completion &completion) {
+bool Replica::anyQueueFull() const {
+  return std::any_of(input_queues_.begin(), input_queues_.end(), [](const InputQueue *q) { return q->isFull(); }) ||
+         std::any_of(output_queues_.begin(), output_queues_.end(), [](const OutputQueue *q) { return q->isFull(); });
+}
+
+void Replica::serveWhileFull() {
+  if (!anyQueueFull()) return;
+  std::unique_lock device = tryTakeDevice();
+  if (!device.owns_lock()) return;
+  const auto until = RequestClock::now() + kDeferToServingClients;
+  clients_serve_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
+  serveHolding(std::move(device), [this] { return !anyQueueFull() || !hasWork(); });
+}
+
+template <typename Done>
+void Replica::serveHolding([[maybe_unused]] std::unique_lock<std::mutex> device, Done done) {
   // `device` is held until this returns.
-  while (!completion.isReady() && !stopping_.load() && serving_.load()) {
+  waiter_serving_.store(true);
+  while (!done() && !stopping_.load() && serving_.load()) {
     if (!runProgram(false)) break;
   }
   // The runs of a pipelined Main still in flight end before the device is
@@ -522,6 +561,7 @@ void Replica::serveHolding([[maybe_unused]] std::unique_lock<std::mutex> device,
   while (session_->mainPipelineBusy() && !stopping_.load() && serving_.load()) {
     if (!runProgram(false, false)) break;
   }
+  waiter_serving_.store(false);  // seq_cst: before wakeDevice's look at the device thread's flag
   if (!stopping_.load() && serving_.load() && hasWork()) wakeDevice();
 }
 

@@ -152,7 +152,14 @@ class Replica {
   // replica stops serving), then lets the device go, waking the device
   // thread for the requests queued behind. Touches nothing of the replica
   // after the lock is released (a waiter's replica may then be destroyed).
-  void serveHolding(std::unique_lock<std::mutex> device, const Completion &completion);
+  template <typename Done>
+  void serveHolding(std::unique_lock<std::mutex> device, Done done);
+  // Before a producer pushes a request: while one of the queues is full (the
+  // push would wait for the device) and no thread runs the device, runs Main
+  // on this thread until none is.
+  void serveWhileFull();
+  // Any thread: one of the queues is full (a snapshot).
+  bool anyQueueFull() const;
   // Holding device_mutex_: runs the Load programs or one Main run, handling
   // device errors; false once this replica stops serving (shutdown, or out
   // of service). A pipelined Main run starts a new run only if may_start.
@@ -161,6 +168,12 @@ class Replica {
   bool hasWork() const;
   // Any thread: a request is enqueued that no run has started on.
   bool workVisible() const;
+  // Any thread: a client serves the device (waiter_serving_) or did so
+  // lately at a full queue (clients_serve_until_): the device thread leaves
+  // the requests to it.
+  bool deferToClients() const;
+  // Any thread: work visible and not left to the clients.
+  bool workForDeviceThread() const;
   // Device thread, not holding device_mutex_: polls while that pays, then sleeps
   // until woken or, with timeouts in use, for one period, after which it
   // runs the timeout logic the queues would run for a waiting device.
@@ -237,6 +250,8 @@ class Replica {
   // one clears device_sleeping_.
   std::atomic<std::uint32_t> doorbell_{0};
   std::atomic<std::uint32_t> device_sleeping_{0};
+  static constexpr std::uint32_t kSleeping = 1;              // until woken
+  static constexpr std::uint32_t kSleepingUntilDeadline = 2;  // looks again by itself soon
   // How long the device thread polls for work before it sleeps.
   detail::AdaptiveSpin work_spin_;
   // What the requests' Completions hold of this replica: whether the device
@@ -245,6 +260,16 @@ class Replica {
   // for a waiter to serve, which shutdown() closes.
   const std::shared_ptr<Link> link_;
   std::atomic<bool> serving_{true};  // false once runProgram gave up
+  // A thread other than the device thread holds the device and runs Main
+  // (serveHolding): the device thread waits for it to let go.
+  std::atomic<bool> waiter_serving_{false};
+  // A client that found a queue full and served it will most likely find
+  // it full again at its next request: until this time (RequestClock ticks)
+  // the device thread leaves the device to it. Taking it in that gap would
+  // make the client wait for the device thread, which on CPUs shared by
+  // more threads than there are may not run for a whole time slice.
+  std::atomic<std::int64_t> clients_serve_until_{0};
+  static constexpr std::chrono::microseconds kDeferToServingClients{100};
   bool loaded_ = false;              // a Load or Main run has succeeded (device_mutex_)
   std::mutex initial_load_mutex_;
   std::condition_variable initial_load_cv_;
