@@ -97,7 +97,11 @@ void client(ModelRunner &runner, unsigned replica, int requests) {
 }
 
 void BM_TwoClientsVsOne(benchmark::State &state, const char *model) {
-  constexpr int kRequests = 512;  // per client and chunk
+  // Per client and chunk. A chunk must outlast what each one pays once (the
+  // second client's thread start, a device thread's wake-up: 50-100 us on
+  // this VM) by far: add_one's one-client chunk of 512 requests lasts ~0.2 ms
+  // since clients serve full queues themselves (docs/performance.md).
+  constexpr int kRequests = 4096;
   ModelRunnerConfig config;
   config.thread_safe = true;
   config.replication_factor = 2;
