@@ -466,9 +466,10 @@ void Replica::waitForWork() {
     return workForDeviceThread() || stopping_.load(std::memory_order_relaxed) ||
            !serving_.load(std::memory_order_relaxed);
   };
-  // While clients serve, nothing to poll for: they keep the device.
+  // While clients serve, nothing to poll for: they keep the device, and
+  // one letting go with work left wakes this thread.
   const std::int64_t defer_until = clients_serve_until_.load(std::memory_order_relaxed);
-  if (defer_until <= RequestClock::now().time_since_epoch().count() && work_spin_.spin(work_or_stop)) return;
+  if (!deferToClients() && work_spin_.spin(work_or_stop)) return;
   const std::uint32_t seen = doorbell_.load(std::memory_order_seq_cst);
   // Until a deadline of the clients' (deferToClients), this thread looks
   // again by itself, so producers need not wake it.
