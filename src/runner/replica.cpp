@@ -39,6 +39,10 @@ class Replica::Link final : public Completer {
       if (!device.owns_lock()) return;  // its holder, or the device thread, serves the request
       replica = replica_;
     }
+    // A client that waits for one request most likely waits for its next
+    // one too (submit, then wait): the device thread, left asleep until the
+    // deferral ends, costs that submit no futex wake-up.
+    replica->deferDeviceThreadToClients();
     replica->serveHolding(std::move(device), [&completion] { return completion.isReady(); });
   }
 
@@ -543,9 +547,13 @@ void Replica::serveWhileFull() {
   if (!anyQueueFull()) return;
   std::unique_lock device = tryTakeDevice();
   if (!device.owns_lock()) return;
+  deferDeviceThreadToClients();
+  serveHolding(std::move(device), [this] { return !anyQueueFull() || !hasWork(); });
+}
+
+void Replica::deferDeviceThreadToClients() {
   const auto until = RequestClock::now() + kDeferToServingClients;
   clients_serve_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
-  serveHolding(std::move(device), [this] { return !anyQueueFull() || !hasWork(); });
 }
 
 template <typename Done>

@@ -160,6 +160,9 @@ class Replica {
   void serveWhileFull();
   // Any thread: one of the queues is full (a snapshot).
   bool anyQueueFull() const;
+  // A client about to serve the device: the device thread leaves it the
+  // requests for kDeferToServingClients (clients_serve_until_).
+  void deferDeviceThreadToClients();
   // Holding device_mutex_: runs the Load programs or one Main run, handling
   // device errors; false once this replica stops serving (shutdown, or out
   // of service). A pipelined Main run starts a new run only if may_start.
@@ -264,8 +267,10 @@ class Replica {
   // (serveHolding): the device thread waits for it to let go.
   std::atomic<bool> waiter_serving_{false};
   // A client that found a queue full and served it will most likely find
-  // it full again at its next request: until this time (RequestClock ticks)
-  // the device thread leaves the device to it. Taking it in that gap would
+  // it full again at its next request, and one that served the request it
+  // waited for will most likely wait for its next one: until this time
+  // (RequestClock ticks) the device thread leaves the device to it and
+  // sleeps with this deadline, which producers do not ring. Taking it in that gap would
   // make the client wait for the device thread, which on CPUs shared by
   // more threads than there are may not run for a whole time slice.
   std::atomic<std::int64_t> clients_serve_until_{0};

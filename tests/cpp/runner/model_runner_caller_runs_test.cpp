@@ -83,6 +83,27 @@ TEST(ModelRunnerCallerRunsTest, BoundedWaitsAndPollsLeaveTheDeviceToItsThread) {
   }
 }
 
+// A waiter that served leaves the device thread asleep until a short
+// deadline (Replica::deferDeviceThreadToClients), so that its next submit
+// needs no wake-up; a request submitted then and never waited for without a
+// bound is still completed, by the device thread once the deadline passes.
+TEST(ModelRunnerCallerRunsTest, ARequestNobodyServesRightAfterAServedWaitIsCompletedByTheDeviceThread) {
+  ModelRunner runner(exampleModel("add_one"));
+  std::mt19937 rng(3);
+  for (int round = 0; round < 20; ++round) {
+    std::this_thread::sleep_for(2ms);
+    const std::vector<float> served = randomFloats(rng, 16), left = randomFloats(rng, 16);
+    OutputFutureMemory first = runner.executeAsync({{"x", constView(served)}});
+    EXPECT_EQ(floatsOf(first.at("y").get()), plusOne(served)) << round;
+    OutputFutureMemory second = runner.executeAsync({{"x", constView(left)}});
+    const auto &future = second.at("y");
+    const auto completed = CompletedOn::watch(*future.completion());
+    ASSERT_EQ(future.wait_for(10s), std::future_status::ready) << round;
+    EXPECT_EQ(floatsOf(future.get()), plusOne(left)) << round;
+    EXPECT_FALSE(completed->on_waiter.load()) << round;
+  }
+}
+
 void mlpClients(ModelRunner &runner, unsigned replicas, int threads) {
   const MlpReference reference(*runner.model());
   std::atomic<int> mismatches{0};
