@@ -1694,7 +1694,13 @@ MRT_API mrt_status mrt_model_runner_execute(mrt_model_runner *runner, const mrt_
  * caller): at once, unless one of the replica's queues is full (more
  * requests in flight than it holds); then, while no other thread runs the
  * replica's device, the calling thread runs it until there is room (on_ready
- * callbacks of the requests it serves run on it), else it waits for room.
+ * callbacks of the requests it serves run on it, and so does the handling of
+ * a device error: auto_reset's reload), else it waits for room. (It runs
+ * the device only for a model whose Main copies each stream at most once
+ * per run; for others it always waits for room.) After a thread served the
+ * device (here, or in mrt_future_wait without a bound), the replica's device
+ * thread leaves requests to the clients for 100 us: a request nobody then
+ * waits for without a bound may complete up to 100 us later.
  * Input and output buffers must stay valid and untouched until the future
  * is ready. */
 MRT_API mrt_status mrt_model_runner_execute_async(mrt_model_runner *runner, const mrt_tensor_view *inputs,

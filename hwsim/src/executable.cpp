@@ -83,21 +83,47 @@ std::vector<ProgramStepInfo> Executable::programSteps() const {
   return out;
 }
 
+namespace {
+
+bool isLoopOrBranch(detail::NodeKind kind) {
+  switch (kind) {
+    case detail::NodeKind::Repeat:
+    case detail::NodeKind::RepeatWhileTrue:
+    case detail::NodeKind::RepeatWhileFalse:
+    case detail::NodeKind::If:
+    case detail::NodeKind::Switch: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
 ProgramTransfers Executable::transfers(unsigned program) const {
   const auto &d = need(data_);
   if (program >= d.programs.size()) detail::fail(ErrorKind::InvalidArgument, "program {} of {}", program, d.programs.size());
   // Children precede their parents (validateExecutable), so one backward
   // sweep from the root marks every reachable step, shared ones once.
-  std::vector<char> reached(d.nodes.size(), 0);
+  // A step may run more than once per run (or not at all) when reached twice
+  // or from inside a loop or a branch.
+  std::vector<char> reached(d.nodes.size(), 0), notOnce(d.nodes.size(), 0);
   reached[d.programs[program]] = 1;
   ProgramTransfers out;
   for (std::size_t i = d.programs[program] + 1; i-- > 0;) {
     if (!reached[i]) continue;
     const detail::ExeNode &node = d.nodes[i];
-    for (const std::uint32_t child : node.children) reached[child] = 1;
+    const bool childrenNotOnce = notOnce[i] || isLoopOrBranch(node.kind);
+    for (const std::uint32_t child : node.children) {
+      if (reached[child] || childrenNotOnce) notOnce[child] = 1;
+      reached[child] = 1;
+    }
     switch (node.kind) {
       case detail::NodeKind::StreamToTensor:
-      case detail::NodeKind::TensorToStream: out.streams.push_back(node.index); break;
+      case detail::NodeKind::TensorToStream:
+        if (notOnce[i] || std::find(out.streams.begin(), out.streams.end(), node.index) != out.streams.end()) {
+          out.eachStreamAtMostOnce = false;
+        }
+        out.streams.push_back(node.index);
+        break;
       case detail::NodeKind::RemoteToTensor:
       case detail::NodeKind::TensorToRemote: out.remoteBuffers.push_back(node.index); break;
       default: break;

@@ -42,8 +42,7 @@ class Replica::Link final : public Completer {
     // A client that waits for one request most likely waits for its next
     // one too (submit, then wait): the device thread, left asleep until the
     // deferral ends, costs that submit no futex wake-up.
-    replica->deferDeviceThreadToClients();
-    replica->serveHolding(std::move(device), [&completion] { return completion.isReady(); });
+    replica->serveHolding(std::move(device), [&completion] { return completion.isReady(); }, true);
   }
 
   void disconnect() {
@@ -186,6 +185,7 @@ Replica::Replica(unsigned id, std::shared_ptr<Session> session, unsigned lane, c
   // A replicated model's Main runs whole on this replica's lane
   // (Session::mainIsPipelined is false for it).
   pipelined_ = session_->mainIsPipelined();
+  serves_at_full_queues_ = session_->mainCopiesEachStreamAtMostOnce();
 }
 
 
@@ -454,6 +454,10 @@ bool Replica::workVisible() const {
   return true;
 }
 
+std::int64_t Replica::nanosUntil(std::int64_t deadline) {
+  return deadline - std::chrono::duration_cast<std::chrono::nanoseconds>(RequestClock::now().time_since_epoch()).count();
+}
+
 bool Replica::deferToClients() const {
   return waiter_serving_.load() || RequestClock::now().time_since_epoch().count() <
                                        clients_serve_until_.load(std::memory_order_relaxed);
@@ -472,22 +476,31 @@ void Replica::waitForWork() {
   };
   // While clients serve, nothing to poll for: they keep the device, and
   // one letting go with work left wakes this thread.
-  const std::int64_t defer_until = clients_serve_until_.load(std::memory_order_relaxed);
   if (!deferToClients() && work_spin_.spin(work_or_stop)) return;
   const std::uint32_t seen = doorbell_.load(std::memory_order_seq_cst);
   // Until a deadline of the clients' (deferToClients), this thread looks
   // again by itself, so producers need not wake it.
-  auto timeout = timeout_period_.count() > 0 ? timeout_period_ : std::chrono::nanoseconds(-1);
-  const auto deferred = std::chrono::nanoseconds(defer_until - RequestClock::now().time_since_epoch().count());
-  const bool wakes_by_itself = deferred.count() > 0 && (timeout.count() < 0 || deferred < timeout);
-  if (wakes_by_itself) timeout = deferred;
+  const bool deferring = nanosUntil(clients_serve_until_.load(std::memory_order_relaxed)) > 0;
   // Store the flag, then look for work; producers enqueue, then look at the
   // flag (wakeDevice). With a full fence on both sides one of us sees the
   // other, so a request is never left with the device asleep.
-  device_sleeping_.store(wakes_by_itself ? kSleepingUntilDeadline : kSleeping, std::memory_order_seq_cst);
+  device_sleeping_.store(deferring ? kSleepingUntilDeadline : kSleeping, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  // The deadline as it is now: a client may have served (and moved it)
+  // since the flag was chosen, and a request it then queued saw this
+  // thread awake and rang nothing. Work left to the clients is looked at
+  // again when their deadline passes (or a deferral later, if one of them
+  // still holds the device: letting go, it rings only a thread sleeping
+  // with kSleeping); so is everything while producers do not ring.
+  const std::int64_t left = nanosUntil(clients_serve_until_.load(std::memory_order_relaxed));
+  auto timeout = timeout_period_.count() > 0 ? timeout_period_ : std::chrono::nanoseconds(-1);
+  const auto bound = [&](std::chrono::nanoseconds t) {
+    if (timeout.count() < 0 || t < timeout) timeout = t;
+  };
+  if (deferring) bound(std::chrono::nanoseconds(std::max<std::int64_t>(left, 0)));
+  if (workVisible()) bound(left > 0 ? std::chrono::nanoseconds(left) : kDeferToServingClients);
   bool slept_a_period = false;
-  if (!workForDeviceThread() && !stopping_.load() && serving_.load()) {
+  if (!workForDeviceThread() && !stopping_.load() && serving_.load() && timeout.count() != 0) {
     const auto before = RequestClock::now();
     link_->setRunning(false);  // clients waiting for us serve themselves or park at once
     detail::futexWait(doorbell_, seen, timeout);
@@ -535,7 +548,7 @@ void Replica::serveInline(const Completion &completion) {
     wakeDevice();  // whoever holds it looks for work before sleeping; this covers a sleeper
     return;
   }
-  serveHolding(std::move(device), [&completion] { return completion.isReady(); });
+  serveHolding(std::move(device), [&completion] { return completion.isReady(); }, false);
 }
 
 bool Replica::anyQueueFull() const {
@@ -544,11 +557,10 @@ bool Replica::anyQueueFull() const {
 }
 
 void Replica::serveWhileFull() {
-  if (!anyQueueFull()) return;
+  if (!serves_at_full_queues_ || !anyQueueFull()) return;
   std::unique_lock device = tryTakeDevice();
   if (!device.owns_lock()) return;
-  deferDeviceThreadToClients();
-  serveHolding(std::move(device), [this] { return !anyQueueFull() || !hasWork(); });
+  serveHolding(std::move(device), [this] { return !anyQueueFull() || !hasWork(); }, true);
 }
 
 void Replica::deferDeviceThreadToClients() {
@@ -557,10 +569,12 @@ void Replica::deferDeviceThreadToClients() {
 }
 
 template <typename Done>
-void Replica::serveHolding([[maybe_unused]] std::unique_lock<std::mutex> device, Done done) {
+void Replica::serveHolding([[maybe_unused]] std::unique_lock<std::mutex> device, Done done, bool defer_after) {
   // `device` is held until this returns.
   waiter_serving_.store(true);
+  bool ran = false;
   while (!done() && !stopping_.load() && serving_.load()) {
+    ran = true;
     if (!runProgram(false)) break;
   }
   // The runs of a pipelined Main still in flight end before the device is
@@ -570,7 +584,12 @@ void Replica::serveHolding([[maybe_unused]] std::unique_lock<std::mutex> device,
   while (session_->mainPipelineBusy() && !stopping_.load() && serving_.load()) {
     if (!runProgram(false, false)) break;
   }
-  waiter_serving_.store(false);  // seq_cst: before wakeDevice's look at the device thread's flag
+  // From the let-go, and only after a serve that ran something.
+  if (defer_after && ran) deferDeviceThreadToClients();
+  waiter_serving_.store(false);
+  // The store before the look at the queues, as producers enqueue before
+  // they look at the device thread's flag (wakeDevice).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   if (!stopping_.load() && serving_.load() && hasWork()) wakeDevice();
 }
 

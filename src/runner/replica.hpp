@@ -152,11 +152,15 @@ class Replica {
   // replica stops serving), then lets the device go, waking the device
   // thread for the requests queued behind. Touches nothing of the replica
   // after the lock is released (a waiter's replica may then be destroyed).
+  // With defer_after, a serve that ran something then defers the device
+  // thread (deferDeviceThreadToClients).
   template <typename Done>
-  void serveHolding(std::unique_lock<std::mutex> device, Done done);
+  void serveHolding(std::unique_lock<std::mutex> device, Done done, bool defer_after);
   // Before a producer pushes a request: while one of the queues is full (the
   // push would wait for the device) and no thread runs the device, runs Main
-  // on this thread until none is.
+  // on this thread until none is. Only for a Main that copies each stream at
+  // most once per run (serves_at_full_queues_): a run reading a stream more
+  // often could wait for a transfer only this thread would push.
   void serveWhileFull();
   // Any thread: one of the queues is full (a snapshot).
   bool anyQueueFull() const;
@@ -175,6 +179,8 @@ class Replica {
   // lately at a full queue (clients_serve_until_): the device thread leaves
   // the requests to it.
   bool deferToClients() const;
+  // Nanoseconds from now (RequestClock) to a deadline in RequestClock ticks.
+  static std::int64_t nanosUntil(std::int64_t deadline);
   // Any thread: work visible and not left to the clients.
   bool workForDeviceThread() const;
   // Device thread, not holding device_mutex_: polls while that pays, then sleeps
@@ -275,6 +281,7 @@ class Replica {
   // more threads than there are may not run for a whole time slice.
   std::atomic<std::int64_t> clients_serve_until_{0};
   static constexpr std::chrono::microseconds kDeferToServingClients{100};
+  bool serves_at_full_queues_ = false;  // set once, at construction (serveWhileFull)
   bool loaded_ = false;              // a Load or Main run has succeeded (device_mutex_)
   std::mutex initial_load_mutex_;
   std::condition_variable initial_load_cv_;

@@ -615,6 +615,18 @@ bool Session::mainIsPipelined() const {
          im.engine->pipelinePlanOf(static_cast<unsigned>(main[0])).pipelined();
 }
 
+bool Session::mainCopiesEachStreamAtMostOnce() const {
+  const Impl &im = *impl_;
+  std::vector<unsigned> streams;
+  for (const auto program : im.model->metadata.programFlow().main()) {
+    const hwsim::ProgramTransfers moved = im.engine->getExecutable().transfers(static_cast<unsigned>(program));
+    if (!moved.eachStreamAtMostOnce) return false;
+    streams.insert(streams.end(), moved.streams.begin(), moved.streams.end());
+  }
+  std::sort(streams.begin(), streams.end());
+  return std::adjacent_find(streams.begin(), streams.end()) == streams.end();
+}
+
 void Session::runMainProgramsPipelined(bool start_new) {
   Impl &im = *impl_;
   const auto &main = im.model->metadata.programFlow().main();

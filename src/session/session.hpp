@@ -114,6 +114,10 @@ class Session {
   // replicated (a replicated model's Main always runs whole, on every
   // replica together).
   bool mainIsPipelined() const;
+  // Whether a run of Main (all its programs) copies each stream at most once
+  // (hwsim::ProgramTransfers::eachStreamAtMostOnce): then a run never needs
+  // more than one transfer a queue holds per stream.
+  bool mainCopiesEachStreamAtMostOnce() const;
   // Runs of runMainProgramsPipelined() have not ended.
   bool mainPipelineBusy() const;
   // Each program once, in order; no implicit Load.

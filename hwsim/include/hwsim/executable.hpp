@@ -58,6 +58,11 @@ struct RemoteBufferInfo {
 struct ProgramTransfers {
   std::vector<unsigned> streams;
   std::vector<unsigned> remoteBuffers;
+  // Whether a run of the program copies each of its streams at most once:
+  // no stream is copied by two steps, or by a step inside a loop or a branch
+  // or reached twice (a shared step or function). A thread that feeds the
+  // streams may then run the program whenever each holds one transfer.
+  bool eachStreamAtMostOnce = true;
 };
 
 struct ProgramStepInfo {

@@ -284,3 +284,48 @@ TEST(CxxRunner, ViewsBorrowTheirNames) {
   runner.execute(mrt::Span<const mrt::ConstTensorView>(&in, 1), {{std::string("y").c_str(), y}});
   EXPECT_EQ(y[0], 2.0f);
 }
+
+namespace {
+
+// A Main that copies its input stream 4 times per run (a Repeat), with rings
+// of 2 transfers: a client finding them full must not run Main itself (the
+// run would wait for transfers only that client would push), so the device
+// thread serves, and every request gets x + 1, with no timeout to pad a run.
+TEST(CxxRunner, AMainReadingItsStreamSeveralTimesPerRunServesClientsAtFullQueues) {
+  constexpr int kLength = 16, kRequests = 8;
+  mrt::Graph graph(mrt::Target::named("gc200", 1));
+  mrt::Program main = graph.sequence({}, "main");
+  mrt::Tensor x = graph.addVariable(mrt::DataType::F32, {1, kLength}, "x");
+  graph.mapLinearly(x);
+  mrt::Tensor one = graph.addConstantFilled(mrt::DataType::F32, {1}, 1.0, "one");
+  graph.setTileMapping(one, 0);
+  mrt::Program body = graph.sequence({}, "body");
+  graph.add(body, graph.copy(graph.addHostToDeviceFIFO("x", mrt::DataType::F32, kLength), x));
+  graph.binaryInPlace(body, "Add", x, one);
+  graph.add(body, graph.copy(x, graph.addDeviceToHostFIFO("y", mrt::DataType::F32, kLength)));
+  graph.add(main, graph.repeat(4, body));
+  mrt::ModelBuilder builder("repeat4", graph.compile({main}));
+  builder.setProgramName(0, "main");
+  builder.setProgramFlow(mrt::ProgramPhase::Main, {0});
+  builder.addAnchor({"x", "x", {1, kLength}, {0}, false, mrt::DataSource::NONE});
+  builder.addAnchor({"y", "y", {1, kLength}, {0}, false, mrt::DataSource::NONE});
+  mrt::ModelRunnerConfig config;
+  config.timeout_ns = std::chrono::nanoseconds(-1);
+  mrt::ModelRunner runner(builder.build(), config);
+  for (int round = 0; round < 10; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // the device thread sleeps
+    std::vector<std::vector<float>> xs(kRequests), ys(kRequests, std::vector<float>(kLength));
+    std::vector<std::future<void>> done;
+    for (int i = 0; i < kRequests; ++i) {
+      xs[i] = randomFloats(kLength, static_cast<unsigned>(round * kRequests + i));
+      done.push_back(runner.executeAsync({{"x", xs[i]}}, {{"y", ys[i]}}));
+    }
+    for (int i = 0; i < kRequests; ++i) {
+      ASSERT_EQ(done[i].wait_for(std::chrono::seconds(10)), std::future_status::ready) << round << " " << i;
+      done[i].get();
+      for (int k = 0; k < kLength; ++k) EXPECT_EQ(ys[i][k], xs[i][k] + 1.0f) << round << " " << i << " " << k;
+    }
+  }
+}
+
+}  // namespace

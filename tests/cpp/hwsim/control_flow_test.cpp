@@ -100,3 +100,29 @@ TEST(ControlFlow, LoadResetsVariablesAndKeepsConstants) {
 }
 
 }  // namespace
+
+namespace {
+
+// Executable::transfers(p).eachStreamAtMostOnce: whether a run of program p
+// copies each of its streams at most once (what a thread feeding the
+// streams needs to know before it runs the program itself).
+TEST(ControlFlow, TransfersTellWhetherARunCopiesEachStreamAtMostOnce) {
+  Harness h;
+  auto x = h.output("x", Type::F32, {4});
+  auto flag = h.input("flag", Type::BOOL, {1});
+  auto in = h.graph.addHostToDeviceFIFO("in", Type::F32, 4);
+  auto out = h.graph.addDeviceToHostFIFO("out", Type::F32, 4);
+  const p::Program copyIn = p::Copy(in, x), copyOut = p::Copy(x, out);
+  h.build({p::Sequence{copyIn, copyOut},                         // 0: once each
+           p::Repeat(4, p::Sequence{copyIn, copyOut}),           // 1: in a loop
+           p::Sequence{p::Copy(in, x), p::Copy(in, x)},          // 2: one stream twice
+           p::If(flag, p::Copy(in, x), p::Sequence()),           // 3: in a branch
+           p::Sequence{copyIn, copyOut, copyIn}});               // 4: one step reached twice
+  const bool expected[] = {true, false, false, false, false};
+  for (unsigned program = 0; program < 5; ++program) {
+    EXPECT_EQ(h.exe.transfers(program).eachStreamAtMostOnce, expected[program]) << "program " << program;
+  }
+  EXPECT_EQ(h.exe.transfers(0).streams, (std::vector<unsigned>{0, 1}));
+}
+
+}  // namespace
