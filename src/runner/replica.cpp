@@ -459,8 +459,7 @@ std::int64_t Replica::nanosUntil(std::int64_t deadline) {
 }
 
 bool Replica::deferToClients() const {
-  return waiter_serving_.load() || RequestClock::now().time_since_epoch().count() <
-                                       clients_serve_until_.load(std::memory_order_relaxed);
+  return waiter_serving_.load() || nanosUntil(clients_serve_until_.load(std::memory_order_relaxed)) > 0;
 }
 
 bool Replica::workForDeviceThread() const { return !deferToClients() && workVisible(); }
