@@ -1777,7 +1777,11 @@ MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, u
  * replica has run its Load programs, or a reset after a device error), and
  * the device's clock in Hz (out_clock_hz may be NULL).
  * (cycles after - cycles before) / clock_hz is the modelled device time of
- * the requests served in between. MRT_INVALID_ARGUMENT for a replica_id out
+ * the requests served in between: a request's output transfers are counted
+ * before its outputs arrive, so a reading taken once a request completed
+ * holds all of its run up to its last output (what a Main run does after
+ * that is counted by the time the next reading can see it finished).
+ * MRT_INVALID_ARGUMENT for a replica_id out
  * of range (naming it and the runner's replicas). Any thread. */
 MRT_API mrt_status mrt_model_runner_device_cycles(const mrt_model_runner *runner, uint32_t replica_id,
                                                   uint64_t *out_cycles, double *out_clock_hz) MRT_NOEXCEPT;

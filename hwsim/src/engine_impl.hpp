@@ -144,7 +144,9 @@ struct Engine::Impl {
   // transfer was prefetched onto IO tiles).
   std::uint64_t streamToTensor(const detail::ExeNode &n, unsigned replica);
   std::uint64_t prefetchedCost(const StreamConn &conn, std::uint32_t node, unsigned replica) const;
-  void tensorToStream(const detail::ExeNode &n, unsigned replica);
+  // Counts its own cycles before the host hears of the data, and returns
+  // what is left to count (none).
+  std::uint64_t tensorToStream(const detail::ExeNode &n, unsigned replica);
   void remoteCopy(const detail::ExeNode &n, unsigned replica);
   void printTensor(const detail::ExeNode &n, unsigned replica);
   double readScalar(std::uint32_t view, unsigned replica) const;

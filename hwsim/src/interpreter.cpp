@@ -143,7 +143,7 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
       break;
     case NodeKind::Copy: copyView(id, replica); break;
     case NodeKind::StreamToTensor: cost = streamToTensor(n, replica); break;
-    case NodeKind::TensorToStream: tensorToStream(n, replica); break;
+    case NodeKind::TensorToStream: cost = tensorToStream(n, replica); break;
     case NodeKind::RemoteToTensor:
     case NodeKind::TensorToRemote: remoteCopy(n, replica); break;
     case NodeKind::Repeat:
@@ -374,11 +374,14 @@ std::uint64_t Engine::Impl::prefetchedCost(const StreamConn &conn, std::uint32_t
   return wait + ioExchangeCycles[node];
 }
 
-void Engine::Impl::tensorToStream(const ExeNode &n, unsigned replica) {
+std::uint64_t Engine::Impl::tensorToStream(const ExeNode &n, unsigned replica) {
   hostSync(replica);
   auto &conn = replicas[replica]->streams[n.index];
   const auto &rv = views[n.view0];
   const auto &info = d->streams[n.index];
+  if (conn.kind == StreamConn::Kind::None) {
+    fail(ErrorKind::FailedPrecondition, "stream '{}' (replica {}) is not connected", info.handle, replica);
+  }
   std::uint8_t *b = base(replica);
   std::uint8_t *src = b + rv.offset;
   if (!rv.contiguous) {
@@ -386,10 +389,13 @@ void Engine::Impl::tensorToStream(const ExeNode &n, unsigned replica) {
     gather(rv, b, conn.staging.data());
     src = conn.staging.data();
   }
+  // The host holds the bytes once the transfer is done, so its cycles count
+  // before the host hears of them: a client that reads the device's cycles
+  // after its request completed sees that request's transfer in them.
+  addCycles(*replicas[replica], n.cycles);
   const auto lock = conn.kind == StreamConn::Kind::Callback ? callbackLock() : std::unique_lock<std::mutex>();
   switch (conn.kind) {
-    case StreamConn::Kind::None:
-      fail(ErrorKind::FailedPrecondition, "stream '{}' (replica {}) is not connected", info.handle, replica);
+    case StreamConn::Kind::None: break;  // refused above
     case StreamConn::Kind::Callback:
       conn.callback->fetch(src);
       conn.callback->complete();
@@ -403,6 +409,7 @@ void Engine::Impl::tensorToStream(const ExeNode &n, unsigned replica) {
       if (rv.bytes) std::memcpy(conn.begin, src, rv.bytes);
       break;
   }
+  return 0;  // counted above
 }
 
 void Engine::Impl::remoteCopy(const ExeNode &n, unsigned replica) {

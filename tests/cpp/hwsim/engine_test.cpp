@@ -1,5 +1,6 @@
 // Engine: streams (callbacks, circular and fixed buffers, prefetch), host
 // reads/writes, remote buffers, simulated errors and recovery, profiling.
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -53,6 +54,20 @@ TEST(Streams, CallbacksRunInProgramOrderWithTheRightBytes) {
     for (int i = 0; i < 5; ++i) want.push_back(static_cast<float>(b * 10 + i + 1));
   EXPECT_EQ(results, want);
   EXPECT_EQ(m.h.engine->listStreams(), (std::vector<std::string>{"in+", "out-"}));
+}
+
+// A client that reads the device's cycles once its output has arrived (as a
+// runner's caller does when its request completes) sees the whole run, the
+// output transfer included, whichever thread it is on.
+TEST(Streams, TheCyclesSeenWhenAnOutputArrivesIncludeItsTransfer) {
+  AddOne m(5);
+  m.h.engine->connectStreamToCallback("in", [](void *p) { std::fill_n(static_cast<float *>(p), 5, 0.0f); });
+  std::uint64_t seen = 0;
+  m.h.engine->connectStreamToCallback("out", [&](void *) { seen = m.h.engine->deviceCycles(0); });
+  const std::uint64_t loaded = m.h.engine->deviceCycles(0);
+  EXPECT_EQ(m.h.engine->run(0), hwsim::RunStatus::Completed);
+  EXPECT_GT(seen, loaded);
+  EXPECT_EQ(seen, m.h.engine->deviceCycles(0));
 }
 
 TEST(Streams, CircularAndFixedBuffers) {
