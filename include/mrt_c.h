@@ -1780,7 +1780,9 @@ MRT_API mrt_status mrt_model_runner_statistics_count(mrt_model_runner *runner, u
  * the requests served in between: a request's output transfers are counted
  * before its outputs arrive, so a reading taken once a request completed
  * holds all of its run up to its last output (what a Main run does after
- * that is counted by the time the next reading can see it finished).
+ * that is counted by the time the next reading can see it finished). A
+ * model pipelined over several IPUs is the exception: its stages run at
+ * once, and a pipeline step's cycles count when the whole step has ended.
  * MRT_INVALID_ARGUMENT for a replica_id out
  * of range (naming it and the runner's replicas). Any thread. */
 MRT_API mrt_status mrt_model_runner_device_cycles(const mrt_model_runner *runner, uint32_t replica_id,
