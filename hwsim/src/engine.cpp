@@ -157,8 +157,9 @@ void Engine::Impl::planComputeSets() {
 
 void Engine::Impl::deploy() {
   for (auto &rep : replicas) {
-    // Fresh zero pages at every load (a reload after a device error starts
-    // from zeros too), mapped, not cleared: see ZeroedArena.
+    // Zeroed memory at every load (a reload after a device error starts
+    // from zeros too): fresh zero pages, or a destroyed arena zeroed where
+    // it was written, not a memset of the whole arena: see ZeroedArena.
     rep->memory = detail::ZeroedArena(arenaBytes);
     for (std::size_t i = 0; i < d->variables.size(); ++i) {
       const auto &v = d->variables[i];

@@ -1,8 +1,20 @@
-// ZeroedArena: the simulated memory of one replica, zero-filled, mapped
-// from the kernel's zero pages (an anonymous mapping). Making one costs no
-// memset: a page costs something only when it is first written, so loading
-// an engine costs about the bytes it really writes (constants, the weights
-// the Load program streams in), not the size of every tensor on the tiles.
+// ZeroedArena: the simulated memory of one replica, zero-filled. Making one
+// costs no memset: it is an anonymous mapping of the kernel's zero pages, or
+// the memory of an arena destroyed before (below), so loading an engine costs
+// about the bytes it really writes (constants, the weights the Load program
+// streams in), not the size of every tensor on the tiles.
+//
+// Why arenas are kept: the first write to a fresh page costs a page fault
+// (the kernel zeroes, maps and charges the page: 1.3-2 us a 4 KiB page on
+// the VMs this was measured on), 15-20 times a memset of the same page. A
+// runner created where another of the same size was destroyed (a server
+// reloading a model, a test suite, replicas coming and going) would pay
+// those faults for every byte of weights again. So a destroyed arena is
+// zeroed where it was written (its resident pages; the others are dropped
+// with MADV_DONTNEED, which also forgets pages swapped out) and kept for the
+// next arena of the same size. The process keeps the most recent ones, at
+// most kKeptArenas arenas and kKeptBytes of written memory: older ones are
+// unmapped, and so is an arena written beyond kKeptBytes by itself.
 // Page-aligned, which covers the 64 bytes the arena's variables assume.
 #pragma once
 
@@ -13,6 +25,9 @@ namespace hwsim::detail {
 
 class ZeroedArena {
  public:
+  static constexpr std::size_t kKeptArenas = 8;
+  static constexpr std::size_t kKeptBytes = std::size_t{64} << 20;
+
   ZeroedArena() = default;
   // std::bad_alloc if the memory cannot be mapped.
   explicit ZeroedArena(std::size_t bytes);
@@ -24,12 +39,15 @@ class ZeroedArena {
   ZeroedArena &operator=(const ZeroedArena &) = delete;
 
   std::uint8_t *data() const noexcept { return data_; }
+  // Whether the memory is a destroyed arena's, zeroed (for tests).
+  bool reused() const noexcept { return reused_; }
 
  private:
   void release() noexcept;
 
   std::uint8_t *data_ = nullptr;
   std::size_t bytes_ = 0;
+  bool reused_ = false;
 };
 
 }  // namespace hwsim::detail
