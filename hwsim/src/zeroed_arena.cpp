@@ -30,7 +30,7 @@ class KeptArenas {
       if (arenas_[i].bytes != bytes) continue;
       const Arena arena = arenas_[i];
       arenas_.erase(arenas_.begin() + static_cast<std::ptrdiff_t>(i));
-      written_ -= arena.written;
+      forget(arena);
       return arena.data;
     }
     return nullptr;
@@ -39,26 +39,28 @@ class KeptArenas {
   // Zeroes the arena and keeps it, unmapping the oldest kept ones beyond
   // the limits; false: the arena alone is over them, the caller unmaps it.
   bool keep(std::uint8_t *data, std::size_t bytes) noexcept {
+    if (bytes > ZeroedArena::kKeptMappedBytes) return false;
     try {
       const std::size_t page = pageBytes();
-      std::vector<unsigned char> resident((bytes + page - 1) / page);
-      if (::mincore(data, bytes, resident.data()) != 0) return false;
-      std::size_t written = 0;
-      for (const unsigned char r : resident) written += (r & 1u) ? page : 0;
+      std::vector<unsigned char> pages((bytes + page - 1) / page);
+      if (::mincore(data, bytes, pages.data()) != 0) return false;
+      const std::size_t written = markWritten(data, bytes, pages);
       if (written > ZeroedArena::kKeptBytes) return false;
-      zero(data, bytes, resident);
+      zero(data, bytes, pages);
       std::array<Arena, ZeroedArena::kKeptArenas> evicted{};
       std::size_t numEvicted = 0;
       {
         std::lock_guard lock(mutex_);
-        while (!arenas_.empty() &&
-               (arenas_.size() >= ZeroedArena::kKeptArenas || written_ + written > ZeroedArena::kKeptBytes)) {
+        while (!arenas_.empty() && (arenas_.size() >= ZeroedArena::kKeptArenas ||
+                                    written_ + written > ZeroedArena::kKeptBytes ||
+                                    mapped_ + bytes > ZeroedArena::kKeptMappedBytes)) {
           evicted[numEvicted++] = arenas_.front();
-          written_ -= arenas_.front().written;
+          forget(arenas_.front());
           arenas_.erase(arenas_.begin());
         }
         arenas_.push_back({data, bytes, written});  // within the capacity reserved at construction
         written_ += written;
+        mapped_ += bytes;
       }
       for (std::size_t i = 0; i < numEvicted; ++i) ::munmap(evicted[i].data, evicted[i].bytes);
       return true;
@@ -67,11 +69,26 @@ class KeptArenas {
     }
   }
 
+  // Unmaps every kept arena: a mapping failed, and the address space or
+  // commit charge they hold may be what it lacked.
+  void drop() noexcept {
+    std::array<Arena, ZeroedArena::kKeptArenas> all{};
+    std::size_t count = 0;
+    {
+      std::lock_guard lock(mutex_);
+      for (const Arena &arena : arenas_) all[count++] = arena;
+      arenas_.clear();  // keeps the capacity keep() relies on
+      written_ = 0;
+      mapped_ = 0;
+    }
+    for (std::size_t i = 0; i < count; ++i) ::munmap(all[i].data, all[i].bytes);
+  }
+
  private:
   struct Arena {
     std::uint8_t *data;
     std::size_t bytes;
-    std::size_t written;  // resident bytes when kept
+    std::size_t written;  // bytes of written pages when kept
   };
 
   static std::size_t pageBytes() {
@@ -79,18 +96,43 @@ class KeptArenas {
     return page;
   }
 
-  // memset of the resident pages (the written ones, and the zero pages
-  // reads mapped); MADV_DONTNEED of the others, whose bytes may be in swap.
-  static void zero(std::uint8_t *data, std::size_t bytes, const std::vector<unsigned char> &resident) {
+  void forget(const Arena &arena) {
+    written_ -= arena.written;
+    mapped_ -= arena.bytes;
+  }
+
+  // Marks (2) the resident pages holding a byte other than zero and returns
+  // their bytes. A resident page of zeros is left alone: most are the
+  // kernel's shared zero page, mapped by a read, and writing to them would
+  // take a page of memory each.
+  static std::size_t markWritten(const std::uint8_t *data, std::size_t bytes, std::vector<unsigned char> &pages) {
+    const std::size_t page = pageBytes();
+    static const std::vector<std::uint8_t> zeros(pageBytes());
+    std::size_t written = 0;
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+      if (!(pages[i] & 1u)) {
+        pages[i] = 0;
+        continue;
+      }
+      const std::size_t from = i * page, len = std::min(page, bytes - from);
+      pages[i] = std::memcmp(data + from, zeros.data(), len) != 0 ? 2 : 1;
+      written += pages[i] == 2 ? page : 0;
+    }
+    return written;
+  }
+
+  // memset of the written pages; MADV_DONTNEED of the pages not resident,
+  // whose bytes may be in swap. Resident pages of zeros stay as they are.
+  static void zero(std::uint8_t *data, std::size_t bytes, const std::vector<unsigned char> &pages) {
     const std::size_t page = pageBytes();
     std::size_t run = 0;
-    while (run < resident.size()) {
-      const bool in = resident[run] & 1u;
+    while (run < pages.size()) {
+      const unsigned char kind = pages[run];
       std::size_t end = run;
-      while (end < resident.size() && static_cast<bool>(resident[end] & 1u) == in) ++end;
+      while (end < pages.size() && pages[end] == kind) ++end;
       const std::size_t from = run * page, to = std::min(end * page, bytes);
-      if (in) std::memset(data + from, 0, to - from);
-      else ::madvise(data + from, to - from, MADV_DONTNEED);
+      if (kind == 2) std::memset(data + from, 0, to - from);
+      else if (kind == 0) ::madvise(data + from, to - from, MADV_DONTNEED);
       run = end;
     }
   }
@@ -100,6 +142,7 @@ class KeptArenas {
   std::mutex mutex_;
   std::vector<Arena> arenas_;  // oldest first
   std::size_t written_ = 0;  // of the arenas kept
+  std::size_t mapped_ = 0;   // their sizes
 };
 
 }  // namespace
@@ -111,6 +154,10 @@ ZeroedArena::ZeroedArena(std::size_t bytes) : bytes_(bytes) {
     return;
   }
   void *memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) {
+    KeptArenas::instance().drop();
+    memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  }
   if (memory == MAP_FAILED) throw std::bad_alloc();
   data_ = static_cast<std::uint8_t *>(memory);
 }

@@ -10,11 +10,16 @@
 // runner created where another of the same size was destroyed (a server
 // reloading a model, a test suite, replicas coming and going) would pay
 // those faults for every byte of weights again. So a destroyed arena is
-// zeroed where it was written (its resident pages; the others are dropped
+// zeroed where it was written (its resident pages holding a byte other than
+// zero; resident pages of zeros, most of them the kernel's shared zero page
+// mapped by reads, are left alone, and the pages not resident are dropped
 // with MADV_DONTNEED, which also forgets pages swapped out) and kept for the
 // next arena of the same size. The process keeps the most recent ones, at
-// most kKeptArenas arenas and kKeptBytes of written memory: older ones are
-// unmapped, and so is an arena written beyond kKeptBytes by itself.
+// most kKeptArenas arenas, kKeptBytes of written pages and kKeptMappedBytes
+// of mappings: older ones are unmapped, and so is an arena over a limit by
+// itself. A mapping that fails unmaps every kept arena and is tried again,
+// so kept arenas never make an allocation fail (RLIMIT_AS, strict
+// overcommit).
 // Page-aligned, which covers the 64 bytes the arena's variables assume.
 #pragma once
 
@@ -27,6 +32,7 @@ class ZeroedArena {
  public:
   static constexpr std::size_t kKeptArenas = 8;
   static constexpr std::size_t kKeptBytes = std::size_t{64} << 20;
+  static constexpr std::size_t kKeptMappedBytes = std::size_t{1} << 30;
 
   ZeroedArena() = default;
   // std::bad_alloc if the memory cannot be mapped.

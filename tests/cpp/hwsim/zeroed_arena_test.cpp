@@ -5,20 +5,41 @@
 // engine of this binary has.
 #include "zeroed_arena.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+// GCC names its sanitizers with macros, clang with __has_feature.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MRT_CLANG_SANITIZED 1
+#endif
+#endif
+#ifndef MRT_CLANG_SANITIZED
+#define MRT_CLANG_SANITIZED 0
+#endif
 
 namespace {
 
 using hwsim::detail::ZeroedArena;
 
 const std::size_t kPage = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+
+// /proc/self/statm: the process's mapped (field 0) or resident (field 1) bytes.
+std::size_t statmBytes(int field) {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t value = 0;
+  for (int i = 0; i <= field; ++i) statm >> value;
+  return value * kPage;
+}
 
 bool allZero(const ZeroedArena &arena, std::size_t bytes) {
   for (std::size_t i = 0; i < bytes; ++i) {
@@ -86,6 +107,53 @@ TEST(ZeroedArena, AnArenaWrittenBeyondTheByteLimitIsNotKept) {
   EXPECT_FALSE(again.reused());
   EXPECT_EQ(again.data()[0], 0);
   EXPECT_EQ(again.data()[bytes - 1], 0);
+}
+
+// Reads map the kernel's shared zero page, which costs no memory: keeping
+// such an arena must not write (and so allocate) those pages, nor count
+// them against the byte limit.
+TEST(ZeroedArena, AnArenaOnlyReadIsKeptWithoutTakingMemory) {
+  const std::size_t bytes = ZeroedArena::kKeptBytes + 16 * kPage + 3;
+  std::size_t residentBefore = 0;
+  {
+    ZeroedArena arena(bytes);
+    ASSERT_TRUE(allZero(arena, bytes));
+    residentBefore = statmBytes(1);
+  }
+  EXPECT_LT(statmBytes(1), residentBefore + (std::size_t{8} << 20));
+  ZeroedArena again(bytes);
+  EXPECT_TRUE(again.reused());
+  EXPECT_TRUE(allZero(again, bytes));
+}
+
+// Under an address-space limit that fits one arena of `bytes` beside the
+// process but not two: keeps one, then maps a slightly larger one. Returns
+// 0 when that worked and reads as zeros, 1 on std::bad_alloc.
+[[maybe_unused]] int mapBesideAKeptArena(std::size_t bytes) {  // unused under sanitizers
+  const std::size_t limit = statmBytes(0) + bytes + bytes / 2;
+  const rlimit addressSpace{limit, limit};
+  if (::setrlimit(RLIMIT_AS, &addressSpace) != 0) return 2;
+  {
+    ZeroedArena arena(bytes);
+    arena.data()[0] = 1;
+  }
+  try {
+    const ZeroedArena larger(bytes + kPage);
+    return larger.data()[bytes] == 0 && !larger.reused() ? 0 : 3;
+  } catch (const std::bad_alloc &) {
+    return 1;
+  }
+}
+
+// Kept arenas hold address space: when a mapping fails (here RLIMIT_AS,
+// in a child process) they are unmapped and the mapping tried again.
+TEST(ZeroedArena, AMappingThatFailsUnmapsTheKeptArenasAndTriesAgain) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || MRT_CLANG_SANITIZED
+  GTEST_SKIP() << "sanitizers map memory of their own under an address-space limit";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::_Exit(mapBesideAKeptArena(ZeroedArena::kKeptMappedBytes)), ::testing::ExitedWithCode(0), "");
+#endif
 }
 
 }  // namespace
