@@ -5,11 +5,16 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace hwsim::detail {
 
@@ -39,20 +44,20 @@ class KeptArenas {
   // Zeroes the arena and keeps it, unmapping the oldest kept ones beyond
   // the limits; false: the arena alone is over them, the caller unmaps it.
   bool keep(std::uint8_t *data, std::size_t bytes) noexcept {
-    if (bytes > ZeroedArena::kKeptMappedBytes) return false;
+    if (limit_ == 0 || bytes > ZeroedArena::kKeptMappedBytes) return false;
     try {
       const std::size_t page = pageBytes();
       std::vector<unsigned char> pages((bytes + page - 1) / page);
       if (::mincore(data, bytes, pages.data()) != 0) return false;
       const std::size_t written = markWritten(data, bytes, pages);
-      if (written > ZeroedArena::kKeptBytes) return false;
+      if (written > limit_) return false;
       zero(data, bytes, pages);
       std::array<Arena, ZeroedArena::kKeptArenas> evicted{};
       std::size_t numEvicted = 0;
       {
         std::lock_guard lock(mutex_);
         while (!arenas_.empty() && (arenas_.size() >= ZeroedArena::kKeptArenas ||
-                                    written_ + written > ZeroedArena::kKeptBytes ||
+                                    written_ + written > limit_ ||
                                     mapped_ + bytes > ZeroedArena::kKeptMappedBytes)) {
           evicted[numEvicted++] = arenas_.front();
           forget(arenas_.front());
@@ -137,7 +142,16 @@ class KeptArenas {
     }
   }
 
-  KeptArenas() { arenas_.reserve(ZeroedArena::kKeptArenas); }
+  KeptArenas() : limit_(limitFromEnvironment()) { arenas_.reserve(ZeroedArena::kKeptArenas); }
+
+  static std::size_t limitFromEnvironment() {
+    std::string warning;
+    const std::size_t limit = ZeroedArena::keptBytesFor(std::getenv("MRT_HWSIM_KEPT_ARENAS_MIB"), warning);
+    if (!warning.empty()) std::fprintf(stderr, "hwsim: %s\n", warning.c_str());
+    return limit;
+  }
+
+  const std::size_t limit_;  // of written bytes kept
 
   std::mutex mutex_;
   std::vector<Arena> arenas_;  // oldest first
@@ -146,6 +160,19 @@ class KeptArenas {
 };
 
 }  // namespace
+
+std::size_t ZeroedArena::keptBytesFor(const char *request, std::string &warning) {
+  if (request == nullptr || *request == '\0') return kKeptBytes;
+  const std::string_view text(request);
+  std::size_t mib = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), mib);
+  if (error != std::errc() || end != text.data() + text.size() || mib > (kKeptMappedBytes >> 20)) {
+    warning = fmt::format("MRT_HWSIM_KEPT_ARENAS_MIB '{}' is not a whole number of MiB from 0 to {}; keeping up to {} MiB",
+                          text, kKeptMappedBytes >> 20, kKeptBytes >> 20);
+    return kKeptBytes;
+  }
+  return mib << 20;
+}
 
 ZeroedArena::ZeroedArena(std::size_t bytes) : bytes_(bytes) {
   if (std::uint8_t *kept = KeptArenas::instance().take(bytes)) {

@@ -19,12 +19,14 @@
 // of mappings: older ones are unmapped, and so is an arena over a limit by
 // itself. A mapping that fails unmaps every kept arena and is tried again,
 // so kept arenas never make an allocation fail (RLIMIT_AS, strict
-// overcommit).
+// overcommit). MRT_HWSIM_KEPT_ARENAS_MIB, read once per process, sets the
+// byte limit (0: keep none).
 // Page-aligned, which covers the 64 bytes the arena's variables assume.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace hwsim::detail {
 
@@ -47,6 +49,11 @@ class ZeroedArena {
   std::uint8_t *data() const noexcept { return data_; }
   // Whether the memory is a destroyed arena's, zeroed (for tests).
   bool reused() const noexcept { return reused_; }
+
+  // The written bytes to keep for a value of MRT_HWSIM_KEPT_ARENAS_MIB (null
+  // or empty: kKeptBytes). A value that is not a whole number of MiB up to
+  // kKeptMappedBytes sets `warning` (naming it) and gives kKeptBytes.
+  static std::size_t keptBytesFor(const char *request, std::string &warning);
 
  private:
   void release() noexcept;

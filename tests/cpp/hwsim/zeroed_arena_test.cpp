@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -154,6 +155,40 @@ TEST(ZeroedArena, AMappingThatFailsUnmapsTheKeptArenasAndTriesAgain) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(std::_Exit(mapBesideAKeptArena(ZeroedArena::kKeptMappedBytes)), ::testing::ExitedWithCode(0), "");
 #endif
+}
+
+TEST(ZeroedArena, TheEnvironmentSetsTheBytesKept) {
+  std::string warning;
+  EXPECT_EQ(ZeroedArena::keptBytesFor(nullptr, warning), ZeroedArena::kKeptBytes);
+  EXPECT_EQ(ZeroedArena::keptBytesFor("", warning), ZeroedArena::kKeptBytes);
+  EXPECT_EQ(ZeroedArena::keptBytesFor("0", warning), 0u);
+  EXPECT_EQ(ZeroedArena::keptBytesFor("16", warning), std::size_t{16} << 20);
+  EXPECT_EQ(ZeroedArena::keptBytesFor("1024", warning), std::size_t{1} << 30);
+  EXPECT_TRUE(warning.empty()) << warning;
+  for (const char *bad : {"lots", "-1", "16MB", " 16", "1025"}) {
+    warning.clear();
+    EXPECT_EQ(ZeroedArena::keptBytesFor(bad, warning), ZeroedArena::kKeptBytes) << bad;
+    EXPECT_NE(warning.find(std::string("MRT_HWSIM_KEPT_ARENAS_MIB '") + bad + "'"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("keeping up to 64 MiB"), std::string::npos) << warning;
+  }
+}
+
+// With MRT_HWSIM_KEPT_ARENAS_MIB=0 set before the first arena of the
+// process (a child process): no arena is kept. Returns 0 when none was.
+int keepNoneWhenTheEnvironmentSaysSo() {
+  if (::setenv("MRT_HWSIM_KEPT_ARENAS_MIB", "0", 1) != 0) return 2;
+  const std::size_t bytes = 45 * kPage;
+  {
+    ZeroedArena arena(bytes);
+    arena.data()[0] = 1;
+  }
+  const ZeroedArena again(bytes);
+  return again.reused() ? 1 : 0;
+}
+
+TEST(ZeroedArena, ZeroMiBKeepsNoArena) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::_Exit(keepNoneWhenTheEnvironmentSaysSo()), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
