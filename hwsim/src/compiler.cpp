@@ -63,10 +63,7 @@ class Builder {
     v.type = t.elementType();
     v.shape = t.shape();
     v.numElements = t.numElements();
-    const std::span<ExeRegion> regions = exe_.regionPool.allocate(t.regions().size());
-    std::transform(t.regions().begin(), t.regions().end(), regions.begin(),
-                   [](const auto &r) { return ExeRegion{r.var, r.begin, r.end}; });
-    v.regions = regions;
+    v.regions = exe_.regionPool.copy(t.regions(), [](const auto &r) { return ExeRegion{r.var, r.begin, r.end}; });
     exe_.views.push_back(std::move(v));
     return static_cast<std::uint32_t>(exe_.views.size() - 1);
   }

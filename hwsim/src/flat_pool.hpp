@@ -38,6 +38,15 @@ class FlatPool {
     return out;
   }
 
+  // The elements of `range` (anything with size, begin and end), each
+  // passed through `convert`, as one span.
+  template <typename Range, typename Convert>
+  std::span<T> copy(const Range &range, Convert convert) {
+    const std::span<T> out = allocate(range.size());
+    std::transform(range.begin(), range.end(), out.begin(), convert);
+    return out;
+  }
+
  private:
   // Big enough that a compiled graph takes few blocks, small enough not to
   // matter for a tiny one.

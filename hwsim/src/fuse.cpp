@@ -143,20 +143,16 @@ void append(ExecutableData &out, const ExecutableData &in, const TileSpan &span,
   }
   // Regions and operands are copied into out's pools: in's may go first.
   for (detail::ExeView v : in.views) {
-    const std::span<detail::ExeRegion> regions = out.regionPool.allocate(v.regions.size());
-    std::transform(v.regions.begin(), v.regions.end(), regions.begin(), [&](detail::ExeRegion region) {
+    v.regions = out.regionPool.copy(v.regions, [&](detail::ExeRegion region) {
       region.var += varBase;
       return region;
     });
-    v.regions = regions;
     out.views.push_back(std::move(v));
   }
   for (detail::ExeComputeSet cs : in.computeSets) {
     for (auto &vertex : cs.vertices) {
       vertex.tile = tile(vertex.tile);
-      const std::span<std::uint32_t> operands = out.operandPool.allocate(vertex.operands.size());
-      std::transform(vertex.operands.begin(), vertex.operands.end(), operands.begin(), view);
-      vertex.operands = operands;
+      vertex.operands = out.operandPool.copy(vertex.operands, view);
     }
     out.computeSets.push_back(std::move(cs));
   }

@@ -2,7 +2,6 @@
 // FlatBuffers verifier first; if it fails, a field-by-field walk finds which
 // part is malformed and at which byte offset, for the error message. Then the
 // semantic checks of validate.cpp run, so nothing read is trusted unchecked.
-#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -193,9 +192,7 @@ template <typename T, typename U> std::vector<T> toVec(const flatbuffers::Vector
 template <typename T, typename U> std::span<const T> toPool(FlatPool<T> &pool, const flatbuffers::Vector<U> *v) {
   if (!v) return {};
   checkAligned(v);
-  const std::span<T> out = pool.allocate(v->size());
-  std::transform(v->begin(), v->end(), out.begin(), [](U x) { return static_cast<T>(x); });
-  return out;
+  return pool.copy(*v, [](U x) { return static_cast<T>(x); });
 }
 
 Shape toShape(const flatbuffers::Vector<std::uint64_t> *v) {
@@ -292,10 +289,7 @@ std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *input,
       ev.numElements = v->num_elements();
       if (const auto *regions = v->regions()) {
         checkAligned(regions);
-        const std::span<ExeRegion> out = e->regionPool.allocate(regions->size());
-        std::transform(regions->begin(), regions->end(), out.begin(),
-                       [](const fb::Region *rg) { return ExeRegion{rg->var(), rg->begin(), rg->end()}; });
-        ev.regions = out;
+        ev.regions = e->regionPool.copy(*regions, [](const fb::Region *rg) { return ExeRegion{rg->var(), rg->begin(), rg->end()}; });
       }
       e->views.push_back(std::move(ev));
     }

@@ -180,10 +180,13 @@ ZeroedArena::ZeroedArena(std::size_t bytes) : bytes_(bytes) {
     reused_ = true;
     return;
   }
-  void *memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const auto mapZeroPages = [bytes] {
+    return ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  };
+  void *memory = mapZeroPages();
   if (memory == MAP_FAILED) {
     KeptArenas::instance().drop();
-    memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    memory = mapZeroPages();
   }
   if (memory == MAP_FAILED) throw std::bad_alloc();
   data_ = static_cast<std::uint8_t *>(memory);
