@@ -3,6 +3,15 @@
 #include <new>
 
 #include <xxhash.h>
+// Debian's libxxhash is built for baseline x86-64 (SSE2), and exports
+// *_dispatch variants that pick the AVX2 or AVX-512 kernel at run time;
+// this header maps XXH3_64bits and XXH3_64bits_update onto them. The hash
+// is the same, 2.3-3.7x faster here (a 0.5 MB mlp file: 26-41 -> 11 us,
+// the cost of a memcpy), which matters as every payload of a file is
+// hashed when it is opened (issue 14, runner creation).
+#if defined(__x86_64__) && __has_include(<xxh_x86dispatch.h>)
+#include <xxh_x86dispatch.h>
+#endif
 
 namespace mrt::popef::format {
 

@@ -1,15 +1,12 @@
 #include "runner/model_runner.hpp"
 
-#include <condition_variable>
-#include <mutex>
-#include <thread>
-
 #include "common/logging.hpp"
 #include "device/device_manager.hpp"
 #include "popef/executable_check.hpp"
 #include "popef/reader.hpp"
 #include "runner/replica.hpp"
 #include "runner/runner_layout.hpp"
+#include "runner/watchdog.hpp"
 
 namespace mrt {
 
@@ -40,7 +37,10 @@ struct ModelRunner::Impl {
       session->bindToDevice(device);
     }
     for (auto &replica : replicas) replica->start();
-    watchdog = std::thread([this] { watch(); });  // before waiting: a Load may hang
+    // Before waiting: a Load may hang.
+    watchdog = detail::Watchdog::watch(Replica::hangTime(config) / 4, [this](RequestClock::time_point now) {
+      for (auto &replica : replicas) replica->watch(now);
+    });
     for (auto &replica : replicas) replica->awaitInitialLoad();
     logCreated();
   }
@@ -71,26 +71,8 @@ struct ModelRunner::Impl {
     // stopping one may stop the engine under the others of its device.
     for (auto &replica : replicas) replica->beginShutdown();
     for (auto &replica : replicas) replica->shutdown();
-    {
-      std::lock_guard lock(watchdog_mutex);
-      watchdog_done = true;
-    }
-    watchdog_wake.notify_one();
-    watchdog.join();
+    watchdog = {};
     log::logger().info("runner for model '{}': stopped; its devices go back to the system", model->metadata.executable());
-  }
-
-  // The watchdog thread: a program that never completes a request (an
-  // unbounded loop, stream copies on a path not taken) holds the device
-  // thread, or a synchronous caller, where no timeout can reach it; another
-  // thread has to stop it (Replica::watch).
-  void watch() {
-    const std::chrono::nanoseconds period = Replica::hangTime(config) / 4;
-    std::unique_lock lock(watchdog_mutex);
-    while (!watchdog_wake.wait_for(lock, period, [this] { return watchdog_done; })) {
-      const auto now = RequestClock::now();
-      for (auto &replica : replicas) replica->watch(now);
-    }
   }
 
   // Validates and enqueues a request with library-allocated outputs.
@@ -126,10 +108,9 @@ struct ModelRunner::Impl {
   RunnerLayout layout;
   std::vector<std::unique_ptr<Replica>> replicas;
 
-  std::thread watchdog;
-  std::mutex watchdog_mutex;
-  std::condition_variable watchdog_wake;
-  bool watchdog_done = false;  // watchdog_mutex
+  // Stops programs that never complete a request (runner/watchdog.hpp);
+  // ended after the replicas have shut down, which it may have to help.
+  detail::Watchdog::Watch watchdog;
 };
 
 namespace {
