@@ -61,7 +61,7 @@ void runCopyChunks(std::uint8_t *base, const std::vector<CopyChunk> &chunks) {
 
 namespace hwsim {
 
-void Engine::Impl::planCopies() {
+void detail::EnginePlan::planCopies() {
   std::vector<detail::ByteSpan> ranges(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) ranges[i] = views[i].segments;
   copyChunks.assign(d->nodes.size(), {});
@@ -69,7 +69,7 @@ void Engine::Impl::planCopies() {
     const auto &n = d->nodes[i];
     if (n.kind == detail::NodeKind::Copy) copyChunks[i] = detail::directCopyChunks(ranges[n.view0], ranges[n.view1]);
   }
-  mirrors = detail::OperandMirrors(*d, ranges, copyChunks, planarOperands);
+  mirrors = detail::OperandMirrors(*d, ranges, copyChunks, settings.planarOperands);
 }
 
 void Engine::Impl::resetMirrors(Replica &rep) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "codelets/kernels.hpp"
-#include "engine_impl.hpp"
+#include "engine_plan.hpp"
 
 namespace hwsim::detail {
 
@@ -46,9 +46,9 @@ bool overlapsAny(const std::vector<Range> &sorted, Range r) {
 
 namespace hwsim {
 
-void Engine::Impl::planElementwiseRuns() {
+void detail::EnginePlan::planElementwiseRuns() {
   csRuns.assign(d->computeSets.size(), {});
-  if (!elementwiseRuns) return;
+  if (!settings.elementwiseRuns) return;
   for (std::size_t c = 0; c < d->computeSets.size(); ++c) {
     const auto &vs = d->computeSets[c].vertices;
     if (vs.size() < 2) continue;

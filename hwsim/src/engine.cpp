@@ -19,22 +19,39 @@ namespace hwsim {
 using detail::fail;
 
 namespace {
-constexpr std::uint64_t kArenaAlignment = 64;
 bool flag(const OptionFlags &o, const char *key, bool dflt) {
   auto it = o.find(key);
   return it == o.end() ? dflt : it->second == "true";
 }
+
+// Options: compile-time ones first, then the engine's, then the environment.
+OptionFlags engineOptions(const detail::ExecutableData &d, const OptionFlags &given) {
+  OptionFlags merged = d.options;
+  for (const auto &[k, v] : given) merged[k] = v;
+  return resolveEngineOptions(merged);
+}
+
+detail::PlanSettings planSettings(const OptionFlags &options) {
+  return {detail::hostThreads(options), flag(options, "host.elementwiseRuns", true),
+          flag(options, "host.planarOperands", true)};
+}
 }  // namespace
 
-Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(executable), d(&executable.data()) {
-  // Options: compile-time ones first, then the engine's, then the environment.
-  OptionFlags merged = d->options;
-  for (const auto &[k, v] : opts) merged[k] = v;
-  options = resolveEngineOptions(merged);
-  hostThreads = detail::hostThreads(options);
+Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts)
+    : exe(executable),
+      d(&executable.data()),
+      options(engineOptions(*d, opts)),
+      enginePlan(detail::EnginePlan::of(*d, planSettings(options))),
+      varOffsets(enginePlan->varOffsets),
+      arenaBytes(enginePlan->arenaBytes),
+      views(enginePlan->views),
+      csChunks(enginePlan->csChunks),
+      csRuns(enginePlan->csRuns),
+      csVertices(enginePlan->csVertices),
+      copyChunks(enginePlan->copyChunks),
+      mirrors(enginePlan->mirrors),
+      csGates(std::make_unique<detail::ParallelGate[]>(d->computeSets.size())) {
   prefetch = flag(options, "exchange.enablePrefetch", true);
-  elementwiseRuns = flag(options, "host.elementwiseRuns", true);
-  planarOperands = flag(options, "host.planarOperands", true);
   planIOTiles();
   const bool all = flag(options, "autoReport.all", false);
   autoExecutionProfile = flag(options, "autoReport.outputExecutionProfile", all);
@@ -52,59 +69,12 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts) : exe(
   for (std::uint32_t i = 0; i < d->streams.size(); ++i) streamIndex.emplace(d->streams[i].handle, i);
   for (std::uint32_t i = 0; i < d->hostCopies.size(); ++i) hostCopyIndex.emplace(d->hostCopies[i].handle, i);
   for (std::uint32_t i = 0; i < d->remoteBuffers.size(); ++i) remoteIndex.emplace(d->remoteBuffers[i].handle, i);
-  resolveLayout();
-  planComputeSets();
-  planCopies();
-  prepareVertices();
-  planElementwiseRuns();
   nodeHasError.assign(d->nodes.size(), 0);
   for (unsigned r = 0; r < d->replicationFactor; ++r) {
     auto rep = std::make_unique<Replica>();
     rep->streams.resize(d->streams.size());
     rep->profiledRuns.assign(d->programs.size(), 0);
     replicas.push_back(std::move(rep));
-  }
-}
-
-void Engine::Impl::resolveLayout() {
-  // Host placement of variables: one arena per replica, each variable at an
-  // aligned offset. (Tile placement only matters for checks and timing.)
-  varOffsets.resize(d->variables.size());
-  std::uint64_t offset = 0;
-  for (std::size_t i = 0; i < d->variables.size(); ++i) {
-    varOffsets[i] = offset;
-    const std::uint64_t bytes = d->variables[i].numElements * sizeOf(d->variables[i].type);
-    offset += (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-  }
-  arenaBytes = std::max<std::uint64_t>(offset, kArenaAlignment);
-  // A view has at most a segment per region: reserving that total makes the
-  // pool one allocation. Spans are taken once it is filled.
-  std::size_t totalRegions = 0;
-  for (const auto &v : d->views) totalRegions += v.regions.size();
-  segmentPool.reserve(totalRegions);
-  std::vector<std::size_t> firstSegment(d->views.size() + 1);
-  views.resize(d->views.size());
-  for (std::size_t i = 0; i < d->views.size(); ++i) {
-    const auto &v = d->views[i];
-    const std::uint64_t es = sizeOf(v.type);
-    views[i].bytes = v.numElements * es;
-    firstSegment[i] = segmentPool.size();
-    for (const auto &r : v.regions) {
-      const std::uint64_t off = varOffsets[r.var] + r.begin * es, len = (r.end - r.begin) * es;
-      if (len == 0) continue;
-      if (segmentPool.size() > firstSegment[i] && segmentPool.back().first + segmentPool.back().second == off) {
-        segmentPool.back().second += len;
-      } else {
-        segmentPool.emplace_back(off, len);
-      }
-    }
-  }
-  firstSegment.back() = segmentPool.size();
-  for (std::size_t i = 0; i < views.size(); ++i) {
-    auto &rv = views[i];
-    rv.segments = detail::ByteSpan(segmentPool).subspan(firstSegment[i], firstSegment[i + 1] - firstSegment[i]);
-    rv.contiguous = rv.segments.size() <= 1;
-    rv.offset = rv.segments.empty() ? 0 : rv.segments.front().first;
   }
 }
 
@@ -122,36 +92,6 @@ void Engine::Impl::planIOTiles() {
   for (std::size_t i = 0; i < d->nodes.size(); ++i) {
     const auto &n = d->nodes[i];
     if (n.kind == detail::NodeKind::StreamToTensor) ioExchangeCycles[i] = detail::ioToComputeCycles(*d, d->views[n.view1], ioTiles);
-  }
-}
-
-void Engine::Impl::planComputeSets() {
-  // Chunks of whole tiles with roughly equal modelled work, so the host pool
-  // gets balanced pieces; small compute sets stay on the calling thread, and
-  // those with chunks go to the pool only once their gate has timed them.
-  constexpr std::uint64_t kInlineCycles = 20000;
-  const unsigned workers = hostThreads;
-  csChunks.resize(d->computeSets.size());
-  csGates = std::make_unique<detail::ParallelGate[]>(d->computeSets.size());
-  for (std::size_t c = 0; c < d->computeSets.size(); ++c) {
-    const auto &vs = d->computeSets[c].vertices;
-    std::uint64_t total = 0;
-    for (const auto &v : vs) total += v.cycles;
-    auto &chunks = csChunks[c];
-    chunks.push_back(0);
-    if (total >= kInlineCycles && workers > 1) {
-      const std::uint64_t target = std::max<std::uint64_t>(1, total / (4 * workers));
-      std::uint64_t acc = 0;
-      for (std::size_t i = 0; i < vs.size(); ++i) {
-        acc += vs[i].cycles;
-        const bool tileEnds = i + 1 == vs.size() || vs[i + 1].tile != vs[i].tile;
-        if (acc >= target && tileEnds && i + 1 < vs.size()) {
-          chunks.push_back(static_cast<std::uint32_t>(i + 1));
-          acc = 0;
-        }
-      }
-    }
-    chunks.push_back(static_cast<std::uint32_t>(vs.size()));
   }
 }
 

@@ -15,6 +15,7 @@
 #include "copy_plan.hpp"
 #include "device_state.hpp"
 #include "elementwise_runs.hpp"
+#include "engine_plan.hpp"
 #include "exe_data.hpp"
 #include "hwsim/engine.hpp"
 #include "hwsim/pipeline.hpp"
@@ -32,16 +33,7 @@ struct ProfileEvent {
 };
 
 struct Engine::Impl {
-  // A view resolved to byte ranges of a replica's memory arena.
-  struct ResolvedView {
-    bool contiguous = true;
-    std::uint64_t offset = 0;  // when contiguous
-    std::uint64_t bytes = 0;
-    // (offset, length) of each piece, neighbours merged: one when contiguous
-    // (none when empty), kept so the copy planning reads every view alike.
-    // In segmentPool.
-    detail::ByteSpan segments;
-  };
+  using ResolvedView = detail::ResolvedView;
 
   struct StreamConn {
     enum class Kind : std::uint8_t { None, Callback, Circular, Fixed };
@@ -99,12 +91,7 @@ struct Engine::Impl {
   static const Impl &of(const Engine &engine) { return *engine.impl_; }
 
   // ---- setup ----
-  void resolveLayout();
-  void planComputeSets();
   void planIOTiles();
-  void planCopies();  // copy_plan.cpp, with the operand mirrors
-  void prepareVertices();  // vertex_operands.cpp, after the mirrors
-  void planElementwiseRuns();  // elementwise_runs.cpp, after the chunks and prepareVertices
   // Before the host writes: makes the pending copies, then marks every mirror stale.
   void staleAllMirrors(unsigned replica);
   // After a load: every mirror stale, nothing pending (the arena is new).
@@ -166,10 +153,7 @@ struct Engine::Impl {
   Executable exe;
   const detail::ExecutableData *d = nullptr;
   OptionFlags options;
-  unsigned hostThreads = 1;  // host.threads (host_threads.hpp)
   bool prefetch = true;
-  bool elementwiseRuns = true;  // host.elementwiseRuns (elementwise_runs.hpp)
-  bool planarOperands = true;   // host.planarOperands (planar_operands.hpp)
   unsigned ioTiles = 0;  // exchange.numIOTiles
   // Per node (StreamToTensor only, with IO tiles): cycles of moving a
   // prefetched transfer from the IO tiles to its destination.
@@ -182,18 +166,20 @@ struct Engine::Impl {
   bool streamAtEachRun = true;
   std::string reportDir = ".";
 
-  std::vector<std::uint64_t> varOffsets;
-  std::uint64_t arenaBytes = 0;
-  std::vector<ResolvedView> views;
-  detail::ByteRanges segmentPool;  // every view's segments, one allocation for all
-  std::vector<std::vector<std::uint32_t>> csChunks;  // vertex index boundaries per compute set
-  std::unique_ptr<detail::ParallelGate[]> csGates;   // per compute set: inline or on the pool
-  std::vector<detail::ElementwiseRuns> csRuns;       // per compute set (elementwise_runs.hpp)
-  std::vector<detail::PreparedVertices> csVertices;  // per compute set (vertex_operands.hpp)
+  // Shared with the other engines of the executable (engine_plan.hpp); its
+  // tables are named here as they were when each engine made its own.
+  std::shared_ptr<const detail::EnginePlan> enginePlan;
+  const std::vector<std::uint64_t> &varOffsets;
+  const std::uint64_t &arenaBytes;
+  const std::vector<ResolvedView> &views;
+  const std::vector<std::vector<std::uint32_t>> &csChunks;  // vertex index boundaries per compute set
+  const std::vector<detail::ElementwiseRuns> &csRuns;       // per compute set (elementwise_runs.hpp)
+  const std::vector<detail::PreparedVertices> &csVertices;  // per compute set (vertex_operands.hpp)
   // Per node: a Copy's direct memcpys (copy_plan.hpp); empty for other
   // nodes and for copies whose source and destination share bytes.
-  std::vector<std::vector<detail::CopyChunk>> copyChunks;
-  detail::OperandMirrors mirrors;
+  const std::vector<std::vector<detail::CopyChunk>> &copyChunks;
+  const detail::OperandMirrors &mirrors;
+  std::unique_ptr<detail::ParallelGate[]> csGates;  // per compute set: inline or on the pool
 
   std::vector<std::unique_ptr<Replica>> replicas;
   std::shared_ptr<detail::DeviceState> device;

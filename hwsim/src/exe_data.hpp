@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -18,6 +19,8 @@
 #include "tile_map.hpp"
 
 namespace hwsim::detail {
+
+struct EnginePlan;
 
 inline constexpr std::uint32_t kNoView = std::numeric_limits<std::uint32_t>::max();
 inline constexpr std::uint32_t kNoChild = std::numeric_limits<std::uint32_t>::max();
@@ -106,6 +109,10 @@ struct ExecutableData {
   std::vector<HostCopyInfo> hostReadInfos;
   mutable std::once_flag hashOnce;
   mutable std::uint64_t hashValue = 0;
+  // The engine plans made for it, one per PlanSettings (engine_plan.hpp):
+  // shared by its engines, kept as long as it is.
+  mutable std::mutex planMutex;
+  mutable std::vector<std::shared_ptr<const EnginePlan>> plans;  // planMutex
 
   void finalize();
 };

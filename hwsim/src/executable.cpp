@@ -6,6 +6,7 @@
 
 #include "exe_data.hpp"
 #include "fail.hpp"
+#include "kept_executables.hpp"
 #include "serialize.hpp"
 
 namespace hwsim {
@@ -40,11 +41,11 @@ void Executable::serialize(std::ostream &out) const {
 }
 
 Executable Executable::deserialize(std::span<const std::uint8_t> bytes) {
-  return Executable(detail::deserializeExecutable(bytes.data(), bytes.size()));
+  return Executable(detail::deserializeKept(bytes.data(), bytes.size()));
 }
 
 Executable Executable::deserialize(const void *data, std::size_t size) {
-  return Executable(detail::deserializeExecutable(static_cast<const std::uint8_t *>(data), size));
+  return Executable(detail::deserializeKept(static_cast<const std::uint8_t *>(data), size));
 }
 
 std::uint64_t Executable::hash() const {

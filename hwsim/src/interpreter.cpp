@@ -281,7 +281,7 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   // keeps on the caller what the pool cannot speed up.
   const std::size_t numChunks = chunks.size() - 1;
   auto &gate = csGates[csId];
-  const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(hostThreads, numChunks));
+  const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(enginePlan->settings.hostThreads, numChunks));
   if (numChunks > 1 && !gate.timing() && gate.parallel(threads)) {
     detail::WorkerPool::instance().parallelFor(numChunks, runChunk, threads);
     return;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "codelets/kernels.hpp"
-#include "engine_impl.hpp"
+#include "engine_plan.hpp"
 #include "planar_operands.hpp"
 
 namespace hwsim {
@@ -44,7 +44,7 @@ detail::PreparedState prepareState(const detail::CodeletSpec &spec, const detail
 
 }  // namespace
 
-void Engine::Impl::prepareVertices() {
+void detail::EnginePlan::prepareVertices() {
   const auto &lib = detail::codeletLibrary();
   // Whether a field the vertex writes shares a byte with another of its fields.
   const auto writesAFieldItTouches = [&](const detail::ExeVertex &vx, const detail::PreparedOperand *ops) {
@@ -80,7 +80,7 @@ void Engine::Impl::prepareVertices() {
           op.type = ev.type;
           op.shape = &ev.shape;
           op.numElements = ev.numElements;
-          const bool planar = planarOperands && pv.spec->fields[f].planar;
+          const bool planar = settings.planarOperands && pv.spec->fields[f].planar;
           op.inPlace = rv.contiguous;
           op.offset = rv.offset;
           if (!rv.contiguous && planar) {

@@ -83,7 +83,10 @@ class Executable {
   std::vector<std::uint8_t> serialize() const;
   void serialize(std::ostream &out) const;
   // Throws CorruptExecutable if the bytes fail the FlatBuffers verifier or
-  // describe an inconsistent executable. The bytes are copied.
+  // describe an inconsistent executable. The bytes are copied. The process
+  // keeps the last few executables loaded with their bytes: loading equal
+  // bytes again returns an Executable sharing the kept one's data, after a
+  // comparison of every byte (hwsim/src/kept_executables.hpp).
   static Executable deserialize(std::span<const std::uint8_t> bytes);
   static Executable deserialize(const void *data, std::size_t size);
 
