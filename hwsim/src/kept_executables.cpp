@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "mib_limit.hpp"
 #include "serialize.hpp"
 
 namespace hwsim::detail {
@@ -32,7 +33,7 @@ class KeptExecutables {
   }
 
   void keep(const std::uint8_t *bytes, std::size_t size, std::shared_ptr<const ExecutableData> data) {
-    if (size > kKeptExecutableBytes) return;
+    if (size > limit_) return;
     Entry entry{std::vector<std::uint8_t>(bytes, bytes + size), std::move(data)};
     std::lock_guard lock(mutex_);
     for (const Entry &e : entries_) {
@@ -40,13 +41,16 @@ class KeptExecutables {
     }
     bytes_ += size;
     entries_.push_back(std::move(entry));
-    while (entries_.size() > kKeptExecutables || bytes_ > kKeptExecutableBytes) {
+    while (entries_.size() > kKeptExecutables || bytes_ > limit_) {
       bytes_ -= entries_.front().bytes.size();
       entries_.erase(entries_.begin());
     }
   }
 
  private:
+  KeptExecutables() : limit_(mibLimitFromEnvironment("MRT_HWSIM_KEPT_EXECUTABLES_MIB", 1024, kKeptExecutableBytes)) {}
+
+  const std::size_t limit_;  // of the entries' bytes
   struct Entry {
     std::vector<std::uint8_t> bytes;  // the verified copy a hit is compared with
     std::shared_ptr<const ExecutableData> data;

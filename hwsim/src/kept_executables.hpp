@@ -11,8 +11,10 @@
 // ExecutableData is immutable once made, so runners share it.
 //
 // The process keeps the kKeptExecutables most recently loaded ones, at
-// most kKeptBytes of serialized bytes in all (their deserialized form
-// takes about as much again); one larger than that is not kept.
+// most kKeptExecutableBytes of serialized bytes in all (their deserialized
+// form and engine plans take about as much again, see engine_plan.hpp);
+// one larger than that is not kept. MRT_HWSIM_KEPT_EXECUTABLES_MIB (read
+// once per process, 0 to 1024) sets the bytes, and 0 keeps none.
 #pragma once
 
 #include <cstddef>

@@ -5,20 +5,19 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
+#include "mib_limit.hpp"
 
 namespace hwsim::detail {
 
 namespace {
+
+constexpr const char *kLimitVariable = "MRT_HWSIM_KEPT_ARENAS_MIB";
 
 // The destroyed arenas kept for reuse (zeroed_arena.hpp), process-wide.
 class KeptArenas {
@@ -142,13 +141,9 @@ class KeptArenas {
     }
   }
 
-  KeptArenas() : limit_(limitFromEnvironment()) { arenas_.reserve(ZeroedArena::kKeptArenas); }
-
-  static std::size_t limitFromEnvironment() {
-    std::string warning;
-    const std::size_t limit = ZeroedArena::keptBytesFor(std::getenv("MRT_HWSIM_KEPT_ARENAS_MIB"), warning);
-    if (!warning.empty()) std::fprintf(stderr, "hwsim: %s\n", warning.c_str());
-    return limit;
+  KeptArenas()
+      : limit_(mibLimitFromEnvironment(kLimitVariable, ZeroedArena::kKeptMappedBytes >> 20, ZeroedArena::kKeptBytes)) {
+    arenas_.reserve(ZeroedArena::kKeptArenas);
   }
 
   const std::size_t limit_;  // of written bytes kept
@@ -162,16 +157,7 @@ class KeptArenas {
 }  // namespace
 
 std::size_t ZeroedArena::keptBytesFor(const char *request, std::string &warning) {
-  if (request == nullptr || *request == '\0') return kKeptBytes;
-  const std::string_view text(request);
-  std::size_t mib = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), mib);
-  if (error != std::errc() || end != text.data() + text.size() || mib > (kKeptMappedBytes >> 20)) {
-    warning = fmt::format("MRT_HWSIM_KEPT_ARENAS_MIB '{}' is not a whole number of MiB from 0 to {}; keeping up to {} MiB",
-                          text, kKeptMappedBytes >> 20, kKeptBytes >> 20);
-    return kKeptBytes;
-  }
-  return mib << 20;
+  return mibLimitFor(kLimitVariable, request, kKeptMappedBytes >> 20, kKeptBytes, warning);
 }
 
 ZeroedArena::ZeroedArena(std::size_t bytes) : bytes_(bytes) {

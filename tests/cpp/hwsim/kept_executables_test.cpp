@@ -4,11 +4,16 @@
 // byte are verified again, only the most recent ones are kept, and engines
 // of one executable with the same plan settings share one plan, computing
 // what an engine of their own would.
+#include <stdlib.h>
+
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "engine_impl.hpp"
 #include "kept_executables.hpp"
+#include "mib_limit.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -95,6 +100,30 @@ TEST(KeptExecutables, OnlyTheMostRecentlyLoadedAreKept) {
   // The first was pushed out by the kKeptExecutables after it; the last is kept.
   EXPECT_NE(&hwsim::Executable::deserialize(bytes.front()).data(), &loaded.front().data());
   EXPECT_EQ(&hwsim::Executable::deserialize(bytes.back()).data(), &loaded.back().data());
+}
+
+// With MRT_HWSIM_KEPT_EXECUTABLES_MIB=0 set before the first load of the
+// process (a child process): nothing is kept. Returns 0 when nothing was.
+int keepNoneWhenTheEnvironmentSaysSo() {
+  if (::setenv("MRT_HWSIM_KEPT_EXECUTABLES_MIB", "0", 1) != 0) return 2;
+  const auto bytes = doubling(3000).serialize();
+  const auto first = hwsim::Executable::deserialize(bytes);
+  return &hwsim::Executable::deserialize(bytes).data() == &first.data() ? 1 : 0;
+}
+
+TEST(KeptExecutables, TheEnvironmentCanKeepNone) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::_Exit(keepNoneWhenTheEnvironmentSaysSo()), ::testing::ExitedWithCode(0), "");
+}
+
+TEST(KeptExecutables, ABadLimitInTheEnvironmentIsNamedAndTheDefaultKept) {
+  std::string warning;
+  EXPECT_EQ(hwsim::detail::mibLimitFor("MRT_HWSIM_KEPT_EXECUTABLES_MIB", "12", 1024, 64 << 20, warning), 12u << 20);
+  EXPECT_TRUE(warning.empty()) << warning;
+  EXPECT_EQ(hwsim::detail::mibLimitFor("MRT_HWSIM_KEPT_EXECUTABLES_MIB", "2000", 1024, 64 << 20, warning), 64u << 20);
+  EXPECT_NE(warning.find("MRT_HWSIM_KEPT_EXECUTABLES_MIB '2000' is not a whole number of MiB from 0 to 1024; keeping up to 64 MiB"),
+            std::string::npos)
+      << warning;
 }
 
 TEST(EnginePlans, EnginesOfOneExecutableShareThePlanOfTheirSettings) {
