@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mib_limit.hpp"
+#include "process_singleton.hpp"
 #include "serialize.hpp"
 
 namespace hwsim::detail {
@@ -14,10 +15,8 @@ namespace {
 
 class KeptExecutables {
  public:
-  static KeptExecutables &instance() {
-    static auto *kept = new KeptExecutables;  // never destroyed: loads may run during static destruction
-    return *kept;
-  }
+  static KeptExecutables &instance() { return processSingleton<KeptExecutables>(); }
+  std::mutex &mutex() { return mutex_; }
 
   std::shared_ptr<const ExecutableData> find(const std::uint8_t *bytes, std::size_t size) {
     std::lock_guard lock(mutex_);
@@ -32,9 +31,13 @@ class KeptExecutables {
     return nullptr;
   }
 
-  void keep(const std::uint8_t *bytes, std::size_t size, std::shared_ptr<const ExecutableData> data) {
+  std::size_t limit() const { return limit_; }
+
+  // `bytes`: the very bytes `data` was verified from.
+  void keep(std::vector<std::uint8_t> bytes, std::shared_ptr<const ExecutableData> data) {
+    const std::size_t size = bytes.size();
     if (size > limit_) return;
-    Entry entry{std::vector<std::uint8_t>(bytes, bytes + size), std::move(data)};
+    Entry entry{std::move(bytes), std::move(data)};
     std::lock_guard lock(mutex_);
     for (const Entry &e : entries_) {
       if (e.bytes == entry.bytes) return;  // another thread loaded it meanwhile
@@ -47,9 +50,9 @@ class KeptExecutables {
     }
   }
 
- private:
   KeptExecutables() : limit_(mibLimitFromEnvironment("MRT_HWSIM_KEPT_EXECUTABLES_MIB", 1024, kKeptExecutableBytes)) {}
 
+ private:
   const std::size_t limit_;  // of the entries' bytes
   struct Entry {
     std::vector<std::uint8_t> bytes;  // the verified copy a hit is compared with
@@ -65,9 +68,14 @@ class KeptExecutables {
 std::shared_ptr<const ExecutableData> deserializeKept(const std::uint8_t *bytes, std::size_t size) {
   if (bytes == nullptr) return deserializeExecutable(bytes, size);  // fails, naming the truncation
   KeptExecutables &kept = KeptExecutables::instance();
+  // A hit returns what was verified from bytes equal to these, whatever
+  // they change to meanwhile (a file mapped while it is rewritten).
   if (auto data = kept.find(bytes, size)) return data;
-  std::shared_ptr<const ExecutableData> data = deserializeExecutable(bytes, size);
-  kept.keep(bytes, size, data);
+  if (size > kept.limit()) return deserializeExecutable(bytes, size);
+  // Copied first, so that what is kept is exactly what was verified.
+  std::vector<std::uint8_t> copy(bytes, bytes + size);
+  std::shared_ptr<const ExecutableData> data = deserializeExecutable(copy.data(), size);
+  kept.keep(std::move(copy), data);
   return data;
 }
 

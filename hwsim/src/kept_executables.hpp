@@ -11,10 +11,13 @@
 // ExecutableData is immutable once made, so runners share it.
 //
 // The process keeps the kKeptExecutables most recently loaded ones, at
-// most kKeptExecutableBytes of serialized bytes in all (their deserialized
-// form and engine plans take about as much again, see engine_plan.hpp);
-// one larger than that is not kept. MRT_HWSIM_KEPT_EXECUTABLES_MIB (read
-// once per process, 0 to 1024) sets the bytes, and 0 keeps none.
+// most kKeptExecutableBytes of serialized bytes in all; one larger than
+// that is not kept. What they hold is more: their deserialized form and
+// the engine plans made for them (engine_plan.hpp) take 2-6 times their
+// serialized bytes (5.7 times for a 20,000-vertex model with two plans),
+// so the default keeps up to about 100 MiB after every runner is gone.
+// MRT_HWSIM_KEPT_EXECUTABLES_MIB (read once per process, 0 to 1024) sets
+// the bytes, and 0 keeps none.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +29,7 @@
 namespace hwsim::detail {
 
 inline constexpr std::size_t kKeptExecutables = 8;
-inline constexpr std::size_t kKeptExecutableBytes = std::size_t{64} << 20;
+inline constexpr std::size_t kKeptExecutableBytes = std::size_t{16} << 20;
 
 // deserializeExecutable(bytes, size), or the executable kept for the same bytes.
 std::shared_ptr<const ExecutableData> deserializeKept(const std::uint8_t *bytes, std::size_t size);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mib_limit.hpp"
+#include "process_singleton.hpp"
 
 namespace hwsim::detail {
 
@@ -22,10 +23,12 @@ constexpr const char *kLimitVariable = "MRT_HWSIM_KEPT_ARENAS_MIB";
 // The destroyed arenas kept for reuse (zeroed_arena.hpp), process-wide.
 class KeptArenas {
  public:
-  static KeptArenas &instance() {
-    static auto *kept = new KeptArenas;  // never destroyed: arenas may outlive static destruction
-    return *kept;
+  static KeptArenas &instance() { return processSingleton<KeptArenas>(); }
+  KeptArenas()
+      : limit_(mibLimitFromEnvironment(kLimitVariable, ZeroedArena::kKeptMappedBytes >> 20, ZeroedArena::kKeptBytes)) {
+    arenas_.reserve(ZeroedArena::kKeptArenas);
   }
+  std::mutex &mutex() { return mutex_; }
 
   // A kept arena of exactly `bytes`, or null.
   std::uint8_t *take(std::size_t bytes) {
@@ -139,11 +142,6 @@ class KeptArenas {
       else if (kind == 0) ::madvise(data + from, to - from, MADV_DONTNEED);
       run = end;
     }
-  }
-
-  KeptArenas()
-      : limit_(mibLimitFromEnvironment(kLimitVariable, ZeroedArena::kKeptMappedBytes >> 20, ZeroedArena::kKeptBytes)) {
-    arenas_.reserve(ZeroedArena::kKeptArenas);
   }
 
   const std::size_t limit_;  // of written bytes kept

@@ -1,8 +1,11 @@
 #include "runner/watchdog.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -26,16 +29,16 @@ struct Watchdog::Service {
   // earlier; each futile wake-up would cost a context switch per runner
   // created or destroyed.
   RequestClock::time_point sleepsUntil = RequestClock::time_point::max();
-  bool running = false;        // mutex: the thread is in loop()
-  bool quit = false;           // mutex: the process is exiting, no thread starts again
-  std::thread thread;          // mutex
+  bool running = false;     // mutex: the thread is in loop()
+  bool endLinger = false;   // mutex: a lingering thread is to end now (exit, unload)
+  std::thread thread;       // mutex
 
   void loop() {
     std::unique_lock lock(mutex);
-    while (!quit) {
+    for (;;) {
       if (entries.empty()) {
         sleepsUntil = RequestClock::time_point::max();
-        if (!wake.wait_for(lock, kLinger, [this] { return quit || !entries.empty(); })) break;
+        if (!wake.wait_for(lock, kLinger, [this] { return endLinger || !entries.empty(); }) || entries.empty()) break;
         continue;
       }
       sleepsUntil = std::min_element(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
@@ -58,9 +61,14 @@ struct Watchdog::Service {
     const std::uint64_t id = nextId++;
     const auto due = RequestClock::now() + period;
     entries.push_back({id, period, due, std::move(check)});
-    if (!running && !quit) {
-      if (thread.joinable()) thread.join();  // ended after lingering: it holds no lock now, or soon
-      thread = std::thread([this] { loop(); });
+    if (!running) {
+      try {
+        if (thread.joinable()) thread.join();  // ended after lingering: it holds no lock now, or soon
+        thread = std::thread([this] { loop(); });
+      } catch (...) {
+        entries.pop_back();  // no Watch will end it: its check must not outlive the failed creation
+        throw;
+      }
       running = true;
     } else if (due < sleepsUntil) {
       wake.notify_one();
@@ -69,34 +77,61 @@ struct Watchdog::Service {
   }
 
   void remove(std::uint64_t id) noexcept {
-    std::lock_guard lock(mutex);
     // Not woken: at its next wake-up it finds the check gone (and lingers
     // if it was the last).
+    std::lock_guard lock(mutex);
     std::erase_if(entries, [id](const Entry &entry) { return entry.id == id; });
   }
 
-  // At exit, or when libmrt is unloaded: the thread must not outlive the
-  // library's code. A runner still alive then (a leak) is no longer watched.
-  void stop() noexcept {
-    {
-      std::lock_guard lock(mutex);
-      quit = true;
-    }
+  // At exit, or when libmrt is unloaded: a thread lingering with nothing
+  // to watch ends now, so none runs the library's code afterwards. With
+  // runners still alive (one held by a static object destroyed later, one
+  // leaked) it goes on watching them: their shutdown may need it to stop
+  // a hung run, and the process's end stops it.
+  void endLingering() noexcept {
+    std::unique_lock lock(mutex);
+    if (!entries.empty() || !running) return;
+    endLinger = true;
     wake.notify_one();
-    if (thread.joinable()) thread.join();
+    std::thread ending = std::move(thread);
+    lock.unlock();
+    ending.join();
+    lock.lock();
+    endLinger = false;
+  }
+
+  // In the child of a fork: the thread was not copied, and the parent's
+  // runners are not the child's to watch. The lock may have been held by
+  // another thread of the parent at the fork, so the objects are made anew
+  // over the old ones (whose memory is left: destroying a std::thread that
+  // seems joinable would terminate the process).
+  void resetInChild() noexcept {
+    new (&mutex) std::mutex;
+    new (&wake) std::condition_variable;
+    new (&entries) std::vector<Entry>;
+    new (&thread) std::thread;
+    sleepsUntil = RequestClock::time_point::max();
+    running = false;
+    endLinger = false;
   }
 };
 
 const std::shared_ptr<Watchdog::Service> &Watchdog::service() {
-  // Joins the thread when static objects are destroyed. Made at the first
-  // watch, so it is destroyed after any static runner made before it;
-  // Watches that outlive it keep the Service alive through their shared_ptr.
-  struct Owner {
-    std::shared_ptr<Service> service = std::make_shared<Service>();
-    ~Owner() { service->stop(); }
+  // Never destroyed: a runner may be created or destroyed while static
+  // objects are destroyed (one held by a static object). What exit or an
+  // unload must do is done by the Ender's destructor.
+  static Service *raw = nullptr;
+  static const auto *service = [] {
+    auto *made = new std::shared_ptr<Service>(std::make_shared<Service>());
+    raw = made->get();
+    ::pthread_atfork(nullptr, nullptr, [] { raw->resetInChild(); });
+    return made;
+  }();
+  struct Ender {
+    ~Ender() { raw->endLingering(); }
   };
-  static Owner owner;
-  return owner.service;
+  static Ender ender;
+  return *service;
 }
 
 Watchdog::Watch Watchdog::watch(std::chrono::nanoseconds period, Check check) {

@@ -9,8 +9,12 @@
 // "cheap runner creation"), and a watchdog sleeps almost all the time.
 // The thread starts at the first watch, and ends after kLinger without
 // any, so that a program that creates runners one after another (a server
-// reloading models, a test suite) reuses it; it is joined at exit or when
-// libmrt is unloaded, so no thread runs the library's code afterwards.
+// reloading models, a test suite) reuses it. At exit or when libmrt is
+// unloaded, a thread lingering with nothing to watch is ended and joined,
+// so none runs the library's code afterwards; one still watching runners
+// (held by static objects destroyed later, or leaked) goes on, since their
+// shutdown may need it. In the child of a fork the parent's runners are
+// not watched, and the child's first watch starts a thread of its own.
 #pragma once
 
 #include <chrono>

@@ -5,9 +5,24 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <memory>
 #include <thread>
+
+// GCC names ThreadSanitizer with a macro, clang with __has_feature.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MRT_CLANG_TSAN 1
+#endif
+#endif
+#ifndef MRT_CLANG_TSAN
+#define MRT_CLANG_TSAN 0
+#endif
 
 namespace mrt::detail {
 namespace {
@@ -75,6 +90,73 @@ TEST(Watchdog, TheThreadEndsAfterLingeringUnusedAndStartsAgainForTheNextWatch) {
   Watchdog::Watch again = Watchdog::watch(1ms, [&](RequestClock::time_point) { ++calls; });
   EXPECT_TRUE(Watchdog::threadRunning());
   EXPECT_TRUE(eventually([&] { return calls.load() >= 1; }));
+}
+
+// Waits for a child process for at most `limit`; kills it if it is still
+// running then. Its exit code, or -1 if it had to be killed.
+int exitCodeWithin(pid_t child, std::chrono::seconds limit) {
+  int status = 0;
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (::waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > end) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+}
+
+// A fork copies no thread: the child's watches get a thread of their own,
+// the parent's runners are not the child's to watch, and its exit (static
+// destructors included) does not wait for the parent's thread.
+TEST(Watchdog, AForkedChildWatchesItsOwnRunnersAndExits) {
+#if defined(__SANITIZE_THREAD__) || MRT_CLANG_TSAN
+  GTEST_SKIP() << "ThreadSanitizer ends a child that starts a thread after a fork of a multi-threaded process";
+#endif
+  std::atomic<int> parentChecks{0};
+  Watchdog::Watch parentWatch = Watchdog::watch(1ms, [&](RequestClock::time_point) { ++parentChecks; });
+  ASSERT_TRUE(eventually([&] { return parentChecks.load() >= 1; }));
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const int parentsBefore = parentChecks.load();
+    std::atomic<int> checks{0};
+    {
+      Watchdog::Watch watch = Watchdog::watch(1ms, [&](RequestClock::time_point) { ++checks; });
+      if (!eventually([&] { return checks.load() >= 3; }, 3s)) std::_Exit(3);
+    }
+    if (parentChecks.load() != parentsBefore) std::_Exit(4);
+    std::exit(0);  // runs the static destructors: ends the lingering thread
+  }
+  EXPECT_EQ(exitCodeWithin(child, 10s), 0) << "3: the child's watch never ran, 4: the parent's check ran in the child, "
+                                              "-1: the child hung";
+}
+
+// A runner held by a static object made before the first watch is
+// destroyed after the watchdog's own static objects: its shutdown may need
+// the watchdog to stop a hung run, so checks still run then.
+std::atomic<int> g_lateChecks{0};
+std::unique_ptr<Watchdog::Watch> g_lateWatch;
+
+void checksStillRunAtExit() {
+  const int before = g_lateChecks.load();
+  if (!eventually([&] { return g_lateChecks.load() > before; }, 3s)) std::_Exit(3);
+  g_lateWatch.reset();
+  std::_Exit(0);
+}
+
+TEST(Watchdog, ChecksStillRunWhenStaticObjectsAreDestroyed) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        std::atexit(checksStillRunAtExit);  // registered first: runs after the watchdog's static objects
+        g_lateWatch = std::make_unique<Watchdog::Watch>(
+            Watchdog::watch(1ms, [](RequestClock::time_point) { ++g_lateChecks; }));
+        std::exit(1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
