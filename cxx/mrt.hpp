@@ -441,7 +441,8 @@ class Model : public detail::OwnedHandle<mrt_model> {
     return dim == MRT_BATCHING_DISABLED ? std::nullopt : std::optional<uint32_t>(dim);
   }
 
-  // The bytes of TensorData `name`, borrowed (memory-mapped, never copied).
+  // The bytes of TensorData `name`, borrowed (in the model's image of its
+  // file: memory-mapped for a file over 4 MiB, never copied again).
   Span<const std::byte> tensorData(const std::string &name) const {
     const void *data = nullptr;
     uint64_t size = 0;

@@ -290,7 +290,8 @@ typedef enum mrt_model_options {
 /* Loads the model held by the num_paths PopEF files (>= 1; a model may be
  * split over several files, given in any order). The files must hold exactly
  * one model; use mrt_model_load_named() to pick one of several. The files
- * are memory-mapped read-only and every blob is checked (checksums, the
+ * are read into memory (up to 4 MiB) or memory-mapped read-only (larger
+ * ones), and every blob is checked (checksums, the
  * FlatBuffers verifier, the consistency of the model) before this returns.
  * Errors: MRT_NOT_FOUND for a file that does not exist, MRT_CORRUPT_MODEL for
  * anything wrong in a file (the message names the file, the blob and the
@@ -323,7 +324,8 @@ MRT_API mrt_status mrt_model_with_engine_options(const mrt_model *model, const c
                                                  mrt_model **out) MRT_NOEXCEPT;
 
 /* The bytes of the model's TensorData blob `name`: *out_data points into the
- * memory-mapped file (64-byte aligned, read-only, never copied) and
+ * model's image of its file (a file over 4 MiB is memory-mapped, not
+ * copied; 64-byte aligned, read-only) and
  * *out_size is its size in bytes. Borrowed: valid until the model is
  * destroyed. MRT_NOT_FOUND if the model has no TensorData of that name. */
 MRT_API mrt_status mrt_model_tensor_data(const mrt_model *model, const char *name,

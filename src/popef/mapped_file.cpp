@@ -42,7 +42,27 @@ const char *kindOf(mode_t mode) {
 
 }  // namespace
 
-std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path) {
+namespace {
+
+// Reads the whole file into `data` (size bytes, its size when opened);
+// the bytes read, fewer if it was truncated meanwhile.
+std::size_t readAll(int fd, const std::string &path, std::byte *data, std::size_t size) {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t got = ::pread(fd, data + done, size - done, static_cast<off_t>(done));
+    if (got == 0) break;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw Error(ErrorCode::CorruptModel, "'{}': cannot read: {}", path, std::strerror(errno));
+    }
+    done += static_cast<std::size_t>(got);
+  }
+  return done;
+}
+
+}  // namespace
+
+std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path, std::size_t readUpTo) {
   // O_NONBLOCK: opening a FIFO without a writer (or a device) must not wait;
   // it is refused below. It changes nothing for a regular file.
   const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
@@ -64,6 +84,11 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path) {
   if (size == 0) {
     // mmap rejects length 0; an empty file is reported by the blob scanner.
     return std::shared_ptr<const MappedFile>(std::unique_ptr<MappedFile>(new MappedFile(path, nullptr, 0)));
+  }
+  if (size <= readUpTo) {
+    SharedBytes bytes =
+        SharedBytes::alignedFilledBy(size, [&](std::byte *data) { return readAll(fd.get(), path, data, size); });
+    return std::shared_ptr<const MappedFile>(new MappedFile(path, std::move(bytes)));
   }
   // MAP_POPULATE: the reader checksums every byte right away, so fault the
   // whole file in with one call instead of one page fault per 4 KiB.

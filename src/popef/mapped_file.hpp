@@ -1,5 +1,6 @@
-// MappedFile: a whole file mapped read-only into memory, or the image of one
-// copied from a caller's buffer (mrt_model_load_from_memory). Held by
+// MappedFile: the image of a whole file in memory, read (small files) or
+// mapped read-only (large ones), or copied from a caller's buffer
+// (mrt_model_load_from_memory). Held by
 // shared_ptr; every SharedBytes cut from it shares that ownership, so the
 // mapping (or copy) lives exactly as long as the last model part that points
 // into it.
@@ -19,7 +20,16 @@ class MappedFile {
   // Throws mrt::Error: NotFound if the path does not exist, InvalidArgument
   // (without blocking) if it is not a regular file (a directory, FIFO,
   // device or socket), CorruptModel if it cannot be opened or mapped.
-  static std::shared_ptr<const MappedFile> open(const std::string &path);
+  // Files of at most readUpTo bytes are read into memory, larger ones
+  // mapped (kReadUpTo: see there).
+  static std::shared_ptr<const MappedFile> open(const std::string &path, std::size_t readUpTo = kReadUpTo);
+  // Up to this size a file is read: mapping it costs more than a copy (for
+  // a 0.5 MB model, 31.8 us to map with MAP_POPULATE against about 21 us to
+  // read into a buffer the allocator has handed out before, and the
+  // checksums then read cached bytes), while a large file read into a
+  // fresh buffer costs a page fault per page, ten times a mapping
+  // (docs/popef.md, "Loading speed").
+  static constexpr std::size_t kReadUpTo = std::size_t{4} << 20;
   // A copy of `bytes` in a kDataAlignment-aligned allocation, so that blobs
   // land on the same boundaries as in a mapped file; `name` stands for the
   // path in messages ("<memory>").

@@ -40,16 +40,25 @@ class SharedBytes {
   static SharedBytes copyOf(std::span<const std::byte> bytes) {
     return fromVector(std::vector<std::byte>(bytes.begin(), bytes.end()));
   }
-  // A copy in a new allocation aligned to kDataAlignment.
-  static SharedBytes alignedCopyOf(std::span<const std::byte> bytes) {
+  // A new allocation of `size` bytes aligned to kDataAlignment, filled by
+  // fill(data), which returns how many of them it filled: the bytes kept.
+  template <class Fill> static SharedBytes alignedFilledBy(std::size_t size, Fill &&fill) {
     constexpr std::align_val_t alignment{kDataAlignment};
     // At least one byte: the allocation must be unique and deletable.
-    auto *raw = static_cast<std::byte *>(::operator new(bytes.size() + 1, alignment));
+    auto *raw = static_cast<std::byte *>(::operator new(size + 1, alignment));
     std::shared_ptr<const void> owned(raw, [](const void *p) {
       ::operator delete(const_cast<void *>(p), std::align_val_t{kDataAlignment});
     });
-    if (!bytes.empty()) std::memcpy(raw, bytes.data(), bytes.size());
-    return SharedBytes(std::move(owned), std::span<const std::byte>(raw, bytes.size()));
+    const std::size_t filled = fill(raw);
+    return SharedBytes(std::move(owned), std::span<const std::byte>(raw, filled));
+  }
+
+  // A copy in a new allocation aligned to kDataAlignment.
+  static SharedBytes alignedCopyOf(std::span<const std::byte> bytes) {
+    return alignedFilledBy(bytes.size(), [&](std::byte *raw) {
+      if (!bytes.empty()) std::memcpy(raw, bytes.data(), bytes.size());
+      return bytes.size();
+    });
   }
 
   std::span<const std::byte> bytes() const noexcept { return bytes_; }

@@ -100,19 +100,19 @@ struct Watchdog::Service {
     endLinger = false;
   }
 
-  // In the child of a fork: the thread was not copied, and the parent's
-  // runners are not the child's to watch. The lock may have been held by
-  // another thread of the parent at the fork, so the objects are made anew
-  // over the old ones (whose memory is left: destroying a std::thread that
-  // seems joinable would terminate the process).
+  // In the child of a fork (the lock held across it, so the state is
+  // whole): the thread was not copied, and the parent's runners are not the
+  // child's to watch. The thread handle and the condition variable (which
+  // may count the parent's thread as waiting) are made anew over the old
+  // ones: destroying a std::thread that seems joinable would terminate.
   void resetInChild() noexcept {
-    new (&mutex) std::mutex;
-    new (&wake) std::condition_variable;
-    new (&entries) std::vector<Entry>;
+    entries.clear();
     new (&thread) std::thread;
+    new (&wake) std::condition_variable;
     sleepsUntil = RequestClock::time_point::max();
     running = false;
     endLinger = false;
+    mutex.unlock();
   }
 };
 
@@ -124,7 +124,7 @@ const std::shared_ptr<Watchdog::Service> &Watchdog::service() {
   static const auto *service = [] {
     auto *made = new std::shared_ptr<Service>(std::make_shared<Service>());
     raw = made->get();
-    ::pthread_atfork(nullptr, nullptr, [] { raw->resetInChild(); });
+    ::pthread_atfork([] { raw->mutex.lock(); }, [] { raw->mutex.unlock(); }, [] { raw->resetInChild(); });
     return made;
   }();
   struct Ender {

@@ -1,12 +1,13 @@
 // Write a model, read it back, compare every field and every byte; models
 // split over files, several models in one file, and the lifetime of the
-// memory-mapped TensorData.
+// TensorData held in memory (files read, or mapped when large).
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "popef/mapped_file.hpp"
 #include "popef/reader.hpp"
 #include "popef/writer.hpp"
 #include "popef_test_util.hpp"
@@ -150,7 +151,7 @@ TEST(RoundTripTest, LargeTensorIsReadInPlace) {
 TEST(MappedDataTest, PointersStayValidWhileTheModelLives) {
   TempDir dir;
   const auto original = sampleModel();
-  const std::string path = dir.file("mapped.popef");
+  const std::string path = dir.file("read.popef");
   writeModelFile(*original, path);
 
   std::shared_ptr<Model> loaded;
@@ -158,31 +159,42 @@ TEST(MappedDataTest, PointersStayValidWhileTheModelLives) {
     auto reader = std::make_shared<Reader>();
     reader->parseFile(path);
     loaded = ModelBuilder(reader).createModel();
-  }  // the reader and builder are gone; the model alone holds the mapping
+  }  // the reader and builder are gone; the model alone holds the file's image
   const std::byte *weights = loaded->tensorData("w").data();
-  EXPECT_TRUE(isMappedFrom(weights, path));
-  EXPECT_TRUE(isMappedFrom(loaded->executable().bytes().data(), path));
+  // A small file is read into memory, not mapped (MappedFile::kReadUpTo).
+  EXPECT_FALSE(anyMappingOf(path));
 
-  // Even with the file unlinked, the mapping (and so the bytes) remain.
+  // With the file unlinked, the bytes remain.
   std::filesystem::remove(path);
   EXPECT_TRUE(sameBytes({weights, 128}, original->tensorData("w").bytes()));
 
-  // A copy of one TensorData keeps the mapping after the model is gone.
+  // A copy of one TensorData keeps the image after the model is gone.
   const TensorData copy = loaded->tensorData("w");
   loaded.reset();
-  EXPECT_TRUE(anyMappingOf(path));
   EXPECT_EQ(copy.data(), weights);
   EXPECT_TRUE(sameBytes(copy.bytes(), original->tensorData("w").bytes()));
 }
 
-TEST(MappedDataTest, MappingIsReleasedWithTheLastHolder) {
+// Files above MappedFile::kReadUpTo are mapped (here any file, with a
+// limit of 0): the bytes are the file's pages, not a copy, and the mapping
+// lives as long as the last piece cut from it.
+TEST(MappedDataTest, ALargeFileIsMappedUntilItsLastHolderGoes) {
   TempDir dir;
-  const std::string path = dir.file("released.popef");
-  writeModelFile(*sampleModel(), path);
-  auto loaded = loadModel({path});
-  EXPECT_TRUE(anyMappingOf(path));
-  loaded.reset();
-  EXPECT_FALSE(anyMappingOf(path));
+  const auto original = sampleModel();
+  const std::string path = dir.file("mapped.popef");
+  writeModelFile(*original, path);
+  auto file = MappedFile::open(path, 0);
+  ASSERT_GT(file->bytes().size(), 64u);
+  EXPECT_TRUE(isMappedFrom(file->bytes().data(), path));
+  EXPECT_TRUE(sameBytes(file->bytes(), test::readBytes(path)));
+  {
+    const SharedBytes piece(file, file->bytes().subspan(8, 56));
+    std::filesystem::remove(path);
+    file.reset();
+    EXPECT_TRUE(anyMappingOf(path));  // the piece holds it
+    EXPECT_TRUE(isMappedFrom(piece.data(), path));
+  }
+  EXPECT_FALSE(anyMappingOf(path));  // released with its last holder
 }
 
 TEST(SplitModelTest, ModelSpreadOverTwoFiles) {
@@ -208,8 +220,8 @@ TEST(SplitModelTest, ModelSpreadOverTwoFiles) {
     EXPECT_EQ(loaded->metadataOrigin()->file, graphPath);
     EXPECT_EQ(loaded->tensorData("w").origin()->file, weightsPath);
     EXPECT_EQ(loaded->tensorData("w").origin()->index, 0u);
-    EXPECT_TRUE(isMappedFrom(loaded->tensorData("rb").data(), weightsPath));
-    EXPECT_TRUE(isMappedFrom(loaded->executable().bytes().data(), graphPath));
+    EXPECT_EQ(loaded->tensorData("rb").origin()->file, weightsPath);
+    EXPECT_EQ(loaded->executable().origin()->file, graphPath);
   }
   // Without the weights file the model is incomplete.
   const Error error = captureError([&] { loadModel({graphPath}); });
