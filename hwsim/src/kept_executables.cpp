@@ -72,9 +72,10 @@ std::shared_ptr<const ExecutableData> deserializeKept(const std::uint8_t *bytes,
   // they change to meanwhile (a file mapped while it is rewritten).
   if (auto data = kept.find(bytes, size)) return data;
   if (size > kept.limit()) return deserializeExecutable(bytes, size);
-  // Copied first, so that what is kept is exactly what was verified.
+  // Copied first, so that what is kept is exactly what was verified (the
+  // vector's storage, from operator new, is aligned as the verifier needs).
   std::vector<std::uint8_t> copy(bytes, bytes + size);
-  std::shared_ptr<const ExecutableData> data = deserializeExecutable(copy.data(), size);
+  std::shared_ptr<const ExecutableData> data = deserializeOwnCopy(copy.data(), size);
   kept.keep(std::move(copy), data);
   return data;
 }

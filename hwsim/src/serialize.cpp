@@ -214,17 +214,25 @@ Type toType(std::uint8_t raw, const char *what) {
 
 template <typename T> std::size_t count(const flatbuffers::Vector<T> *v) { return v ? v->size() : 0; }
 
+void requireHeader(const std::uint8_t *input, std::size_t size) {
+  if (input == nullptr || size < 8) corrupt(size, fmt::format("truncated: only {} bytes", size));
+}
+
 }  // namespace
 
 std::shared_ptr<ExecutableData> deserializeExecutable(const std::uint8_t *input, std::size_t size) {
-  if (input == nullptr || size < 8) corrupt(size, fmt::format("truncated: only {} bytes", size));
+  requireHeader(input, size);
   // Work on an 8-byte aligned copy so alignment checks relative to the buffer
   // start are also true of the addresses actually read, and so a mapped file
   // changed under us cannot change what was verified. Not value-initialized:
   // the copy writes every byte read (only [0, size) is).
   const std::unique_ptr<std::uint64_t[]> storage(new std::uint64_t[(size + 7) / 8]);
   std::memcpy(storage.get(), input, size);
-  const auto *buf = reinterpret_cast<const std::uint8_t *>(storage.get());
+  return deserializeOwnCopy(reinterpret_cast<const std::uint8_t *>(storage.get()), size);
+}
+
+std::shared_ptr<ExecutableData> deserializeOwnCopy(const std::uint8_t *buf, std::size_t size) {
+  requireHeader(buf, size);
   if (size >= FLATBUFFERS_MAX_BUFFER_SIZE) corrupt(0, "buffer too large");
   {
     flatbuffers::Verifier v(buf, size, verifierOptions());

@@ -40,10 +40,6 @@ const char *kindOf(mode_t mode) {
   return "a special file";
 }
 
-}  // namespace
-
-namespace {
-
 // Reads the whole file into `data` (size bytes, its size when opened);
 // the bytes read, fewer if it was truncated meanwhile.
 std::size_t readAll(int fd, const std::string &path, std::byte *data, std::size_t size) {

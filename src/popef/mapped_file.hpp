@@ -19,7 +19,7 @@ class MappedFile {
  public:
   // Throws mrt::Error: NotFound if the path does not exist, InvalidArgument
   // (without blocking) if it is not a regular file (a directory, FIFO,
-  // device or socket), CorruptModel if it cannot be opened or mapped.
+  // device or socket), CorruptModel if it cannot be opened, read or mapped.
   // Files of at most readUpTo bytes are read into memory, larger ones
   // mapped (kReadUpTo: see there).
   static std::shared_ptr<const MappedFile> open(const std::string &path, std::size_t readUpTo = kReadUpTo);
