@@ -61,7 +61,7 @@ class Builder {
     if (t.graphId() != g_.id) fail(ErrorKind::GraphError, "{}: tensor is from another graph", what);
     ExeView v;
     v.type = t.elementType();
-    v.shape = t.shape();
+    v.shape = exe_.shapePool.intern(t.shape());
     v.numElements = t.numElements();
     v.regions = exe_.regionPool.copy(t.regions(), [](const auto &r) { return ExeRegion{r.var, r.begin, r.end}; });
     exe_.views.push_back(std::move(v));
@@ -187,7 +187,7 @@ void computeCosts(ExecutableData &exe) {
     for (auto &vx : cs.vertices) {
       const auto &spec = lib[vx.codelet];
       std::vector<Operand> ops;
-      for (auto v : vx.operands) ops.push_back({nullptr, exe.views[v].type, &exe.views[v].shape, exe.views[v].numElements});
+      for (auto v : vx.operands) ops.push_back({nullptr, exe.views[v].type, exe.views[v].shape, exe.views[v].numElements});
       vx.cycles = static_cast<std::uint64_t>(spec.cycles(spec, t, ops.data(), vx.attrs));
     }
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "flat_pool.hpp"
+#include "shape_pool.hpp"
 #include "hwsim/executable.hpp"
 #include "hwsim/target.hpp"
 #include "program_node.hpp"
@@ -32,10 +33,10 @@ struct ExeRegion {
 };
 
 // A tensor view: element type, shape and the variable regions, in order.
-// (Regions live in the executable's regionPool.)
+// (Regions live in the executable's regionPool, shapes in its shapePool.)
 struct ExeView {
   Type type = Type::F32;
-  Shape shape;
+  const Shape *shape = nullptr;  // never null in an executable
   std::span<const ExeRegion> regions;
   std::uint64_t numElements = 0;
 };
@@ -100,9 +101,10 @@ struct ExecutableData {
   std::vector<std::uint32_t> programs;  // root node per program index
   OptionFlags options;
   std::vector<std::uint64_t> tileBytes;
-  // Storage of every view's regions and every vertex's operands.
+  // Storage of every view's regions and shape and every vertex's operands.
   FlatPool<ExeRegion> regionPool;
   FlatPool<std::uint32_t> operandPool;
+  ShapePool shapePool;  // every view's shape
 
   // Derived (not serialized): filled by finalize().
   std::vector<HostCopyInfo> hostWriteInfos;

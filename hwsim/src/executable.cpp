@@ -17,7 +17,7 @@ void ExecutableData::finalize() {
   hostReadInfos.clear();
   for (const auto &h : hostCopies) {
     const auto &v = views[h.view];
-    HostCopyInfo info{h.handle, v.type, v.shape, v.numElements * sizeOf(v.type)};
+    HostCopyInfo info{h.handle, v.type, *v.shape, v.numElements * sizeOf(v.type)};
     (h.isRead ? hostReadInfos : hostWriteInfos).push_back(std::move(info));
   }
 }

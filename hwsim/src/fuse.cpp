@@ -141,8 +141,9 @@ void append(ExecutableData &out, const ExecutableData &in, const TileSpan &span,
     for (auto &interval : variable.mapping) interval.tile = tile(interval.tile);
     out.variables.push_back(std::move(variable));
   }
-  // Regions and operands are copied into out's pools: in's may go first.
+  // Regions, shapes and operands are copied into out's pools: in's may go first.
   for (detail::ExeView v : in.views) {
+    v.shape = out.shapePool.intern(*v.shape);
     v.regions = out.regionPool.copy(v.regions, [&](detail::ExeRegion region) {
       region.var += varBase;
       return region;

@@ -115,7 +115,7 @@ OperandMirrors::OperandMirrors(const ExecutableData &d, const std::vector<ByteSp
   // one mirror's pieces fill it plane by plane from sources at one pitch.
   const auto planarRead = [&](std::uint32_t view, std::uint64_t off) -> Read {
     const ExeView &v = d.views[view];
-    const Planes planes = planesOf(v.type, v.shape);
+    const Planes planes = planesOf(v.type, *v.shape);
     std::uint32_t mirror = kNone;
     const std::uint64_t pitch = uniformPitch(planes, sizeOf(v.type), [&](std::uint64_t i) -> std::optional<std::uint64_t> {
       const std::uint64_t at = off + i * planes.bytes;

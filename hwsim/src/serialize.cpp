@@ -61,7 +61,7 @@ std::vector<std::uint8_t> serializeExecutable(const ExecutableData &e) {
     std::vector<fb::Region> regions;
     regions.reserve(v.regions.size());
     for (const auto &r : v.regions) regions.emplace_back(r.var, r.begin, r.end);
-    views.push_back(fb::CreateView(b, static_cast<std::uint8_t>(v.type), shapeVec(b, v.shape), v.numElements,
+    views.push_back(fb::CreateView(b, static_cast<std::uint8_t>(v.type), shapeVec(b, *v.shape), v.numElements,
                                    b.CreateVectorOfStructs(regions)));
   }
   std::vector<flatbuffers::Offset<fb::ComputeSet>> css;
@@ -195,16 +195,24 @@ template <typename T, typename U> std::span<const T> toPool(FlatPool<T> &pool, c
   return pool.copy(*v, [](U x) { return static_cast<T>(x); });
 }
 
-Shape toShape(const flatbuffers::Vector<std::uint64_t> *v) {
-  Shape s;
-  if (!v) return s;
-  checkAligned(v);
-  s.reserve(v->size());
-  for (auto d : *v) {
+void checkDims(const flatbuffers::Vector<std::uint64_t> &v) {
+  checkAligned(&v);
+  for (auto d : v) {
     if (d > (std::uint64_t{1} << 40)) corrupt(0, fmt::format("dimension {} is out of range", d));
-    s.push_back(static_cast<std::size_t>(d));
   }
-  return s;
+}
+
+Shape toShape(const flatbuffers::Vector<std::uint64_t> *v) {
+  if (!v) return {};
+  checkDims(*v);
+  return Shape(v->begin(), v->end());
+}
+
+// A view's shape, held once per distinct shape in the pool.
+const Shape *toShape(ShapePool &pool, const flatbuffers::Vector<std::uint64_t> *v) {
+  if (!v) return pool.intern(Shape{});
+  checkDims(*v);
+  return pool.intern(*v);
 }
 
 Type toType(std::uint8_t raw, const char *what) {
@@ -293,7 +301,7 @@ std::shared_ptr<ExecutableData> deserializeOwnCopy(const std::uint8_t *buf, std:
     for (const auto *v : *views) {
       ExeView ev;
       ev.type = toType(v->type(), "a view");
-      ev.shape = toShape(v->shape());
+      ev.shape = toShape(e->shapePool, v->shape());
       ev.numElements = v->num_elements();
       if (const auto *regions = v->regions()) {
         checkAligned(regions);

@@ -103,7 +103,7 @@ class Checker {
     for (std::size_t i = 0; i < exe_.views.size(); ++i) {
       const auto &view = exe_.views[i];
       if (!isValidType(static_cast<std::uint8_t>(view.type))) bad("view {} has an unknown type", i);
-      if (product(view.shape, "view") != view.numElements) bad("view {} has {} elements but a shape of {}", i, view.numElements, product(view.shape, "view"));
+      if (product(*view.shape, "view") != view.numElements) bad("view {} has {} elements but a shape of {}", i, view.numElements, product(*view.shape, "view"));
       std::uint64_t total = 0;
       for (const auto &r : view.regions) {
         if (r.var >= exe_.variables.size()) bad("view {} references variable {} of {}", i, r.var, exe_.variables.size());
@@ -148,7 +148,7 @@ class Checker {
         ops.assign(spec.fields.size(), Operand{});
         for (std::size_t f = 0; f < spec.fields.size(); ++f) {
           const auto &v = view(vx.operands[f], "vertex");
-          ops[f] = {nullptr, v.type, &v.shape, v.numElements};
+          ops[f] = {nullptr, v.type, v.shape, v.numElements};
           if (spec.fields[f].dir != FieldDir::In && touchesConstant(v)) bad("{}: field '{}' writes a constant", where(), spec.fields[f].name);
           forEachTileRun(exe_, v, [&](std::uint64_t b, std::uint64_t, std::uint32_t tile) {
             if (tile != vx.tile) {

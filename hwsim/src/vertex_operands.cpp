@@ -78,13 +78,13 @@ void detail::EnginePlan::prepareVertices() {
           const auto &ev = d->views[op.view];
           const ResolvedView &rv = views[op.view];
           op.type = ev.type;
-          op.shape = &ev.shape;
+          op.shape = ev.shape;
           op.numElements = ev.numElements;
           const bool planar = settings.planarOperands && pv.spec->fields[f].planar;
           op.inPlace = rv.contiguous;
           op.offset = rv.offset;
           if (!rv.contiguous && planar) {
-            op.planePitch = detail::viewPlanePitch(rv.segments, ev.type, ev.shape);
+            op.planePitch = detail::viewPlanePitch(rv.segments, ev.type, *ev.shape);
             op.inPlace = op.planePitch != 0;
             if (op.inPlace) op.offset = rv.segments[0].first;
           }
