@@ -36,11 +36,16 @@ struct ModelRunner::Impl {
       }
       session->bindToDevice(device);
     }
-    for (auto &replica : replicas) replica->start();
-    // Before waiting: a Load may hang.
+    // Before the first Load: a Load may hang.
     watchdog = detail::Watchdog::watch(Replica::hangTime(config) / 4, [this](RequestClock::time_point now) {
       for (auto &replica : replicas) replica->watch(now);
     });
+    // The other replicas' device threads load while this thread loads the
+    // first replica itself: a single replica's creation then waits for no
+    // other thread (Replica::loadOnThisThread).
+    for (std::size_t r = 1; r < replicas.size(); ++r) replicas[r]->start();
+    replicas.front()->loadOnThisThread();
+    replicas.front()->start();
     for (auto &replica : replicas) replica->awaitInitialLoad();
     logCreated();
   }

@@ -67,12 +67,19 @@ class Replica {
   Replica(const Replica &) = delete;
   Replica &operator=(const Replica &) = delete;
 
-  // Starts the device thread, which runs the Load programs first.
+  // Runs the Load programs on the calling thread, before start() (the
+  // runner's constructor does for one replica): its creation then hands
+  // nothing to the device thread and back, a time slice each way while the
+  // CPUs are busy with other processes. A failure puts the replica out of
+  // service, as on the device thread.
+  void loadOnThisThread();
+  // Starts the device thread, which runs the Load programs first unless
+  // loadOnThisThread() did.
   void start();
-  // Blocks until the device thread has run the Load programs (or failed to:
-  // the replica is then out of service, as after any device error), so the
-  // model is loaded when the runner's constructor returns, as the seeds say,
-  // and deviceTime() read then already counts Load.
+  // Blocks until the Load programs have run (or failed to: the replica is
+  // then out of service, as after any device error), so the model is loaded
+  // when the runner's constructor returns, as the seeds say, and
+  // deviceTime() read then already counts Load.
   void awaitInitialLoad();
 
   // The id of the device this replica runs on, for messages.
@@ -285,7 +292,7 @@ class Replica {
   bool loaded_ = false;              // a Load or Main run has succeeded (device_mutex_)
   std::mutex initial_load_mutex_;
   std::condition_variable initial_load_cv_;
-  bool initial_load_done_ = false;  // the device thread's first Load has ended (initial_load_mutex_)
+  bool initial_load_done_ = false;  // the first Load has ended, on either thread (initial_load_mutex_)
   bool pipelined_ = false;           // Main streams through pipeline stages (Session::mainIsPipelined)
 
   std::atomic<bool> stopping_{false};
