@@ -71,7 +71,7 @@ Listing::Blob describeBlob(const popef::ScannedBlob &scanned, std::size_t file) 
   info.data_type = -1;
   try {
     const popef::PayloadParts parts = popef::splitPayload(scanned);
-    const std::string where = scanned.location.describe();
+    const popef::BlobWhere where(scanned.location);
     if (scanned.location.type == popef::BlobType::Metadata) {
       blob.executable = popef::decodeMetadata(parts.descriptor, where, parts.descriptorOffset).executable();
     } else {

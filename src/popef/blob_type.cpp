@@ -32,4 +32,9 @@ std::string describe(const std::optional<BlobLocation> &origin, BlobType type) {
   return fmt::format("in-memory {} blob", toString(type));
 }
 
+std::string BlobWhere::str() const {
+  if (location_ != nullptr) return location_->describe();
+  return fmt::format("in-memory {} blob", toString(type_));
+}
+
 }  // namespace mrt::popef

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
+
 namespace mrt::popef {
 
 // Numbering is part of the file format (docs/popef.md): only append.
@@ -34,4 +36,28 @@ struct BlobLocation {
 // Where a model part came from: a blob of a file, or built in memory.
 std::string describe(const std::optional<BlobLocation> &origin, BlobType type);
 
+// The same, formatted only where a message is made of it (it formats as
+// describe() says, as an argument of fmt or of mrt::Error): a load that
+// succeeds makes no message, and formatting every part's place up front
+// was a tenth of a runner's creation. Refers to the location, which must
+// outlive it.
+class BlobWhere {
+ public:
+  explicit BlobWhere(const BlobLocation &location) : location_(&location), type_(location.type) {}
+  BlobWhere(const std::optional<BlobLocation> &origin, BlobType type)
+      : location_(origin ? &*origin : nullptr), type_(type) {}
+  std::string str() const;
+
+ private:
+  const BlobLocation *location_;  // nullptr: built in memory
+  BlobType type_;
+};
+
 }  // namespace mrt::popef
+
+template <>
+struct fmt::formatter<mrt::popef::BlobWhere> : fmt::formatter<std::string_view> {
+  auto format(const mrt::popef::BlobWhere &where, fmt::format_context &ctx) const {
+    return fmt::formatter<std::string_view>::format(where.str(), ctx);
+  }
+};

@@ -87,7 +87,7 @@ flatbuffers::Offset<fb::Anchor> encodeAnchor(Builder &builder, const Anchor &anc
 
 class Decoder {
  public:
-  Decoder(std::string_view where, std::uint64_t fileOffset) : where_(where), offset_(fileOffset) {}
+  Decoder(const BlobWhere &where, std::uint64_t fileOffset) : where_(where), offset_(fileOffset) {}
 
   template <typename Root>
   const Root *verify(std::span<const std::byte> bytes, BlobType type) {
@@ -195,7 +195,7 @@ class Decoder {
   }
 
  private:
-  std::string_view where_;
+  BlobWhere where_;
   std::uint64_t offset_;
   const std::uint8_t *base_ = nullptr;  // the verified buffer
 };
@@ -264,7 +264,7 @@ std::vector<std::byte> encodeDescriptor(BlobType type, const DataDescriptor &des
   return finish(builder);
 }
 
-Metadata decodeMetadata(std::span<const std::byte> bytes, std::string_view where,
+Metadata decodeMetadata(std::span<const std::byte> bytes, const BlobWhere &where,
                         std::uint64_t fileOffset) {
   Decoder decoder(where, fileOffset);
   const fb::Metadata *root = decoder.verify<fb::Metadata>(bytes, BlobType::Metadata);
@@ -291,7 +291,7 @@ Metadata decodeMetadata(std::span<const std::byte> bytes, std::string_view where
 }
 
 DataDescriptor decodeDescriptor(BlobType type, std::span<const std::byte> bytes,
-                                std::string_view where, std::uint64_t fileOffset) {
+                                const BlobWhere &where, std::uint64_t fileOffset) {
   Decoder decoder(where, fileOffset);
   DataDescriptor descriptor;
   switch (type) {

@@ -32,9 +32,9 @@ std::vector<std::byte> encodeDescriptor(BlobType type, const DataDescriptor &des
 // `where` names the blob ("'m.popef' blob 0 (Metadata) at byte 0"),
 // `fileOffset` is where the descriptor starts in the file. Throws
 // mrt::Error(CorruptModel).
-Metadata decodeMetadata(std::span<const std::byte> bytes, std::string_view where,
+Metadata decodeMetadata(std::span<const std::byte> bytes, const BlobWhere &where,
                         std::uint64_t fileOffset);
 DataDescriptor decodeDescriptor(BlobType type, std::span<const std::byte> bytes,
-                                std::string_view where, std::uint64_t fileOffset);
+                                const BlobWhere &where, std::uint64_t fileOffset);
 
 }  // namespace mrt::popef

@@ -30,8 +30,8 @@ class ExecutableCheck {
   ExecutableCheck(const Model &model, const hwsim::Executable &exe)
       : model_(model),
         exe_(exe),
-        metadataWhere_(describe(model.metadataOrigin(), BlobType::Metadata)),
-        executableWhere_(describe(model.executable().origin(), BlobType::Executable)) {}
+        metadataWhere_(model.metadataOrigin(), BlobType::Metadata),
+        executableWhere_(model.executable().origin(), BlobType::Executable) {}
 
   void run() {
     shape();
@@ -174,8 +174,8 @@ class ExecutableCheck {
 
   const Model &model_;
   const hwsim::Executable &exe_;
-  const std::string metadataWhere_;
-  const std::string executableWhere_;
+  const BlobWhere metadataWhere_;
+  const BlobWhere executableWhere_;
   // Program index (of the programs map) -> the streams it moves, sorted.
   std::map<ProgramFlow::ProgramIndexType, std::vector<unsigned>> streamsMovedBy_;
 };

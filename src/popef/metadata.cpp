@@ -22,7 +22,7 @@ const Anchor *Metadata::findAnchorByHandle(std::string_view handle) const noexce
 
 namespace {
 
-void checkProgramsNamed(std::string_view where, std::string_view user,
+void checkProgramsNamed(const BlobWhere &where, std::string_view user,
                         const std::vector<ProgramFlow::ProgramIndexType> &programs,
                         const ProgramFlow &flow) {
   for (const auto index : programs) {
@@ -35,7 +35,7 @@ void checkProgramsNamed(std::string_view where, std::string_view user,
 
 }  // namespace
 
-void Metadata::validate(std::string_view where) const {
+void Metadata::validate(const BlobWhere &where) const {
   if (executable_.empty()) {
     throw Error(ErrorCode::CorruptModel, "{}: metadata names no executable", where);
   }

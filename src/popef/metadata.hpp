@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "popef/anchor.hpp"
+#include "popef/blob_type.hpp"
 #include "popef/program_flow.hpp"
 
 namespace mrt::popef {
@@ -77,7 +78,7 @@ class Metadata {
   // names and handles, every program index named in the programs map, a
   // seed handle that names an anchor. Throws mrt::Error(CorruptModel) with a
   // message that starts with `where`.
-  void validate(std::string_view where) const;
+  void validate(const BlobWhere &where) const;
 
   friend bool operator==(const Metadata &, const Metadata &) = default;
 

@@ -76,10 +76,10 @@ const FeedData &Model::feedData(std::string_view name) const {
 }
 
 void Model::verify() const {
-  const std::string metadataWhere = describe(metadataOrigin_, BlobType::Metadata);
+  const BlobWhere metadataWhere(metadataOrigin_, BlobType::Metadata);
   metadata.validate(metadataWhere);
 
-  const std::string executableWhere = describe(executable_.origin(), BlobType::Executable);
+  const BlobWhere executableWhere(executable_.origin(), BlobType::Executable);
   if (executable_.name() != metadata.executableBlob()) {
     throw Error(ErrorCode::CorruptModel, "{}: executable '{}' is not the '{}' named by {}",
                 executableWhere, executable_.name(), metadata.executableBlob(), metadataWhere);
@@ -100,7 +100,7 @@ void Model::verify() const {
   }
   for (const FeedData &feed : feedData_) {
     const auto elementBytes = static_cast<std::uint64_t>(feed.tensorInfo().sizeInBytes());
-    const std::string where = describe(feed.origin(), BlobType::FeedData);
+    const BlobWhere where(feed.origin(), BlobType::FeedData);
     if (feed.numTensors() == 0 || elementBytes == 0) {
       throw Error(ErrorCode::CorruptModel, "{}: FeedData '{}' has {} tensors of {} bytes", where,
                   feed.name(), feed.numTensors(), elementBytes);

@@ -12,7 +12,7 @@ using format::load;
 
 PayloadParts splitPayload(const ScannedBlob &blob) {
   const auto payload = blob.payload;
-  const std::string where = blob.location.describe();
+  const BlobWhere where(blob.location);
   if (payload.size() < format::kPayloadPrefixSize) {
     throw Error(ErrorCode::CorruptModel,
                 "{}: payload of {} bytes at byte {} is shorter than its {}-byte prefix", where,

@@ -17,7 +17,7 @@ namespace mrt::popef {
 namespace {
 
 ParsedBlob parseBlob(const ScannedBlob &scanned, const std::shared_ptr<const MappedFile> &file) {
-  const std::string where = scanned.location.describe();
+  const BlobWhere where(scanned.location);
   if (!scanned.checksumOk()) {
     throw Error(ErrorCode::CorruptModel,
                 "{}: payload checksum mismatch over bytes {}..{} (stored {:#018x}, computed "
