@@ -220,13 +220,21 @@ void Replica::bindSideStreams(const RunnerLayout &layout) {
 
 Replica::~Replica() { shutdown(); }
 
-void Replica::loadOnThisThread() {
+bool Replica::loadOnThisThread() {
+  bool load_ok = true;
   {
     std::lock_guard device(device_mutex_);
-    runProgram(true);
+    // Load at once, as a device would: Save at destruction finds the state
+    // loaded even if no request ever came. (A synchronous caller may have
+    // been first: its Main run loaded the state, which must not be reset.)
+    if (!loaded_) load_ok = runProgram(true);
   }
-  std::lock_guard lock(initial_load_mutex_);
-  initial_load_done_ = true;
+  {
+    std::lock_guard lock(initial_load_mutex_);
+    initial_load_done_ = true;
+  }
+  initial_load_cv_.notify_all();
+  return load_ok;
 }
 
 void Replica::start() { thread_ = std::thread([this] { deviceLoop(); }); }
@@ -354,27 +362,12 @@ void Replica::deviceLoop() {
     Link &link;
     ~Parked() { link.setRunning(false); }
   } parked_at_exit{*link_};
-  bool loaded_before = false;  // by loadOnThisThread()
+  bool loaded_before = false;  // by the runner's constructor
   {
     std::lock_guard lock(initial_load_mutex_);
     loaded_before = initial_load_done_;
   }
-  if (!loaded_before) {
-    bool load_ok = true;
-    {
-      std::lock_guard device(device_mutex_);
-      // Load at once, as a device would: Save at destruction finds the state
-      // loaded even if no request ever came. (A synchronous caller may have
-      // been first: its Main run loaded the state, which must not be reset.)
-      if (!loaded_) load_ok = runProgram(true);
-    }
-    {
-      std::lock_guard lock(initial_load_mutex_);
-      initial_load_done_ = true;
-    }
-    initial_load_cv_.notify_all();
-    if (!load_ok) return;
-  }
+  if (!loaded_before && !loadOnThisThread()) return;
   while (!stopping_.load() && serving_.load()) {
     if (!deferToClients()) {
       std::unique_lock device(device_mutex_, std::try_to_lock);

@@ -67,12 +67,12 @@ class Replica {
   Replica(const Replica &) = delete;
   Replica &operator=(const Replica &) = delete;
 
-  // Runs the Load programs on the calling thread, before start() (the
-  // runner's constructor does for one replica): its creation then hands
-  // nothing to the device thread and back, a time slice each way while the
-  // CPUs are busy with other processes. A failure puts the replica out of
-  // service, as on the device thread.
-  void loadOnThisThread();
+  // Runs the Load programs on the calling thread: the device thread's first
+  // step, or before start() (the runner's constructor does for one replica:
+  // its creation then hands nothing to the device thread and back, a time
+  // slice each way while the CPUs are busy with other processes). False if
+  // Load failed: the replica is then out of service.
+  bool loadOnThisThread();
   // Starts the device thread, which runs the Load programs first unless
   // loadOnThisThread() did.
   void start();
