@@ -28,8 +28,7 @@ std::string BlobLocation::describe() const {
 }
 
 std::string describe(const std::optional<BlobLocation> &origin, BlobType type) {
-  if (origin) return origin->describe();
-  return fmt::format("in-memory {} blob", toString(type));
+  return BlobWhere(origin, type).str();
 }
 
 std::string BlobWhere::str() const {
