@@ -335,7 +335,7 @@ void runConv(const Geometry &g, const Operand *ops, const Attrs &attrs) {
       const float *xg = x + (n * g.C + gi * Cg) * xPitch;
       float *yg = y + (n * g.M + gi * Mg) * yPitch;
       Eigen::Map<const RowMajorF> A(w + gi * Mg * K, Mg, K);
-#if defined(__AVX512F__)
+#if defined(HWSIM_HAS_MASKED_ROWS)
       if (g.sw == 1 && Mg <= kMaskedRowsMaxChannels && g.KW <= kMaskedRowsMaxKernelWidth) {
         convMaskedRows(xg, xPitch, g, Cg, A.data(), Mg, yg, yPitch, assign);
         continue;

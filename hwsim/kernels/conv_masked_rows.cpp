@@ -1,39 +1,34 @@
-// Conv at the v4 level for unit column stride and a few output channels per
-// vertex (most tiles of a split convolution: mnist-8's second Conv has 2
-// channels x 1 row of 14 columns per vertex). The slab path
+// Conv at the v3 and v4 levels for unit column stride and a few output
+// channels per vertex (most tiles of a split convolution: mnist-8's second
+// Conv has 2 channels x 1 row of 14 columns per vertex). The slab path
 // (conv_kernels.cpp) copies the input rows into a zero-padded slab first; on
-// such small vertices the copy took a quarter of that path's time. Here every
-// (input channel, kernel row, kernel column) tap is one masked load of 16
-// output columns' inputs straight from x: the mask zeroes the lanes whose
-// input column is padding (or past the output row) and suppresses their
-// reads, and a kernel row in the padding is a load with an empty mask.
-// Padding still takes part as zeros, so 0 * inf gives NaN as at the baseline
-// level. The summation order differs from the baseline level's (banks of
-// kernel rows, FMA): equal to float rounding, checked by kernel_isa_test.
+// such small vertices the copy took a quarter of that path's time (v4), and
+// on v3 the accumulation's loads of just-copied slab rows stalled (mnist-8
+// ran at 1.4x the native time). Here every (input channel, kernel row,
+// kernel column) tap is one masked load of 16 output columns' inputs straight
+// from x (one AVX-512 register, or two AVX2 halves): the mask zeroes the
+// lanes whose input column is padding (or past the output row) and
+// suppresses their reads, and a kernel row in the padding is a load with an
+// empty mask. Padding still takes part as zeros, so 0 * inf gives NaN as at
+// the baseline level. The summation order differs from the baseline level's
+// (banks of kernel rows, FMA): equal to float rounding, checked by
+// kernel_isa_test.
 #include "conv_masked_rows.hpp"
 
 #include <algorithm>
 
-#if defined(__AVX512F__)
+#if defined(HWSIM_HAS_MASKED_ROWS)
 #include <immintrin.h>
 #endif
 
 namespace hwsim::detail::HWSIM_ISA {
 
-#if defined(__AVX512F__)
+#if defined(HWSIM_HAS_MASKED_ROWS)
 
 namespace {
 
+// Output columns per chunk.
 constexpr std::int64_t kLanes = 16;
-
-// Lanes j of a chunk of `count` output columns starting at c0 whose input
-// column c0 + j + off lies in [0, W).
-__mmask16 insideLanes(std::int64_t c0, std::int64_t count, std::int64_t off, std::int64_t W) {
-  const std::int64_t lo = std::max<std::int64_t>(0, -(c0 + off));
-  const std::int64_t hi = std::min(count, W - (c0 + off));
-  if (hi <= lo) return 0;
-  return static_cast<__mmask16>(((1u << (hi - lo)) - 1u) << lo);
-}
 
 // Where a masked load starts, as an address: the first lanes of a chunk may
 // lie before the row (left padding), which a pointer must not point to; the
@@ -41,6 +36,73 @@ __mmask16 insideLanes(std::int64_t c0, std::int64_t count, std::int64_t off, std
 const void *at(const float *base, std::int64_t offset) {
   return reinterpret_cast<const void *>(reinterpret_cast<std::uintptr_t>(base) +
                                         static_cast<std::uintptr_t>(offset * static_cast<std::int64_t>(sizeof(float))));
+}
+
+// A chunk's 16 floats, the lanes of a chunk a load reads, and the
+// operations on them.
+#if defined(__AVX512F__)
+using Wide = __m512;
+using WideMask = __mmask16;
+
+// The lanes [lo, hi) of a chunk, lo < hi.
+WideMask laneRange(std::int64_t lo, std::int64_t hi) {
+  return static_cast<__mmask16>(((1u << (hi - lo)) - 1u) << lo);
+}
+WideMask noLanes() { return 0; }
+Wide zero() { return _mm512_setzero_ps(); }
+Wide add(Wide a, Wide b) { return _mm512_add_ps(a, b); }
+Wide fmadd(float w, Wide v, Wide acc) { return _mm512_fmadd_ps(_mm512_set1_ps(w), v, acc); }
+Wide load(WideMask m, const void *p) { return _mm512_maskz_loadu_ps(m, p); }
+// v's first `count` lanes to p.
+void storeFirst(std::int64_t count, float *p, Wide v) { _mm512_mask_storeu_ps(p, laneRange(0, count), v); }
+#else
+// 16 lanes as two AVX2 registers; a mask has a lane's sign bit set where the
+// lane is read or written.
+struct Wide {
+  __m256 lo, hi;
+};
+struct WideMask {
+  __m256i lo, hi;
+};
+
+WideMask laneRange(std::int64_t lo, std::int64_t hi) {
+  const __m256i first = _mm256_set1_epi32(static_cast<int>(lo) - 1), end = _mm256_set1_epi32(static_cast<int>(hi));
+  const __m256i low = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), high = _mm256_add_epi32(low, _mm256_set1_epi32(8));
+  return {_mm256_and_si256(_mm256_cmpgt_epi32(low, first), _mm256_cmpgt_epi32(end, low)),
+          _mm256_and_si256(_mm256_cmpgt_epi32(high, first), _mm256_cmpgt_epi32(end, high))};
+}
+WideMask noLanes() { return {_mm256_setzero_si256(), _mm256_setzero_si256()}; }
+Wide zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
+Wide add(Wide a, Wide b) { return {_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)}; }
+Wide fmadd(float w, Wide v, Wide acc) {
+  const __m256 weight = _mm256_set1_ps(w);
+  return {_mm256_fmadd_ps(weight, v.lo, acc.lo), _mm256_fmadd_ps(weight, v.hi, acc.hi)};
+}
+Wide load(WideMask m, const void *p) {
+  const auto *f = static_cast<const float *>(p);
+  return {_mm256_maskload_ps(f, m.lo), _mm256_maskload_ps(f + 8, m.hi)};
+}
+// v's first `count` lanes to p. A partial chunk goes through the stack:
+// AMD's masked AVX stores are microcoded, tens of cycles each.
+void storeFirst(std::int64_t count, float *p, Wide v) {
+  if (count == kLanes) {
+    _mm256_storeu_ps(p, v.lo);
+    _mm256_storeu_ps(p + 8, v.hi);
+    return;
+  }
+  float lanes[kLanes];
+  _mm256_storeu_ps(lanes, v.lo);
+  _mm256_storeu_ps(lanes + 8, v.hi);
+  std::copy_n(lanes, count, p);
+}
+#endif
+
+// Lanes j of a chunk of `count` output columns starting at c0 whose input
+// column c0 + j + off lies in [0, W).
+WideMask insideLanes(std::int64_t c0, std::int64_t count, std::int64_t off, std::int64_t W) {
+  const std::int64_t lo = std::max<std::int64_t>(0, -(c0 + off));
+  const std::int64_t hi = std::min(count, W - (c0 + off));
+  return hi <= lo ? noLanes() : laneRange(lo, hi);
 }
 
 // Kernel row (c, kh) of output row oh: its input row, and whether it is
@@ -61,62 +123,88 @@ KernelRow kernelRow(const float *x, std::int64_t xPitch, const Geometry &g, std:
 // as an array indexed in a loop, GCC kept them on the stack, a store and a
 // load per FMA.
 struct Bank {
-  __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
+  Wide c0 = zero(), c1 = c0, c2 = c0, c3 = c0;
 };
+
+// Banks of accumulators for R channels, one per kernel row taken at a time:
+// two keep 2 * R FMA chains in flight. An AVX2 accumulator takes two of the
+// 16 registers, so there two banks of 3 or 4 channels would spill: one bank.
+template <int R>
+constexpr int kBanks =
+#if defined(__AVX512F__)
+    2;
+#else
+    R <= 2 ? 2 : 1;
+#endif
 
 // bank += v times each channel's weight (weights K apart).
 template <int R>
-void addTap(Bank &bank, __m512 v, const float *w, std::int64_t K) {
-  bank.c0 = _mm512_fmadd_ps(_mm512_set1_ps(w[0]), v, bank.c0);
-  if constexpr (R > 1) bank.c1 = _mm512_fmadd_ps(_mm512_set1_ps(w[K]), v, bank.c1);
-  if constexpr (R > 2) bank.c2 = _mm512_fmadd_ps(_mm512_set1_ps(w[2 * K]), v, bank.c2);
-  if constexpr (R > 3) bank.c3 = _mm512_fmadd_ps(_mm512_set1_ps(w[3 * K]), v, bank.c3);
+void addTap(Bank &bank, Wide v, const float *w, std::int64_t K) {
+  bank.c0 = fmadd(w[0], v, bank.c0);
+  if constexpr (R > 1) bank.c1 = fmadd(w[K], v, bank.c1);
+  if constexpr (R > 2) bank.c2 = fmadd(w[2 * K], v, bank.c2);
+  if constexpr (R > 3) bank.c3 = fmadd(w[3 * K], v, bank.c3);
+}
+
+// Tap kw of a kernel row: its inputs for the chunk's lanes.
+Wide tapInput(const KernelRow &row, const WideMask *masks, const std::int64_t *offsets, std::int64_t kw) {
+  return load(row.inside ? masks[kw] : noLanes(), at(row.row, offsets[kw]));
 }
 
 // Output row oh, columns [c0, c0 + count), of R (1 to 4) channels (weights
 // w, rows K apart): each tap's input is loaded once for all R channels.
-// Kernel rows are taken two at a time, one per bank, so 2 * R FMA chains are
-// in flight.
+// With two banks, kernel rows are taken two at a time, one per bank, their
+// taps interleaved. Kernel row q is (input channel c, kernel row kh), q = c *
+// KH + kh, counted without a division per row (an idiv per row took most of
+// a v3 vertex's time). (Kernel columns as the outer loop, a column's mask
+// loaded once for all rows, ran mnist-8 at 1.7x instead of 1.3x on v3: the
+// row's padding test became a branch per tap.)
 template <int R>
 void accumulateChunk(const float *x, std::int64_t xPitch, const Geometry &g, std::int64_t Cg, const float *w,
                      std::int64_t K, std::int64_t oh, std::int64_t c0, std::int64_t count, float *y,
                      std::int64_t yStride, bool assign) {
-  __mmask16 masks[kMaskedRowsMaxKernelWidth];
+  WideMask masks[kMaskedRowsMaxKernelWidth];
   std::int64_t offsets[kMaskedRowsMaxKernelWidth];
   for (std::int64_t kw = 0; kw < g.KW; ++kw) {
     offsets[kw] = c0 + kw * g.dw - g.pw0;
     masks[kw] = insideLanes(c0, count, kw * g.dw - g.pw0, g.W);
   }
+  std::int64_t c = 0, kh = 0;
+  const auto nextRow = [&] {
+    const KernelRow row = kernelRow(x, xPitch, g, oh, c, kh);
+    if (++kh == g.KH) kh = 0, ++c;
+    return row;
+  };
   Bank even, odd;
   const std::int64_t kernelRows = Cg * g.KH;
   std::int64_t q = 0;
-  for (; q + 1 < kernelRows; q += 2) {
-    const KernelRow a = kernelRow(x, xPitch, g, oh, q / g.KH, q % g.KH);
-    const KernelRow b = kernelRow(x, xPitch, g, oh, (q + 1) / g.KH, (q + 1) % g.KH);
-    const float *wa = w + q * g.KW, *wb = wa + g.KW;
-    for (std::int64_t kw = 0; kw < g.KW; ++kw) {
-      addTap<R>(even, _mm512_maskz_loadu_ps(a.inside ? masks[kw] : __mmask16{0}, at(a.row, offsets[kw])), wa + kw, K);
-      addTap<R>(odd, _mm512_maskz_loadu_ps(b.inside ? masks[kw] : __mmask16{0}, at(b.row, offsets[kw])), wb + kw, K);
+  if constexpr (kBanks<R> == 2) {
+    for (; q + 1 < kernelRows; q += 2) {
+      const KernelRow a = nextRow(), b = nextRow();
+      const float *wa = w + q * g.KW, *wb = wa + g.KW;
+      for (std::int64_t kw = 0; kw < g.KW; ++kw) {
+        addTap<R>(even, tapInput(a, masks, offsets, kw), wa + kw, K);
+        addTap<R>(odd, tapInput(b, masks, offsets, kw), wb + kw, K);
+      }
     }
   }
-  if (q < kernelRows) {
-    const KernelRow a = kernelRow(x, xPitch, g, oh, q / g.KH, q % g.KH);
+  for (; q < kernelRows; ++q) {
+    const KernelRow a = nextRow();
     const float *wa = w + q * g.KW;
-    for (std::int64_t kw = 0; kw < g.KW; ++kw) {
-      addTap<R>(even, _mm512_maskz_loadu_ps(a.inside ? masks[kw] : __mmask16{0}, at(a.row, offsets[kw])), wa + kw, K);
-    }
+    for (std::int64_t kw = 0; kw < g.KW; ++kw) addTap<R>(even, tapInput(a, masks, offsets, kw), wa + kw, K);
   }
-  const __mmask16 out = static_cast<__mmask16>((1u << count) - 1u);
+  const WideMask out = laneRange(0, count);
   float *dst = y + oh * g.OW + c0;
-  const auto store = [&](__m512 sum, int r) {
+  const auto store = [&](Wide first, Wide second, int r) {
+    Wide sum = kBanks<R> == 2 ? add(first, second) : first;
     float *row = dst + r * yStride;
-    if (!assign) sum = _mm512_add_ps(_mm512_maskz_loadu_ps(out, row), sum);
-    _mm512_mask_storeu_ps(row, out, sum);
+    if (!assign) sum = add(load(out, row), sum);
+    storeFirst(count, row, sum);
   };
-  store(_mm512_add_ps(even.c0, odd.c0), 0);
-  if constexpr (R > 1) store(_mm512_add_ps(even.c1, odd.c1), 1);
-  if constexpr (R > 2) store(_mm512_add_ps(even.c2, odd.c2), 2);
-  if constexpr (R > 3) store(_mm512_add_ps(even.c3, odd.c3), 3);
+  store(even.c0, odd.c0, 0);
+  if constexpr (R > 1) store(even.c1, odd.c1, 1);
+  if constexpr (R > 2) store(even.c2, odd.c2, 2);
+  if constexpr (R > 3) store(even.c3, odd.c3, 3);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The AVX-512 Conv path for unit column stride and few output channels
-// (conv_masked_rows.cpp): defined only in the v4 kernels.
+// The masked-load Conv path for unit column stride and few output channels
+// (conv_masked_rows.cpp): defined only in the v3 (AVX2, FMA) and v4
+// (AVX-512) kernels, where HWSIM_HAS_MASKED_ROWS is defined.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,9 @@
 
 namespace hwsim::detail::HWSIM_ISA {
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#define HWSIM_HAS_MASKED_ROWS 1
+
 // Output channels up to which, and kernel widths up to which, convMaskedRows
 // runs.
 inline constexpr std::int64_t kMaskedRowsMaxChannels = 4;
