@@ -151,6 +151,18 @@ std::vector<Case> cases() {
   out.push_back({"conv wide rows, 3 channels, row stride, dilated, accumulate", "Conv",
                  {random({1, 5, 12, 37}, -1, 1, 62), random({3, 5, 3, 4}, -1, 1, 63), random({1, 3, 5, 34}, -1, 1, 64)},
                  {{2, 1}, {1, 2, 0, 1}, {2, 2}, {1}, {1}}});
+  // The v3 row windows (kernels 3, 5 and 7 wide): one channel, three and
+  // four channels (one bank), a 7-wide kernel over three chunks with left
+  // and right padding wider than a tap reaches, accumulated.
+  out.push_back({"conv 3x3, one channel", "Conv",
+                 {random({1, 1, 5, 20}, -1, 1, 66), random({1, 1, 3, 3}, -1, 1, 67), random({1, 1, 5, 20}, -1, 1, 68)},
+                 {{}, {1, 1, 1, 1}, {}, {1}, {0}}});
+  out.push_back({"conv 1x7, 3 channels, wide pads, accumulate", "Conv",
+                 {random({1, 2, 4, 33}, -1, 1, 69), random({3, 2, 1, 7}, -1, 1, 70), random({1, 3, 4, 41}, -1, 1, 71)},
+                 {{}, {0, 5, 0, 9}, {}, {1}, {1}}});
+  out.push_back({"conv 5x5, 4 channels, row stride", "Conv",
+                 {random({1, 3, 9, 18}, -1, 1, 72), random({4, 3, 5, 5}, -1, 1, 73), random({1, 4, 4, 18}, -1, 1, 74)},
+                 {{2, 1}, {2, 2, 1, 2}, {}, {1}, {0}}});
   out.push_back({"maxpool", "MaxPool", {random({2, 3, 8, 8}, -1, 1, 19), random({2, 3, 4, 4}, 0, 0, 0)},
                  {{2, 2}, {2, 2}, {}, {}}});
   out.push_back({"averagepool padded, count_include_pad", "AveragePool",
