@@ -97,9 +97,11 @@ struct Chunk {
 template <int R, int P>
 void accumulateRuns(const float *A, std::int64_t K, const std::int64_t *runs, const float *slab, const Chunk *chunks,
                     float *y, std::int64_t yStride, bool assign) {
-  Lanes even[R][P], odd[R][P];
-  for (int r = 0; r < R; ++r) {
-    for (int i = 0; i < P; ++i) even[r][i].setZero(), odd[r][i].setZero();
+  Lanes acc[kBanks][R][P];  // bank b takes the k with k % kBanks == b
+  for (auto &bank : acc) {
+    for (auto &row : bank) {
+      for (Lanes &lanes : row) lanes.setZero();
+    }
   }
   std::int64_t k = 0;
   if constexpr (kBanks == 2) {
@@ -107,20 +109,21 @@ void accumulateRuns(const float *A, std::int64_t K, const std::int64_t *runs, co
       const float *s0 = slab + runs[k], *s1 = slab + runs[k + 1];
       for (int r = 0; r < R; ++r) {
         for (int i = 0; i < P; ++i) {
-          even[r][i] += A[r * K + k] * Eigen::Map<const Lanes>(s0 + chunks[i].wide);
-          odd[r][i] += A[r * K + k + 1] * Eigen::Map<const Lanes>(s1 + chunks[i].wide);
+          acc[0][r][i] += A[r * K + k] * Eigen::Map<const Lanes>(s0 + chunks[i].wide);
+          acc[1][r][i] += A[r * K + k + 1] * Eigen::Map<const Lanes>(s1 + chunks[i].wide);
         }
       }
     }
   }
   for (; k < K; ++k) {
     for (int r = 0; r < R; ++r) {
-      for (int i = 0; i < P; ++i) even[r][i] += A[r * K + k] * Eigen::Map<const Lanes>(slab + runs[k] + chunks[i].wide);
+      for (int i = 0; i < P; ++i) acc[0][r][i] += A[r * K + k] * Eigen::Map<const Lanes>(slab + runs[k] + chunks[i].wide);
     }
   }
   for (int r = 0; r < R; ++r) {
     for (int i = 0; i < P; ++i) {
-      const Lanes sum = kBanks == 2 ? Lanes(even[r][i] + odd[r][i]) : even[r][i];
+      Lanes sum = acc[0][r][i];
+      if constexpr (kBanks == 2) sum += acc[1][r][i];
       float *dst = y + r * yStride + chunks[i].out;
       if (chunks[i].count == kLanes) {
         Eigen::Map<Lanes> row(dst);
