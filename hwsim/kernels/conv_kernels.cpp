@@ -11,6 +11,10 @@
 #include "f32_operands.hpp"
 #include "kernel_entry.hpp"
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 namespace hwsim::detail::HWSIM_ISA {
 
 namespace {
@@ -389,6 +393,38 @@ void executeConvPrepared(const CodeletSpec &, const Operand *ops, const Attrs &a
 
 namespace {
 
+#if defined(__AVX2__)
+// One output row of a 2-wide, stride-2 MaxPool window (the commonest
+// pooling), 8 columns at a time; returns the columns done (all, or none in a
+// row narrower than 8). The 16 input columns
+// of 8 windows' kernel row are two loads, split into even (kw 0) and odd
+// (kw 1) columns by shuffles. _mm256_max_ps(v, acc) is acc < v ? v : acc,
+// as std::max(acc, v) is, and the taps come in the scalar loop's order, so
+// NaN and signed zeros give the same bytes. (The scalar blocks took 1.7
+// cycles per tap on mnist-8's first MaxPool.)
+std::int64_t maxPoolPairs(const float *rowWindows, const Geometry &g, float *out) {
+  constexpr std::int64_t kOutputs = 8;
+  if (g.OW < kOutputs) return 0;
+  const auto block = [&](std::int64_t ow) {
+    __m256 acc = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+    const float *window = rowWindows + ow * 2;
+    for (std::int64_t kh = 0; kh < g.KH; ++kh, window += g.W) {
+      const __m256 a = _mm256_loadu_ps(window), b = _mm256_loadu_ps(window + 8);
+      // Lanes in the order 0 1 4 5 2 3 6 7 of the outputs, undone below.
+      acc = _mm256_max_ps(_mm256_shuffle_ps(a, b, 0x88), acc);
+      acc = _mm256_max_ps(_mm256_shuffle_ps(a, b, 0xDD), acc);
+    }
+    _mm256_storeu_ps(out + ow, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(acc), 0xD8)));
+  };
+  std::int64_t ow = 0;
+  for (; ow + kOutputs <= g.OW; ow += kOutputs) block(ow);
+  // The last columns as one more block ending at the row's end, overlapping
+  // the one before (its outputs written again with the same bytes).
+  if (ow < g.OW) block(g.OW - kOutputs);
+  return g.OW;
+}
+#endif
+
 // MaxPool of one channel whose windows are all inside the input (none in
 // padding, no dilation): the general loop's bounds checks and counts cost
 // more than the maxima. Output columns are taken kBlock at a time, one window
@@ -405,6 +441,11 @@ void maxPoolInside(const float *xc, const Geometry &g, float *yc) {
     const float *rowWindows = xc + oh * g.sh * g.W;
     float *out = yc + oh * g.OW;
     std::int64_t ow = 0;
+#if defined(__AVX2__)
+    if constexpr (SW == 2) {
+      if (g.KW == 2) ow = maxPoolPairs(rowWindows, g, out);
+    }
+#endif
     for (; ow + kBlock <= g.OW; ow += kBlock) {
       float acc[kBlock];
       std::fill_n(acc, kBlock, -std::numeric_limits<float>::infinity());

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -165,6 +166,10 @@ std::vector<Case> cases() {
                  {{2, 1}, {2, 2, 1, 2}, {}, {1}, {0}}});
   out.push_back({"maxpool", "MaxPool", {random({2, 3, 8, 8}, -1, 1, 19), random({2, 3, 4, 4}, 0, 0, 0)},
                  {{2, 2}, {2, 2}, {}, {}}});
+  // 2x2, stride 2, output rows of 15 (v3/v4: 8 columns at a time, the last
+  // block overlapping the one before).
+  out.push_back({"maxpool 2x2 stride 2, rows of 15", "MaxPool",
+                 {random({1, 3, 7, 31}, -1, 1, 75), random({1, 3, 3, 15}, 0, 0, 0)}, {{2, 2}, {2, 2}, {}, {}}});
   out.push_back({"averagepool padded, count_include_pad", "AveragePool",
                  {random({1, 2, 7, 9}, -1, 1, 65), random({1, 2, 4, 5}, 0, 0, 0)},
                  {{3, 3}, {2, 2}, {1, 1, 1, 1}, {}, {1}}});
@@ -291,6 +296,34 @@ TEST(KernelIsa, ConvPlanesApartGiveTheBytesOfPlanesEndToEnd) {
     }
   });
   EXPECT_GE(compared, 24);  // the 12 Conv cases, F32 and F16, at baseline at least
+}
+
+// MaxPool's max keeps std::max's answers at every level: a NaN tap is
+// passed over (a window of NaNs gives -inf), and between zeros of both
+// signs the earliest wins. Compared as bytes, 2x2 stride 2 on rows wide
+// enough for the vector blocks, NaNs, zeros and infinities strewn about.
+TEST(KernelIsa, MaxPoolGivesTheBaselineBytesWithNaNsAndSignedZeros) {
+  constexpr std::size_t kWidth = 38;
+  Tensor in = random({1, 2, 4, kWidth}, -1, 1, 76), out = random({1, 2, 2, 19}, 0, 0, 0);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (std::size_t i = 0; i < in.values.size(); i += 5) in.values[i] = nan;
+  for (std::size_t i = 2; i < in.values.size(); i += 7) in.values[i] = (i / 7) % 2 == 0 ? 0.0f : -0.0f;
+  for (std::size_t i = 3; i < in.values.size(); i += 11) in.values[i] = -inf;
+  // Output (0, 0): taps -0, +0, +0, -0; output (0, 1): all NaN.
+  in.values[0] = -0.0f, in.values[1] = 0.0f, in.values[kWidth] = 0.0f, in.values[kWidth + 1] = -0.0f;
+  in.values[2] = in.values[3] = in.values[kWidth + 2] = in.values[kWidth + 3] = nan;
+  const Case c{"maxpool with NaNs and zeros", "MaxPool", {in, out}, {{2, 2}, {2, 2}, {}, {}}};
+  const KernelTable *baseline = hwsim::detail::kernelTable(KernelIsa::Baseline);
+  ASSERT_NE(baseline, nullptr);
+  const std::vector<float> want = run(c, baseline->pool);
+  EXPECT_TRUE(want[0] == 0.0f && std::signbit(want[0])) << want[0];
+  EXPECT_EQ(want[1], -inf);
+  forEachRunnableLevel([&](KernelIsa isa, const KernelTable &table) {
+    const std::vector<float> got = run(c, table.pool);
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
+        << "at level " << hwsim::detail::kernelIsaName(isa);
+  });
 }
 
 // A vertex whose geometry is invalid prepares nothing (an engine then runs
