@@ -396,12 +396,12 @@ namespace {
 #if defined(__AVX2__)
 // One output row of a 2-wide, stride-2 MaxPool window (the commonest
 // pooling), 8 columns at a time; returns the columns done (all, or none in a
-// row narrower than 8). The 16 input columns
-// of 8 windows' kernel row are two loads, split into even (kw 0) and odd
-// (kw 1) columns by shuffles. _mm256_max_ps(v, acc) is acc < v ? v : acc,
-// as std::max(acc, v) is, and the taps come in the scalar loop's order, so
-// NaN and signed zeros give the same bytes. (The scalar blocks took 1.7
-// cycles per tap on mnist-8's first MaxPool.)
+// row narrower than 8). The 16 input columns of 8 windows' kernel row are
+// two loads, split into even (kw 0) and odd (kw 1) columns by shuffles.
+// _mm256_max_ps(v, acc) is acc < v ? v : acc, as std::max(acc, v) is, and
+// the taps come in the scalar loop's order, so NaN and signed zeros give the
+// same bytes. (The scalar blocks took 1.7 cycles per tap on mnist-8's first
+// MaxPool.)
 std::int64_t maxPoolPairs(const float *rowWindows, const Geometry &g, float *out) {
   constexpr std::int64_t kOutputs = 8;
   if (g.OW < kOutputs) return 0;
