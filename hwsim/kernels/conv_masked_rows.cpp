@@ -106,7 +106,8 @@ WideMask insideLanes(std::int64_t c0, std::int64_t count, std::int64_t off, std:
 }
 
 // Kernel row (c, kh) of output row oh: its input row, and whether it is
-// inside the input (a row in the padding is loaded with an empty mask).
+// inside the input (a row in the padding is loaded with an empty mask, or
+// is a window of zeros).
 struct KernelRow {
   const float *row;
   bool inside;
@@ -304,9 +305,8 @@ void accumulateChunkWindowed(const float *x, std::int64_t xPitch, const Geometry
   const float *wq = w;
   for (std::int64_t c = 0; c < Cg; ++c) {
     for (std::int64_t kh = 0; kh < g.KH; ++kh, wq += KW) {
-      const std::int64_t ih = oh * g.sh - g.ph0 + kh * g.dh;
-      const RowWindow win =
-          ih >= 0 && ih < g.H ? loadWindow(x + c * xPitch + ih * g.W, first, mask) : zeroWindow();
+      const KernelRow row = kernelRow(x, xPitch, g, oh, c, kh);
+      const RowWindow win = row.inside ? loadWindow(row.row, first, mask) : zeroWindow();
       addWindowTaps<R, KW, kWindowBanks>(even, odd, win, wq, K);
     }
   }
