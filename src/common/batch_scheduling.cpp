@@ -11,9 +11,11 @@
 namespace mrt::detail {
 
 bool useBatchScheduling() noexcept {
+  thread_local bool set = false;
+  if (set) return true;
   const sched_param param{};  // SCHED_BATCH has no priority: 0
   // 0: the calling thread (Linux schedules threads, not processes).
-  if (sched_setscheduler(0, SCHED_BATCH, &param) == 0) return true;
+  if (sched_setscheduler(0, SCHED_BATCH, &param) == 0) return set = true;
   const int error = errno;
   static std::atomic<bool> logged{false};
   if (!logged.exchange(true)) {

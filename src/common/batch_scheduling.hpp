@@ -19,7 +19,8 @@ namespace mrt::detail {
 
 // True if the policy was set. A refusal (a seccomp profile, a kernel
 // without it) is logged once per process and otherwise ignored: the thread
-// keeps its policy, and only speed differs.
+// keeps its policy, and only speed differs. A thread that was set once
+// (a reused device thread, common/reused_thread.hpp) makes no second call.
 bool useBatchScheduling() noexcept;
 
 }  // namespace mrt::detail

@@ -36,4 +36,12 @@ void SampleLayout::copyRows(std::uint8_t *dst, std::int64_t dst_size, std::int64
   for (std::int64_t r = 0; r < rows_; ++r) std::memcpy(dst + r * dst_row, src + r * src_row, stretch);
 }
 
+void SampleLayout::zeroRows(std::uint8_t *dst, std::int64_t dst_size, std::int64_t dst_offset,
+                            std::int64_t bytes) const noexcept {
+  const std::int64_t dst_row = dst_size / rows_;
+  const auto stretch = static_cast<std::size_t>(bytes / rows_);
+  dst += dst_offset / rows_;
+  for (std::int64_t r = 0; r < rows_; ++r) std::memset(dst + r * dst_row, 0, stretch);
+}
+
 }  // namespace mrt

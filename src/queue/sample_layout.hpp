@@ -43,10 +43,20 @@ class SampleLayout {
     }
     copyRows(dst, dst_size, dst_offset, src, src_size, src_offset, bytes);
   }
+  // Zeroes the bytes of `dst` that copy() would write `bytes` to at
+  // dst_offset (an input's dummy data once its queue is disconnected).
+  void zero(std::uint8_t *dst, std::int64_t dst_size, std::int64_t dst_offset, std::int64_t bytes) const noexcept {
+    if (rows_ == 1) {
+      std::memset(dst + dst_offset, 0, static_cast<std::size_t>(bytes));
+      return;
+    }
+    zeroRows(dst, dst_size, dst_offset, bytes);
+  }
 
  private:
   void copyRows(std::uint8_t *dst, std::int64_t dst_size, std::int64_t dst_offset, const std::uint8_t *src,
                 std::int64_t src_size, std::int64_t src_offset, std::int64_t bytes) const noexcept;
+  void zeroRows(std::uint8_t *dst, std::int64_t dst_size, std::int64_t dst_offset, std::int64_t bytes) const noexcept;
 
   unsigned batching_dim_;
   std::int64_t batch_size_ = 1;

@@ -30,11 +30,10 @@ void runCompleteCallback(const OutputData &entry) {
   if (entry.writeCompleteCallback) entry.writeCompleteCallback();
 }
 
-// A zero-filled block that costs no memset to create, and nothing at all
-// until a flush first touches it: a big one is mapped from the kernel's zero
-// pages. Not calloc for those: once a big block has been freed, glibc
-// serves blocks of that size from its heap, and calloc then memsets them
-// (4 MiB per queue of a 1 Mi float tensor, at every runner creation).
+// A zero-filled block that costs no memset to create: a big one is mapped
+// from the kernel's zero pages. Not calloc for those: once a big block has
+// been freed, glibc serves blocks of that size from its heap, and calloc
+// then memsets them (4 MiB per queue of a 1 Mi float tensor).
 template <typename Free>
 std::unique_ptr<std::uint8_t[], Free> zeroedScratch(std::size_t bytes) {
   constexpr std::size_t kMapFrom = std::size_t{128} << 10;  // glibc's initial mmap threshold
@@ -66,7 +65,12 @@ TransferQueue<Entry>::TransferQueue(std::shared_ptr<Ring> ring, const popef::Ten
     throw Error(ErrorCode::InvalidArgument, "{} queue '{}': tensor {} has no bytes to transfer", kDirection<Entry>,
                 ring_->label(), info.toString());
   }
-  scratch_ = zeroedScratch<Free>(static_cast<std::size_t>(transfer_bytes_));
+}
+
+template <typename Entry>
+std::uint8_t *TransferQueue<Entry>::scratch() {
+  if (!scratch_) scratch_ = zeroedScratch<Free>(static_cast<std::size_t>(transfer_bytes_));
+  return scratch_.get();
 }
 
 template <typename Entry>
@@ -129,8 +133,9 @@ template <typename Entry>
 void TransferQueue<Entry>::flush() {
   if (!ring_->isValid()) return;
   try {
+    std::uint8_t *dummy = scratch();
     Entry *entry = enqueueLock();
-    entry->data = scratch_.get();
+    entry->data = dummy;
     entry->data_size = transfer_bytes_ - enqueued_in_transfer_;
     enqueueComplete();
   } catch (const Error &error) {
@@ -139,8 +144,19 @@ void TransferQueue<Entry>::flush() {
 }
 
 template <typename Entry>
-bool TransferQueue<Entry>::tryFlush() {
+bool TransferQueue<Entry>::canFlushNow() noexcept {
   if (!canEnqueueNow()) return false;
+  try {
+    scratch();
+    return true;
+  } catch (const std::bad_alloc &) {
+    return false;
+  }
+}
+
+template <typename Entry>
+bool TransferQueue<Entry>::tryFlush() {
+  if (!canFlushNow()) return false;
   flush();  // cannot block now: only this producer fills the ring
   return true;
 }
@@ -210,9 +226,7 @@ void TransferQueue<Entry>::transfer(void *device_buffer) {
   }
   if (done < transfer_bytes_) {
     // Disconnected: dummy input data lets the program run to its end.
-    if constexpr (kIsInput<Entry>) {
-      layout_.copy(device, transfer_bytes_, done, scratch_.get(), transfer_bytes_, done, transfer_bytes_ - done);
-    }
+    if constexpr (kIsInput<Entry>) layout_.zero(device, transfer_bytes_, done, transfer_bytes_ - done);
     current_ = nullptr;
     current_offset_ = 0;
   }

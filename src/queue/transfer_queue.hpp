@@ -52,15 +52,20 @@ class TransferQueue : public IQueue {
   // Completes a partially enqueued transfer, or if none is pending enqueues
   // one whole transfer, with the queue's own scratch buffer (zeros for an
   // input; a sink for the matching dummy output), so the device can run.
-  // Does nothing on a disconnected queue.
+  // Does nothing on a disconnected queue; std::bad_alloc if the scratch
+  // buffer, made at the first flush, cannot be.
   void flush();
-  // flush() without blocking: false (and nothing enqueued) if the ring is
-  // full now, so the caller may retry later. For the device side, which
-  // must never wait on a ring it drains itself.
+  // flush() without blocking: false (and nothing enqueued) if it cannot
+  // flush now (canFlushNow()), so the caller may retry later. For the
+  // device side, which must never wait on a ring it drains itself.
   bool tryFlush();
-  // True if enqueueLock() (so flush()) would return at once: a slot is
-  // free, or the queue is disconnected. Stays true until this producer
-  // enqueues, so a caller can check several queues before flushing any.
+  // True if flush() would return at once: canEnqueueNow(), and the dummy
+  // entry's memory is there (made at the first flush: false if it cannot
+  // be). Stays true until this producer enqueues, so a caller can check
+  // several queues before flushing any.
+  bool canFlushNow() noexcept;
+  // True if enqueueLock() would return at once: a slot is free, or the
+  // queue is disconnected. Stays true until this producer enqueues.
   bool canEnqueueNow() { return ring_->writeAvailable(); }
   // Any thread: a snapshot of whether the ring is full (an enqueue would
   // wait for the consumer).
@@ -124,6 +129,10 @@ class TransferQueue : public IQueue {
   // flush()'s dummy entry: zeros read by an input's device side, or written
   // by an output's (and never read). One transfer, from calloc, or for a
   // big one straight from the kernel's zero pages (see zeroedScratch).
+  // Made by the producer at its first flush, since most queues never flush
+  // and mapping a big one costs 4-5 us, a tenth of a small model's runner
+  // creation (issue 14); std::bad_alloc if it cannot be.
+  std::uint8_t *scratch();
   struct Free {
     std::size_t mapped = 0;  // bytes of an mmap'ed block, 0 for calloc's
     void operator()(std::uint8_t *p) const noexcept;

@@ -237,7 +237,7 @@ bool Replica::loadOnThisThread() {
   return load_ok;
 }
 
-void Replica::start() { thread_ = std::thread([this] { deviceLoop(); }); }
+void Replica::start() { thread_ = detail::ReusedThread([this] { deviceLoop(); }); }
 
 void Replica::awaitInitialLoad() {
   std::unique_lock lock(initial_load_mutex_);
@@ -772,13 +772,14 @@ void Replica::flushForTimeout(const std::string &anchor) {
   // every queue or none: the padding must sit at the same place in each
   // queue's sequence. An input padded now and its output later (after the
   // next request's entry) would hand that request the padding's results.
-  // If a ring is full the whole flush waits for the next callback. (When
+  // If a ring is full (or a queue's first flush finds no memory for its
+  // dummy entry) the whole flush waits for the next callback. (When
   // the device really waits for data, the rings it is not waiting on hold
   // less than one transfer of entries, so they have room.)
   const bool room = std::all_of(deferred_input_flushes_.begin(), deferred_input_flushes_.end(),
-                                [](InputQueue *queue) { return queue->canEnqueueNow(); }) &&
+                                [](InputQueue *queue) { return queue->canFlushNow(); }) &&
                     std::all_of(deferred_output_flushes_.begin(), deferred_output_flushes_.end(),
-                                [](OutputQueue *queue) { return queue->canEnqueueNow(); });
+                                [](OutputQueue *queue) { return queue->canFlushNow(); });
   if (!room) return;
   for (InputQueue *queue : deferred_input_flushes_) queue->flush();
   for (OutputQueue *queue : deferred_output_flushes_) queue->flush();

@@ -31,13 +31,13 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <hwsim/device_error.hpp>
 #include <hwsim/engine.hpp>
 
 #include "common/adaptive_spin.hpp"
+#include "common/reused_thread.hpp"
 #include "device/device.hpp"
 #include "queue/queue_manager.hpp"
 #include "runner/completion.hpp"
@@ -297,7 +297,7 @@ class Replica {
 
   std::atomic<bool> stopping_{false};
   bool shut_down_ = false;
-  std::thread thread_;
+  detail::ReusedThread thread_;  // the device thread (common/reused_thread.hpp)
 
   // Simulated errors to insert before the next Main run, one per location.
   std::mutex inject_mutex_;
