@@ -99,8 +99,9 @@ class ExecutableCheck {
       corrupt("anchor '{}' is {} in the metadata but its stream '{}' goes {} in the executable", anchor.name(),
               toString(anchor.type()), stream.handle, toDevice ? "host to device" : "device to host");
     }
-    sameData(anchor, fmt::format("stream '{}'", stream.handle), stream.type, stream.numElements,
-             describeStream(stream));
+    sameData(anchor, stream.type, stream.numElements, [&] {
+      return fmt::format("stream '{}' is {}", stream.handle, describeStream(stream));
+    });
     const auto index = static_cast<unsigned>(found - streams.begin());
     for (const auto program : anchor.programs()) {
       const auto &moved = streamsMovedBy_.at(program);
@@ -131,17 +132,21 @@ class ExecutableCheck {
     }
     // The anchor holds the buffer's whole content: every slot, in order.
     const std::uint64_t elements = found->numElements * found->repeats;
-    sameData(anchor, fmt::format("remote buffer '{}'", info.name), found->type, elements,
-             fmt::format("{} x {} slots of {} elements ({} bytes)", hwsim::toString(found->type), found->repeats,
-                         found->numElements, elements * hwsim::sizeOf(found->type)));
+    sameData(anchor, found->type, elements, [&] {
+      return fmt::format("remote buffer '{}' is {} x {} slots of {} elements ({} bytes)", info.name,
+                         hwsim::toString(found->type), found->repeats, found->numElements,
+                         elements * hwsim::sizeOf(found->type));
+    });
   }
 
-  void sameData(const Anchor &anchor, const std::string &what, hwsim::Type type, std::uint64_t elements,
-                const std::string &described) const {
+  // describe() names the executable's side ("stream 'x' is ..."), formatted
+  // only for the message: every creation checks every anchor.
+  template <class Describe>
+  void sameData(const Anchor &anchor, hwsim::Type type, std::uint64_t elements, Describe describe) const {
     const TensorInfo &info = anchor.tensorInfo();
     if (info.dataType() != toDataType(type) || static_cast<std::uint64_t>(info.numElements()) != elements) {
-      corrupt("anchor '{}' is {} in the metadata but its {} is {} in the executable", anchor.name(),
-              describeAnchor(anchor), what, described);
+      corrupt("anchor '{}' is {} in the metadata but its {} in the executable", anchor.name(),
+              describeAnchor(anchor), describe());
     }
   }
 
