@@ -63,11 +63,14 @@ class ThreadCache {
       worker->thread.join();  // it has let go of the lock, or is about to
       delete worker;
     }
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     if (!waiting_.empty()) {
       Worker *worker = waiting_.back();  // the most recent: its stack is likelier cached
       waiting_.pop_back();
       worker->job = std::move(job);
+      lock.unlock();
+      // Woken after the unlock, or it would wake only to wait for the lock.
+      // The worker stays: one with a job does not end before running it.
       worker->wake.notify_one();
       return;
     }
