@@ -14,30 +14,13 @@
 #include <memory>
 #include <thread>
 
-// GCC names ThreadSanitizer with a macro, clang with __has_feature.
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define MRT_CLANG_TSAN 1
-#endif
-#endif
-#ifndef MRT_CLANG_TSAN
-#define MRT_CLANG_TSAN 0
-#endif
+#include "thread_test_support.hpp"
 
 namespace mrt::detail {
 namespace {
 
 using namespace std::chrono_literals;
-
-template <class Predicate>
-bool eventually(Predicate predicate, std::chrono::milliseconds limit = 5s) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (!predicate()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
+using test::eventually;
 
 TEST(Watchdog, ChecksRunAtTheirPeriodOnOneThreadUntilTheirWatchEnds) {
   std::atomic<int> fast{0}, slow{0};
