@@ -6,7 +6,8 @@
 // on v3 the accumulation's loads of just-copied slab rows stalled (mnist-8
 // ran at 1.4x the native time). Here every (input channel, kernel row,
 // kernel column) tap is one masked load of 16 output columns' inputs straight
-// from x (one AVX-512 register, or two AVX2 halves): the mask zeroes the
+// from x (one AVX-512 register, or two AVX2 halves), or for kernels 3, 5 or
+// 7 wide a shift of a window loaded once per kernel row: the mask zeroes the
 // lanes whose input column is padding (or past the output row) and
 // suppresses their reads, and a kernel row in the padding is a load with an
 // empty mask. Padding still takes part as zeros, so 0 * inf gives NaN as at
@@ -120,6 +121,26 @@ KernelRow kernelRow(const float *x, std::int64_t xPitch, const Geometry &g, std:
   return {inside ? x + c * xPitch + ih * g.W : x, inside};
 }
 
+// The kernel rows of output row oh in order q = c * KH + kh, counted
+// without a division per row (an idiv per row took most of a v3 vertex's
+// time).
+class KernelRows {
+ public:
+  KernelRows(const float *x, std::int64_t xPitch, const Geometry &g, std::int64_t oh)
+      : x_(x), xPitch_(xPitch), g_(g), oh_(oh) {}
+  KernelRow next() {
+    const KernelRow row = kernelRow(x_, xPitch_, g_, oh_, c_, kh_);
+    if (++kh_ == g_.KH) kh_ = 0, ++c_;
+    return row;
+  }
+
+ private:
+  const float *x_;
+  std::int64_t xPitch_;
+  const Geometry &g_;
+  std::int64_t oh_, c_ = 0, kh_ = 0;
+};
+
 // One accumulator per output channel (R of them, up to 4), named members:
 // as an array indexed in a loop, GCC kept them on the stack, a store and a
 // load per FMA.
@@ -140,28 +161,30 @@ constexpr int kBanks =
 
 // bank += v times each channel's weight (weights K apart).
 template <int R>
-void addTap(Bank &bank, Wide v, const float *w, std::int64_t K) {
+[[gnu::always_inline]] inline void addTap(Bank &bank, Wide v, const float *w, std::int64_t K) {
   bank.c0 = fmadd(w[0], v, bank.c0);
   if constexpr (R > 1) bank.c1 = fmadd(w[K], v, bank.c1);
   if constexpr (R > 2) bank.c2 = fmadd(w[2 * K], v, bank.c2);
   if constexpr (R > 3) bank.c3 = fmadd(w[3 * K], v, bank.c3);
 }
 
-// The R channels' sums (even + odd with two banks) to their output rows
-// (yStride apart) from dst, `count` columns: stored, or added (!assign).
-template <int R, int Banks>
-void storeChunk(const Bank &even, const Bank &odd, float *dst, std::int64_t yStride, std::int64_t count, bool assign) {
+// Bank a + bank b, channel by channel.
+Bank sum(const Bank &a, const Bank &b) { return {add(a.c0, b.c0), add(a.c1, b.c1), add(a.c2, b.c2), add(a.c3, b.c3)}; }
+
+// The R channels' sums to their output rows (yStride apart) from dst,
+// `count` columns: stored, or added (!assign).
+template <int R>
+void storeChunk(const Bank &sums, float *dst, std::int64_t yStride, std::int64_t count, bool assign) {
   const WideMask out = laneRange(0, count);
-  const auto store = [&](Wide first, Wide second, int r) {
-    Wide sum = Banks == 2 ? add(first, second) : first;
+  const auto store = [&](Wide sum, int r) {
     float *row = dst + r * yStride;
     if (!assign) sum = add(load(out, row), sum);
     storeFirst(count, row, sum);
   };
-  store(even.c0, odd.c0, 0);
-  if constexpr (R > 1) store(even.c1, odd.c1, 1);
-  if constexpr (R > 2) store(even.c2, odd.c2, 2);
-  if constexpr (R > 3) store(even.c3, odd.c3, 3);
+  store(sums.c0, 0);
+  if constexpr (R > 1) store(sums.c1, 1);
+  if constexpr (R > 2) store(sums.c2, 2);
+  if constexpr (R > 3) store(sums.c3, 3);
 }
 
 // Tap kw of a kernel row: its inputs for the chunk's lanes.
@@ -172,11 +195,9 @@ Wide tapInput(const KernelRow &row, const WideMask *masks, const std::int64_t *o
 // Output row oh, columns [c0, c0 + count), of R (1 to 4) channels (weights
 // w, rows K apart): each tap's input is loaded once for all R channels.
 // With two banks, kernel rows are taken two at a time, one per bank, their
-// taps interleaved. Kernel row q is (input channel c, kernel row kh), q = c *
-// KH + kh, counted without a division per row (an idiv per row took most of
-// a v3 vertex's time). (Kernel columns as the outer loop, a column's mask
-// loaded once for all rows, ran mnist-8 at 1.7x instead of 1.3x on v3: the
-// row's padding test became a branch per tap.)
+// taps interleaved, in KernelRows' order. (Kernel columns as the outer
+// loop, a column's mask loaded once for all rows, ran mnist-8 at 1.7x
+// instead of 1.3x on v3: the row's padding test became a branch per tap.)
 template <int R>
 void accumulateChunk(const float *x, std::int64_t xPitch, const Geometry &g, std::int64_t Cg, const float *w,
                      std::int64_t K, std::int64_t oh, std::int64_t c0, std::int64_t count, float *y,
@@ -187,18 +208,13 @@ void accumulateChunk(const float *x, std::int64_t xPitch, const Geometry &g, std
     offsets[kw] = c0 + kw * g.dw - g.pw0;
     masks[kw] = insideLanes(c0, count, kw * g.dw - g.pw0, g.W);
   }
-  std::int64_t c = 0, kh = 0;
-  const auto nextRow = [&] {
-    const KernelRow row = kernelRow(x, xPitch, g, oh, c, kh);
-    if (++kh == g.KH) kh = 0, ++c;
-    return row;
-  };
+  KernelRows rows(x, xPitch, g, oh);
   Bank even, odd;
   const std::int64_t kernelRows = Cg * g.KH;
   std::int64_t q = 0;
   if constexpr (kBanks<R> == 2) {
     for (; q + 1 < kernelRows; q += 2) {
-      const KernelRow a = nextRow(), b = nextRow();
+      const KernelRow a = rows.next(), b = rows.next();
       const float *wa = w + q * g.KW, *wb = wa + g.KW;
       for (std::int64_t kw = 0; kw < g.KW; ++kw) {
         addTap<R>(even, tapInput(a, masks, offsets, kw), wa + kw, K);
@@ -207,20 +223,66 @@ void accumulateChunk(const float *x, std::int64_t xPitch, const Geometry &g, std
     }
   }
   for (; q < kernelRows; ++q) {
-    const KernelRow a = nextRow();
+    const KernelRow a = rows.next();
     const float *wa = w + q * g.KW;
     for (std::int64_t kw = 0; kw < g.KW; ++kw) addTap<R>(even, tapInput(a, masks, offsets, kw), wa + kw, K);
   }
-  storeChunk<R, kBanks<R>>(even, odd, y + oh * g.OW + c0, yStride, count, assign);
+  storeChunk<R>(kBanks<R> == 2 ? sum(even, odd) : even, y + oh * g.OW + c0, yStride, count, assign);
 }
 
-#if !defined(__AVX512F__)
-// v3, unit column dilation, kernels 3, 5 or 7 wide (accumulateChunkFor): a
-// kernel row's inputs for all its taps are loaded once, as a window of 24
-// floats (input columns c0 - pw0 onwards, zero outside the row), and tap kw
-// takes lanes [kw, kw + 16) of it by shuffles. On an AMD Zen 3 the per-tap
-// masked loads of accumulateChunk, not its FMAs, set its pace: mnist-8's
-// second Conv took 0.69x the time this way, its first 0.80x.
+// Unit column dilation, kernels 3, 5 or 7 wide (accumulateChunkFor): a
+// kernel row's inputs for all its taps are loaded once, as a window of
+// input columns c0 - pw0 onwards (zero outside the row), and tap kw takes
+// lanes [kw, kw + 16) of it by shuffles. The per-tap masked loads of
+// accumulateChunk, not its FMAs, set its pace: on an AMD Zen 3 (v3)
+// mnist-8's second Conv took 0.69x the time this way, its first 0.80x. On
+// an Intel Xeon (Ice Lake, v4) masked loads are cheap, but a tap there
+// still loaded its offset, its mask and its input, with four FMA chains
+// for two channels: with windows and eight chains, both Convs take
+// 0.6-0.7x the time.
+#if defined(__AVX512F__)
+// v4: 32 floats in two registers; tap kw is one valignd of them.
+constexpr std::int64_t kWindowFloats = 32;
+
+struct RowWindow {
+  __m512 lo, hi;  // floats [0, 16), [16, 32)
+};
+
+struct WindowMask {
+  __mmask16 lo, hi;
+};
+
+// Lanes [lo, hi) of a window, lo < hi or none.
+WindowMask windowMask(std::int64_t lo, std::int64_t hi) {
+  const auto part = [&](std::int64_t base) {
+    const std::int64_t a = std::max(lo, base), b = std::min(hi, base + kLanes);
+    return b > a ? laneRange(a - base, b - base) : noLanes();
+  };
+  return {part(0), part(kLanes)};
+}
+
+RowWindow loadWindow(const float *row, std::int64_t first, const WindowMask &m) {
+  return {load(m.lo, at(row, first)), load(m.hi, at(row, first + kLanes))};
+}
+
+RowWindow zeroWindow() { return {zero(), zero()}; }
+
+// Tap S's inputs: lanes [S, S + 16) of the window.
+template <int S>
+Wide windowTap(const RowWindow &w) {
+  if constexpr (S == 0) return w.lo;
+  else return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(w.hi), _mm512_castps_si512(w.lo), S));
+}
+
+// Accumulator banks, and kernel rows taken at a time (their taps spread
+// over the banks as one sequence): with 32 registers, 8 FMA chains for one
+// or two channels (FMA latency 4, two per cycle), 6 or 8 for three or four.
+template <int R>
+constexpr int kWindowBanks = R <= 2 ? 4 : 2;
+constexpr int kWindowRowsAtATime = 2;
+#else
+// v3: 24 floats in three AVX2 registers; tap kw's two halves are made by
+// vperm2f128 / vpalignr.
 constexpr std::int64_t kWindowFloats = 24;
 
 // A kernel row's window, and its middle halves the shifts draw on.
@@ -281,14 +343,43 @@ Wide windowTap(const RowWindow &w) {
   return {shifted<S>(w.w0, w.t01, w.w1), shifted<S>(w.w1, w.t12, w.w2)};
 }
 
-// Taps [S, KW) of a row: even taps into `even`, odd ones into `odd` with
-// two banks.
-template <int R, int KW, int Banks, int S = 0>
-void addWindowTaps(Bank &even, Bank &odd, const RowWindow &w, const float *wq, std::int64_t K) {
+// An AVX2 accumulator takes two of the 16 registers, and a window five:
+// two banks for one or two channels, one for three or four; a row at a time.
+template <int R>
+constexpr int kWindowBanks = R <= 2 ? 2 : 1;
+constexpr int kWindowRowsAtATime = 1;
+#endif
+
+// N banks (1, 2 or 4) as named members: as a std::array, GCC kept them in
+// memory (zeroed by a rep stos per chunk, every accumulator stored at each
+// pair of kernel rows).
+template <int N>
+struct Banks {
+  Bank b0, b1, b2, b3;
+
+  template <int I>
+  [[gnu::always_inline]] Bank &get() {
+    if constexpr (I == 0) return b0;
+    else if constexpr (I == 1) return b1;
+    else if constexpr (I == 2) return b2;
+    else return b3;
+  }
+  // Their sum, in pairs.
+  Bank total() const {
+    if constexpr (N == 1) return b0;
+    else if constexpr (N == 2) return sum(b0, b1);
+    else return sum(sum(b0, b1), sum(b2, b3));
+  }
+};
+
+// Taps [S, KW) of a kernel row, tap S into bank (Offset + S) % N. Inlined
+// whole, or the banks would live in memory.
+template <int R, int KW, int N, int Offset, int S = 0>
+[[gnu::always_inline]] inline void addWindowTaps(Banks<N> &banks, const RowWindow &w, const float *wq,
+                                                 std::int64_t K) {
   if constexpr (S < KW) {
-    if constexpr (Banks == 2 && S % 2 == 1) addTap<R>(odd, windowTap<S>(w), wq + S, K);
-    else addTap<R>(even, windowTap<S>(w), wq + S, K);
-    addWindowTaps<R, KW, Banks, S + 1>(even, odd, w, wq, K);
+    addTap<R>(banks.template get<(Offset + S) % N>(), windowTap<S>(w), wq + S, K);
+    addWindowTaps<R, KW, N, Offset, S + 1>(banks, w, wq, K);
   }
 }
 
@@ -300,26 +391,38 @@ void accumulateChunkWindowed(const float *x, std::int64_t xPitch, const Geometry
                              std::int64_t yStride, bool assign) {
   const std::int64_t first = c0 - g.pw0;
   const WindowMask mask = windowMask(std::max<std::int64_t>(0, -first), std::min(kWindowFloats, g.W - first));
-  constexpr int kWindowBanks = R <= 2 ? 2 : 1;
-  Bank even, odd;
+  const auto window = [&](const KernelRow &row) { return row.inside ? loadWindow(row.row, first, mask) : zeroWindow(); };
+  constexpr int N = kWindowBanks<R>;
+  Banks<N> banks;
   const float *wq = w;
-  for (std::int64_t c = 0; c < Cg; ++c) {
-    for (std::int64_t kh = 0; kh < g.KH; ++kh, wq += KW) {
-      const KernelRow row = kernelRow(x, xPitch, g, oh, c, kh);
-      const RowWindow win = row.inside ? loadWindow(row.row, first, mask) : zeroWindow();
-      addWindowTaps<R, KW, kWindowBanks>(even, odd, win, wq, K);
+  if constexpr (kWindowRowsAtATime == 2) {
+    KernelRows rows(x, xPitch, g, oh);
+    const std::int64_t kernelRows = Cg * g.KH;
+    std::int64_t q = 0;
+    for (; q + 1 < kernelRows; q += 2, wq += 2 * KW) {
+      const RowWindow a = window(rows.next()), b = window(rows.next());
+      addWindowTaps<R, KW, N, 0>(banks, a, wq, K);
+      addWindowTaps<R, KW, N, KW % N>(banks, b, wq + KW, K);
+    }
+    if (q < kernelRows) addWindowTaps<R, KW, N, 0>(banks, window(rows.next()), wq, K);
+  } else {
+    // A row at a time, channel by channel, as measured on the Zen 3 (a
+    // KernelRows cursor made the v3 second Conv of mnist-8 5-9% slower on
+    // the Xeon).
+    for (std::int64_t c = 0; c < Cg; ++c) {
+      for (std::int64_t kh = 0; kh < g.KH; ++kh, wq += KW) {
+        addWindowTaps<R, KW, N, 0>(banks, window(kernelRow(x, xPitch, g, oh, c, kh)), wq, K);
+      }
     }
   }
-  storeChunk<R, kWindowBanks>(even, odd, y + oh * g.OW + c0, yStride, count, assign);
+  storeChunk<R>(banks.total(), y + oh * g.OW + c0, yStride, count, assign);
 }
-#endif
 
 // A chunk of R channels by the kernel that suits the geometry.
 template <int R>
 void accumulateChunkFor(const float *x, std::int64_t xPitch, const Geometry &g, std::int64_t Cg, const float *w,
                         std::int64_t K, std::int64_t oh, std::int64_t c0, std::int64_t count, float *y,
                         std::int64_t yStride, bool assign) {
-#if !defined(__AVX512F__)
   if (g.dw == 1) {
     switch (g.KW) {
       case 3: return accumulateChunkWindowed<R, 3>(x, xPitch, g, Cg, w, K, oh, c0, count, y, yStride, assign);
@@ -328,7 +431,6 @@ void accumulateChunkFor(const float *x, std::int64_t xPitch, const Geometry &g, 
       default: break;
     }
   }
-#endif
   accumulateChunk<R>(x, xPitch, g, Cg, w, K, oh, c0, count, y, yStride, assign);
 }
 

@@ -152,9 +152,10 @@ std::vector<Case> cases() {
   out.push_back({"conv wide rows, 3 channels, row stride, dilated, accumulate", "Conv",
                  {random({1, 5, 12, 37}, -1, 1, 62), random({3, 5, 3, 4}, -1, 1, 63), random({1, 3, 5, 34}, -1, 1, 64)},
                  {{2, 1}, {1, 2, 0, 1}, {2, 2}, {1}, {1}}});
-  // The v3 row windows (kernels 3, 5 and 7 wide): one channel, three and
-  // four channels (one bank), a 7-wide kernel over three chunks with left
-  // and right padding wider than a tap reaches, accumulated.
+  // The row windows (kernels 3, 5 and 7 wide; v3 and v4): one channel,
+  // three and four channels (one bank at v3, two at v4), an odd number of
+  // kernel rows (v4 takes them in pairs), a 7-wide kernel over three chunks
+  // with left and right padding wider than a tap reaches, accumulated.
   out.push_back({"conv 3x3, one channel", "Conv",
                  {random({1, 1, 5, 20}, -1, 1, 66), random({1, 1, 3, 3}, -1, 1, 67), random({1, 1, 5, 20}, -1, 1, 68)},
                  {{}, {1, 1, 1, 1}, {}, {1}, {0}}});
