@@ -9,6 +9,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "codelets/onednn_sgemm.hpp"
 #include "f32_operands.hpp"
 #include "kernel_entry.hpp"
@@ -19,14 +23,72 @@ namespace {
 
 using RowMajorF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+#if defined(__AVX512F__)
+// One row by a narrow matrix at v4 (the mlp's layer1 at batch 1: 1 x 784
+// by 784 x 32 per tile): c[0, N) = a . b's rows (+ c). Eigen's GEMV keeps
+// an accumulator per 16 columns, so two FMA chains for 32 columns, each
+// FMA waiting for the one before (4 cycles); here four k are in flight,
+// eight chains, and b's 100 KB stream from L2 at its bandwidth: four such
+// blocks 0.78x Eigen's time on an Ice Lake Xeon (docs/performance.md,
+// session 21). Columns in vectors of 16, the last one masked.
+constexpr Eigen::Index kGemvMaxColumns = 64;
+
+template <int Vectors>
+void gemvF32(Eigen::Index K, Eigen::Index N, const float *a, const float *b, float *c, bool accumulate) {
+  constexpr int kSteps = 4;  // k in flight
+  constexpr Eigen::Index kLanes = 16;
+  const auto last = static_cast<__mmask16>((1u << (N - (Vectors - 1) * kLanes)) - 1u);
+  const auto lanes = [&](int v) { return v == Vectors - 1 ? last : static_cast<__mmask16>(0xffff); };
+  __m512 acc[kSteps][Vectors];
+#pragma GCC unroll 4
+  for (int v = 0; v < Vectors; ++v) {
+    acc[0][v] = accumulate ? _mm512_maskz_loadu_ps(lanes(v), c + v * kLanes) : _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int s = 1; s < kSteps; ++s) acc[s][v] = _mm512_setzero_ps();
+  }
+  const auto step = [&](__m512 *sums, Eigen::Index k) {
+    const __m512 x = _mm512_set1_ps(a[k]);
+#pragma GCC unroll 4
+    for (int v = 0; v < Vectors; ++v) {
+      sums[v] = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(lanes(v), b + k * N + v * kLanes), sums[v]);
+    }
+  };
+  Eigen::Index k = 0;
+  for (; k + kSteps <= K; k += kSteps) {
+#pragma GCC unroll 4
+    for (int s = 0; s < kSteps; ++s) step(acc[s], k + s);
+  }
+  for (; k < K; ++k) step(acc[0], k);
+#pragma GCC unroll 4
+  for (int v = 0; v < Vectors; ++v) {
+    const __m512 sum = _mm512_add_ps(_mm512_add_ps(acc[0][v], acc[1][v]), _mm512_add_ps(acc[2][v], acc[3][v]));
+    _mm512_mask_storeu_ps(c + v * kLanes, lanes(v), sum);
+  }
+}
+
+// gemvF32 for 1 <= N <= kGemvMaxColumns.
+void gemvNarrow(Eigen::Index K, Eigen::Index N, const float *a, const float *b, float *c, bool accumulate) {
+  switch ((N + 15) / 16) {
+    case 1: return gemvF32<1>(K, N, a, b, c, accumulate);
+    case 2: return gemvF32<2>(K, N, a, b, c, accumulate);
+    case 3: return gemvF32<3>(K, N, a, b, c, accumulate);
+    default: return gemvF32<4>(K, N, a, b, c, accumulate);
+  }
+}
+#endif
+
 // c = a * b (+ c when accumulate), F32 row-major.
 void gemmF32(Eigen::Index M, Eigen::Index K, Eigen::Index N, const float *a, const float *b, float *c,
              bool accumulate) {
+#if defined(__AVX512F__)
+  if (M == 1 && N > 0 && N <= kGemvMaxColumns) return gemvNarrow(K, N, a, b, c, accumulate);
+#endif
 #if defined(__AVX2__)  // the v3 and v4 levels
   const auto m = static_cast<std::size_t>(M), k = static_cast<std::size_t>(K), n = static_cast<std::size_t>(N);
-  // One row (a GEMV: the mlp's layer1 at batch 1) stays with Eigen: on the
-  // 64-byte aligned blocks the arena gives vertices, its GEMV takes 1.1 us
-  // for 1x784x32 against oneDNN's 1.7 (docs/performance.md, item 1).
+  // One row (a GEMV: the mlp's layer1 at batch 1) stays with Eigen (or
+  // gemvF32): on the 64-byte aligned blocks the arena gives vertices, its
+  // GEMV takes 1.1 us for 1x784x32 against oneDNN's 1.7
+  // (docs/performance.md, item 1).
   if (m > 1 && m * k * n >= kOnednnMinMacs && onednnSgemm(m, k, n, a, b, c, accumulate)) return;
 #endif
   Eigen::Map<const RowMajorF> A(a, M, K);

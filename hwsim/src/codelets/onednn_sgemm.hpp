@@ -13,8 +13,9 @@ namespace hwsim::detail {
 // Products of fewer multiply-adds stay with Eigen, which is faster there
 // (the mlp's 1x128x10 block: 0.4 us against oneDNN's 0.6); from 16x128x10
 // (1.4x faster) up, oneDNN is at least as fast. One-row products (GEMVs)
-// stay with Eigen at every size: on 64-byte aligned operands its GEMV is
-// faster (1x784x32: 1.1 us against 1.7).
+// never come here (Eigen's, or v4's own up to 64 columns:
+// linalg_kernels.cpp): on 64-byte aligned operands Eigen's GEMV is faster
+// (1x784x32: 1.1 us against 1.7).
 inline constexpr std::size_t kOnednnMinMacs = std::size_t(1) << 14;
 
 // c[M,N] = a[M,K] * b[K,N] (+ c when accumulate), every matrix row-major

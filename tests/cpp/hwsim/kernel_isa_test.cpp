@@ -113,9 +113,15 @@ std::vector<Case> cases() {
   // block, and a product accumulated into its output.
   out.push_back({"matmul onednn", "MatMul",
                  {random({32, 784}, -1, 1, 27), random({784, 32}, -1, 1, 28), random({32, 32}, -1, 1, 29)}, {}});
-  // One row: Eigen's GEMV at every level, whatever its size.
+  // One row: Eigen's GEMV, or v4's own for up to 64 columns (four k in
+  // flight, a masked last vector): the mlp's block, an odd K and 50
+  // columns accumulated, 70 columns (Eigen's again at v4).
   out.push_back({"matmul gemv", "MatMul",
                  {random({1, 784}, -1, 1, 33), random({784, 32}, -1, 1, 34), random({1, 32}, -1, 1, 35)}, {}});
+  out.push_back({"matmul gemv accumulate, 50 columns", "MatMul",
+                 {random({1, 203}, -1, 1, 36), random({203, 50}, -1, 1, 37), random({1, 50}, -1, 1, 38)}, {{1.0}}});
+  out.push_back({"matmul gemv, 70 columns", "MatMul",
+                 {random({1, 3}, -1, 1, 39), random({3, 70}, -1, 1, 40), random({1, 70}, -1, 1, 41)}, {}});
   out.push_back({"matmul onednn accumulate", "MatMul",
                  {random({16, 300}, -1, 1, 30), random({300, 70}, -1, 1, 31), random({16, 70}, -1, 1, 32)}, {{1.0}}});
   // Padded unit-stride with few output channels (accumulated from the slab)
