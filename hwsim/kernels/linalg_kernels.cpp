@@ -85,10 +85,11 @@ void gemmF32(Eigen::Index M, Eigen::Index K, Eigen::Index N, const float *a, con
 #endif
 #if defined(__AVX2__)  // the v3 and v4 levels
   const auto m = static_cast<std::size_t>(M), k = static_cast<std::size_t>(K), n = static_cast<std::size_t>(N);
-  // One row (a GEMV: the mlp's layer1 at batch 1) stays with Eigen (or
-  // gemvF32): on the 64-byte aligned blocks the arena gives vertices, its
-  // GEMV takes 1.1 us for 1x784x32 against oneDNN's 1.7
-  // (docs/performance.md, item 1).
+  // One row (a GEMV: the mlp's layer1 at batch 1) never goes to oneDNN: at
+  // v4, up to kGemvMaxColumns, it took gemvF32 above; otherwise Eigen's
+  // GEMV, which on the 64-byte aligned blocks the arena gives vertices
+  // takes 1.1 us for 1x784x32 against oneDNN's 1.7 (docs/performance.md,
+  // item 1).
   if (m > 1 && m * k * n >= kOnednnMinMacs && onednnSgemm(m, k, n, a, b, c, accumulate)) return;
 #endif
   Eigen::Map<const RowMajorF> A(a, M, K);
