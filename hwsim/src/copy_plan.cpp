@@ -78,9 +78,11 @@ void Engine::Impl::resetMirrors(Replica &rep) {
   rep.pendingCopies = std::make_unique<std::uint8_t[]>(mirrors.count());
 }
 
-void Engine::Impl::staleAllMirrors(unsigned replica) {
+void Engine::Impl::beforeHostWrite(unsigned replica) {
   makePendingCopies(replica);
-  for (std::uint32_t m = 0; m < mirrors.count(); ++m) replicas[replica]->freshMirrors[m].store(false, std::memory_order_relaxed);
+  Replica &rep = *replicas[replica];
+  for (std::uint32_t m = 0; m < mirrors.count(); ++m) rep.freshMirrors[m].store(false, std::memory_order_relaxed);
+  for (std::size_t j = 0; j < matMulRows.joinedBs.size(); ++j) rep.joinedBs[j].fresh.store(false, std::memory_order_relaxed);
 }
 
 void Engine::Impl::makePendingCopy(std::uint32_t mirror, unsigned replica) {

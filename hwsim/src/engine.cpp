@@ -33,7 +33,7 @@ OptionFlags engineOptions(const detail::ExecutableData &d, const OptionFlags &gi
 
 detail::PlanSettings planSettings(const OptionFlags &options) {
   return {detail::hostThreads(options), flag(options, "host.elementwiseRuns", true),
-          flag(options, "host.planarOperands", true)};
+          flag(options, "host.planarOperands", true), flag(options, "host.matMulRows", true)};
 }
 }  // namespace
 
@@ -50,6 +50,7 @@ Engine::Impl::Impl(const Executable &executable, const OptionFlags &opts)
       csVertices(enginePlan->csVertices),
       copyChunks(enginePlan->copyChunks),
       mirrors(enginePlan->mirrors),
+      matMulRows(enginePlan->matMulRows),
       csGates(std::make_unique<detail::ParallelGate[]>(d->computeSets.size())) {
   prefetch = flag(options, "exchange.enablePrefetch", true);
   planIOTiles();
@@ -108,6 +109,8 @@ void Engine::Impl::deploy() {
     rep->remote.clear();
     for (const auto &rb : d->remoteBuffers) rep->remote.emplace_back(rb.slotBytes() * rb.repeats, 0);
     resetMirrors(*rep);
+    rep->joinedBs.reset();
+    if (!matMulRows.joinedBs.empty()) rep->joinedBs = std::make_unique<Replica::JoinedB[]>(matMulRows.joinedBs.size());
     rep->cycles.store(0, std::memory_order_relaxed);
     rep->pipeline.reset();  // runs in flight are lost with the state they had
     for (auto &s : rep->streams) {
@@ -386,7 +389,7 @@ void Engine::writeTensor(std::string_view handle, const void *buf, const void *b
   if (buf == nullptr || bufEnd < buf || have != v.bytes) fail(ErrorKind::InvalidArgument, "writeTensor '{}': expected {} bytes, got {}", handle, v.bytes, have);
   for (unsigned r = 0; r < impl_->replicas.size(); ++r) {
     if (replica != kAllReplicas && r != impl_->checkReplica(replica)) continue;
-    impl_->staleAllMirrors(r);
+    impl_->beforeHostWrite(r);
     impl_->scatter(v, impl_->base(r), static_cast<const std::uint8_t *>(buf));
   }
 }

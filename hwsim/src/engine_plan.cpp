@@ -26,6 +26,7 @@ EnginePlan::EnginePlan(const ExecutableData &data, const PlanSettings &s) : d(&d
   planComputeSets();
   planCopies();
   prepareVertices();
+  planMatMulRows();
   planElementwiseRuns();
 }
 

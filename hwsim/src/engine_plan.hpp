@@ -1,11 +1,11 @@
 // EnginePlan: what an Engine derives from its executable before it can run
 // (where each variable sits in a replica's arena, each view's byte
 // segments, the compute sets' chunks for the host pool, the copies' memcpy
-// pieces, the operand mirrors, the vertices' prepared operands and the
-// elementwise runs). It depends only on the executable and on the few
-// engine options named in PlanSettings, and nothing changes it once made,
-// so engines of the same executable with the same settings share one: it
-// is made by the first and kept with the ExecutableData (issue 14, "cheap
+// pieces, the operand mirrors, the vertices' prepared operands, the MatMul
+// rows and the elementwise runs). It depends only on the executable and on
+// the few engine options named in PlanSettings, and nothing changes it once
+// made, so engines of the same executable with the same settings share one:
+// it is made by the first and kept with the ExecutableData (issue 14, "cheap
 // runner creation": 40-50% of creating a runner of a model with thousands
 // of vertices, like mlp at batch 1024, once its executable is kept, see
 // kept_executables.hpp). What a run changes lives in Engine::Impl.
@@ -18,6 +18,7 @@
 #include "copy_plan.hpp"
 #include "elementwise_runs.hpp"
 #include "exe_data.hpp"
+#include "matmul_rows.hpp"
 #include "operand_mirrors.hpp"
 #include "vertex_operands.hpp"
 
@@ -28,6 +29,7 @@ struct PlanSettings {
   unsigned hostThreads = 1;     // host.threads (host_threads.hpp): chunks for the pool
   bool elementwiseRuns = true;  // host.elementwiseRuns (elementwise_runs.hpp)
   bool planarOperands = true;   // host.planarOperands (planar_operands.hpp)
+  bool matMulRows = true;       // host.matMulRows (matmul_rows.hpp)
   bool operator==(const PlanSettings &) const = default;
 };
 
@@ -62,6 +64,7 @@ struct EnginePlan {
   std::vector<std::vector<std::uint32_t>> csChunks;  // vertex index boundaries per compute set
   std::vector<ElementwiseRuns> csRuns;               // per compute set (elementwise_runs.hpp)
   std::vector<PreparedVertices> csVertices;          // per compute set (vertex_operands.hpp)
+  MatMulRowPlan matMulRows;                          // matmul_rows.hpp
   std::vector<std::vector<CopyChunk>> copyChunks;
   OperandMirrors mirrors;
 
@@ -70,6 +73,7 @@ struct EnginePlan {
   void planComputeSets();
   void planCopies();           // copy_plan.cpp, with the operand mirrors
   void prepareVertices();      // vertex_operands.cpp, after the mirrors
+  void planMatMulRows();       // matmul_rows.cpp, after prepareVertices; joins chunks a row would split
   void planElementwiseRuns();  // elementwise_runs.cpp, after the chunks and prepareVertices
 };
 

@@ -132,6 +132,9 @@ void Engine::Impl::exec(std::uint32_t id, unsigned replica) {
   // Pipelined stages never make copies pending (copyView), and run with none.
   if (mirrors.anyDeferred() && !t_stage) settlePendingCopies(id, replica);
   for (const std::uint32_t m : mirrors.staledBy(id)) rep.freshMirrors[m].store(false, std::memory_order_relaxed);
+  if (!matMulRows.staledBy.empty()) {
+    for (const std::uint32_t j : matMulRows.staledBy[id]) rep.joinedBs[j].fresh.store(false, std::memory_order_relaxed);
+  }
   switch (n.kind) {
     case NodeKind::Sequence:
       leaf = false;
@@ -214,20 +217,38 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   // Inputs whose copies still mirror their sources read the sources
   // (operand_mirrors.hpp), except in pipelined stages.
   const std::atomic<bool> *fresh = t_stage ? nullptr : replicas[replica]->freshMirrors.get();
-  // Whether an In operand is read at its copy's source: while the mirror is fresh.
-  auto viaSource = [&](const detail::OperandMirrors::Read &read) {
-    return fresh && read.mirror != detail::OperandMirrors::kNone && fresh[read.mirror].load(std::memory_order_relaxed);
-  };
+  auto viaSource = [&](const detail::OperandMirrors::Read &read) { return detail::OperandMirrors::viaSource(read, fresh); };
   auto readAt = [&](std::uint64_t offset, const detail::OperandMirrors::Read &read) {
     return b + (viaSource(read) ? read.offset : offset);
   };
   const detail::PreparedVertices &prepared = csVertices[csId];
+  // MatMul rows (matmul_rows.hpp), not in pipelined stages: their joined
+  // b's are made here, on the replica's thread, before any chunk runs.
+  Replica &rep = *replicas[replica];
+  const std::vector<detail::MatMulRow> &rows = matMulRows.rows[csId];
+  const bool byRows = !t_stage && !rows.empty();
+  if (byRows) {
+    for (const detail::MatMulRow &row : rows) joinB(row, prepared, b, fresh, rep);
+  }
   auto runVertices = [&](std::size_t chunk) {
     // Every field of a vertex's operands is set before its codelet runs:
     // zeroing the array once per vertex took a quarter of this function's
     // samples in mnist-8 (a rep stos of 160 bytes per vertex).
     std::array<detail::Operand, kMaxOperands> ops{};
+    // The chunk's first row: chunks never split one.
+    auto row = byRows ? std::lower_bound(rows.begin(), rows.end(), chunks[chunk],
+                                         [](const detail::MatMulRow &r, std::uint32_t v) { return r.firstVertex < v; })
+                      : rows.end();
     for (std::uint32_t vi = chunks[chunk]; vi < chunks[chunk + 1]; ++vi) {
+      if (row != rows.end() && row->firstVertex == vi) {
+        const bool ran = runMatMulRow(*row, prepared, b, fresh, rep);
+        const std::uint32_t last = vi + row->vertices - 1;
+        ++row;
+        if (ran) {
+          vi = last;
+          continue;
+        }
+      }
       const detail::PreparedVertex &vx = prepared.vertices[vi];
       const detail::PreparedOperand *operands = prepared.operands.data() + vx.firstOperand;
       for (std::size_t f = 0; f < vx.numOperands; ++f) {

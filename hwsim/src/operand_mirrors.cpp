@@ -5,46 +5,11 @@
 #include "codelets/registry.hpp"
 #include "engine_impl.hpp"
 #include "planar_operands.hpp"
+#include "tagged_spans.hpp"
 
 namespace hwsim::detail {
 
 namespace {
-
-// Byte spans, each tagged with the mirror whose bytes it holds, sorted by
-// start, with the running maximum of their ends, to find the mirrors a
-// range of bytes touches.
-class MirrorSpans {
- public:
-  void add(std::uint64_t begin, std::uint64_t end, std::uint32_t mirror) { spans_.push_back({begin, end, mirror}); }
-  void finish() {
-    std::sort(spans_.begin(), spans_.end(), [](const Span &a, const Span &b) { return a.begin < b.begin; });
-    maxEnd_.resize(spans_.size());
-    std::uint64_t m = 0;
-    for (std::size_t i = 0; i < spans_.size(); ++i) maxEnd_[i] = m = std::max(m, spans_[i].end);
-  }
-  // Adds the mirrors whose spans overlap [begin, end) to out.
-  void touched(std::uint64_t begin, std::uint64_t end, std::vector<std::uint32_t> &out) const {
-    std::size_t i = static_cast<std::size_t>(
-        std::lower_bound(spans_.begin(), spans_.end(), end, [](const Span &s, std::uint64_t e) { return s.begin < e; }) -
-        spans_.begin());
-    while (i-- > 0 && maxEnd_[i] > begin) {
-      if (spans_[i].end > begin) out.push_back(spans_[i].mirror);
-    }
-  }
-
- private:
-  struct Span {
-    std::uint64_t begin, end;
-    std::uint32_t mirror;
-  };
-  std::vector<Span> spans_;
-  std::vector<std::uint64_t> maxEnd_;
-};
-
-void sortUnique(std::vector<std::uint32_t> &v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-}
 
 // The ranges merged where they overlap or touch.
 ByteRanges merged(ByteRanges r) {
@@ -87,7 +52,7 @@ OperandMirrors::OperandMirrors(const ExecutableData &d, const std::vector<ByteSp
   }
   if (mirrorNodes_.empty()) return;
 
-  MirrorSpans spans;
+  TaggedSpans spans;
   struct Dst {
     CopyChunk chunk;
     std::uint32_t mirror;
@@ -130,18 +95,13 @@ OperandMirrors::OperandMirrors(const ExecutableData &d, const std::vector<ByteSp
   };
 
   const auto &lib = codeletLibrary();
-  // What each compute set writes, and the input views its vertices read.
-  std::vector<std::vector<std::uint32_t>> csStaled(d.computeSets.size());
-  for (std::size_t c = 0; c < d.computeSets.size(); ++c) {
-    for (const auto &vx : d.computeSets[c].vertices) {
+  // The input views the vertices read.
+  for (const auto &cs : d.computeSets) {
+    for (const auto &vx : cs.vertices) {
       for (std::size_t f = 0; f < vx.operands.size(); ++f) {
         const std::uint32_t view = vx.operands[f];
-        if (view == kNoView) continue;
+        if (view == kNoView || lib[vx.codelet].fields[f].dir != FieldDir::In) continue;
         const ByteSpan r = viewRanges[view];
-        if (lib[vx.codelet].fields[f].dir != FieldDir::In) {
-          for (const auto &[off, len] : r) spans.touched(off, off + len, csStaled[c]);
-          continue;
-        }
         if (r.size() != 1 || r[0].second == 0) continue;
         const std::uint64_t off = r[0].first, end = off + r[0].second;
         if (const Dst *hit = pieceHolding(off, end)) {
@@ -152,21 +112,7 @@ OperandMirrors::OperandMirrors(const ExecutableData &d, const std::vector<ByteSp
       }
     }
   }
-  for (std::uint32_t i = 0; i < d.nodes.size(); ++i) {
-    const auto &n = d.nodes[i];
-    std::vector<std::uint32_t> &staled = staledBy_[i];
-    const auto add = [&](std::uint32_t view) {
-      for (const auto &[off, len] : viewRanges[view]) spans.touched(off, off + len, staled);
-    };
-    switch (n.kind) {
-      case NodeKind::Copy:
-      case NodeKind::StreamToTensor: add(n.view1); break;
-      case NodeKind::RemoteToTensor: add(n.view0); break;
-      case NodeKind::Execute: staled = csStaled[n.index]; break;
-      default: break;
-    }
-    sortUnique(staled);
-  }
+  staledBy_ = tagsWrittenBy(d, viewRanges, spans);
   planDeferral(d, viewRanges, copyChunks);
 }
 
@@ -209,7 +155,7 @@ void markSubtree(const ExecutableData &d, std::uint32_t node, std::vector<std::u
 
 void OperandMirrors::planDeferral(const ExecutableData &d, const std::vector<ByteSpan> &viewRanges,
                                   const std::vector<std::vector<CopyChunk>> &copyChunks) {
-  MirrorSpans dstSpans;  // the destination bytes only
+  TaggedSpans dstSpans;  // the destination bytes only
   for (std::uint32_t m = 0; m < count(); ++m) {
     for (const auto &c : copyChunks[mirrorNodes_[m]]) dstSpans.add(c.dst, c.dst + c.bytes, m);
   }

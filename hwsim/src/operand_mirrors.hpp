@@ -33,6 +33,7 @@
 // rewritten it before reading it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -53,6 +54,13 @@ class OperandMirrors {
     // view is at offset + i * pitch (planar_operands.hpp).
     std::uint64_t planePitch = 0;
   };
+
+  // Whether an input is read at its copy's source: while the mirror is
+  // fresh. fresh: a replica's flags, per mirror; null (pipelined stages)
+  // reads every view itself.
+  static bool viaSource(const Read &read, const std::atomic<bool> *fresh) {
+    return fresh != nullptr && read.mirror != kNone && fresh[read.mirror].load(std::memory_order_relaxed);
+  }
 
   OperandMirrors() = default;
   // viewRanges: each view's arena byte ranges; copyChunks: per node

@@ -27,7 +27,7 @@ struct OptionSpec {
 
 // Every option name of seed 003's Engine option list, plus hwsim's own
 // exchange.enablePrefetch, exchange.numIOTiles, host.threads and
-// host.elementwiseRuns, host.planarOperands
+// host.elementwiseRuns, host.planarOperands, host.matMulRows
 // (docs/hwsim.md says what each does here).
 constexpr std::array kOptions = {
     // Debug
@@ -84,6 +84,7 @@ constexpr std::array kOptions = {
     OptionSpec{"host.threads", Kind::Count, true},
     OptionSpec{"host.elementwiseRuns", Kind::Bool, true},
     OptionSpec{"host.planarOperands", Kind::Bool, true},
+    OptionSpec{"host.matMulRows", Kind::Bool, true},
 };
 
 const OptionSpec *findSpec(std::string_view key) {
