@@ -303,14 +303,17 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   const std::size_t numChunks = chunks.size() - 1;
   auto &gate = csGates[csId];
   const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(enginePlan->settings.hostThreads, numChunks));
-  if (numChunks > 1 && !gate.timing() && gate.parallel(threads)) {
+  using Mode = detail::ParallelGate::Mode;
+  const Mode mode = numChunks > 1 ? gate.mode(threads) : Mode::Inline;
+  if (mode == Mode::Parallel || mode == Mode::TryParallel) {
+    const std::uint64_t start = mode == Mode::TryParallel ? detail::wallNs() : 0;
     detail::WorkerPool::instance().parallelFor(numChunks, runChunk, threads);
+    if (mode == Mode::TryParallel) gate.recordParallel(detail::wallNs() - start);
     return;
   }
-  const bool timed = numChunks > 1 && gate.timing();
-  const std::uint64_t start = timed ? detail::threadCpuNs() : 0;
+  const std::uint64_t start = mode == Mode::TimeInline ? detail::threadCpuNs() : 0;
   for (std::size_t c = 0; c < numChunks; ++c) runChunk(c);
-  if (timed) gate.record(detail::threadCpuNs() - start);
+  if (mode == Mode::TimeInline) gate.recordInline(detail::threadCpuNs() - start);
 }
 
 void Engine::Impl::copyView(std::uint32_t node, unsigned replica) {

@@ -4,26 +4,37 @@
 
 namespace hwsim::detail {
 
-std::uint64_t threadCpuNs() {
+namespace {
+std::uint64_t clockNs(clockid_t clock) {
   timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
 }
+}  // namespace
 
-void ParallelGate::record(std::uint64_t ns) {
+std::uint64_t threadCpuNs() { return clockNs(CLOCK_THREAD_CPUTIME_ID); }
+std::uint64_t wallNs() { return clockNs(CLOCK_MONOTONIC); }
+
+void ParallelGate::Fastest::record(std::uint64_t t) {
   // The fastest run: the first one also pays for first touches of the
-  // arena, and any run may have been preempted.
-  std::uint64_t best = best_.load(std::memory_order_relaxed);
-  while (ns < best && !best_.compare_exchange_weak(best, ns, std::memory_order_relaxed)) {
+  // arena (and the pool's for starting its threads), and any run may have
+  // been preempted.
+  std::uint64_t best = ns.load(std::memory_order_relaxed);
+  while (t < best && !ns.compare_exchange_weak(best, t, std::memory_order_relaxed)) {
   }
-  samples_.fetch_add(1, std::memory_order_release);
+  samples.fetch_add(1, std::memory_order_release);
 }
 
-bool ParallelGate::parallel(unsigned threads) const {
-  if (threads < 2) return false;
-  // T - T / k > kWakeNs, without dividing.
-  const std::uint64_t best = best_.load(std::memory_order_relaxed);
-  return best != std::numeric_limits<std::uint64_t>::max() && best * (threads - 1) > kWakeNs * threads;
+void ParallelGate::recordInline(std::uint64_t cpuNs) { inline_.record(cpuNs); }
+void ParallelGate::recordParallel(std::uint64_t wall) { parallel_.record(wall); }
+
+ParallelGate::Mode ParallelGate::mode(unsigned threads) const {
+  if (!inline_.done()) return Mode::TimeInline;
+  // T - T / k > kMinWakeNs, without dividing.
+  const std::uint64_t t = inline_.ns.load(std::memory_order_relaxed);
+  if (threads < 2 || t * (threads - 1) <= kMinWakeNs * threads) return Mode::Inline;
+  if (!parallel_.done()) return Mode::TryParallel;
+  return parallel_.ns.load(std::memory_order_relaxed) < t ? Mode::Parallel : Mode::Inline;
 }
 
 }  // namespace hwsim::detail

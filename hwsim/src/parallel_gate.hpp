@@ -1,13 +1,19 @@
 // ParallelGate: whether one compute set is worth handing to the worker pool.
-// Waking a parked pool thread and waiting for it costs tens of microseconds
-// (more on an idle VM, whose vCPUs halt), longer than a small compute set
-// takes on one thread, and modelled cycles do not tell host time (the host
-// kernels differ per codelet and per ISA level). So the gate times the
-// compute set's first runs on the calling thread (its CPU time: a run
-// preempted by other processes does not look longer) and lets it go
-// parallel on k threads only if the fastest of them took T with
-// T / k + kWakeNs < T: the pool must win what waking it costs.
-// docs/performance.md ("Worker pool") says how kWakeNs was measured.
+// Waking a parked pool thread and waiting for it costs from about 10 us (an
+// Ice Lake Xeon VM, bench_worker_pool) to tens of microseconds (an idle VM,
+// whose vCPUs halt), longer than a small compute set takes on one thread, and
+// modelled cycles do not tell host time (the host kernels differ per codelet
+// and per ISA level). So the gate measures:
+//   1. the compute set's first kSamples runs go inline on the calling thread,
+//      timed by its CPU time (a run preempted by other processes does not
+//      look longer); T is the fastest;
+//   2. if on k threads T / k + kMinWakeNs < T (the pool could win what the
+//      cheapest wake costs), the next kSamples runs go to the pool, timed by
+//      the caller's wall time; P is the fastest;
+//   3. from then on it runs on the pool if P < T, inline otherwise.
+// So the pool never keeps a compute set that it made slower than the calling
+// thread alone, on any machine; only the trial runs of step 2 may be.
+// docs/performance.md ("Worker pool") says how the wake costs were measured.
 // Replicas of one engine share a gate.
 #pragma once
 
@@ -19,22 +25,33 @@ namespace hwsim::detail {
 
 // CPU time the calling thread has used, in ns.
 std::uint64_t threadCpuNs();
+// A monotonic wall clock, in ns.
+std::uint64_t wallNs();
 
 class ParallelGate {
  public:
   static constexpr std::uint32_t kSamples = 3;
-  static constexpr std::uint64_t kWakeNs = 60000;
+  static constexpr std::uint64_t kMinWakeNs = 10000;
 
-  // True while the compute set is still being timed: run it inline and
-  // record() how long it took.
-  bool timing() const { return samples_.load(std::memory_order_acquire) < kSamples; }
-  void record(std::uint64_t ns);
-  // After timing: whether running it on `threads` threads beats one.
-  bool parallel(unsigned threads) const;
+  enum class Mode : std::uint8_t {
+    TimeInline,   // step 1: run inline and recordInline() its CPU time
+    TryParallel,  // step 2: run on the pool and recordParallel() its wall time
+    Inline,
+    Parallel,
+  };
+  // What the next run on `threads` threads does.
+  Mode mode(unsigned threads) const;
+  void recordInline(std::uint64_t cpuNs);
+  void recordParallel(std::uint64_t wallNs);
 
  private:
-  std::atomic<std::uint64_t> best_{std::numeric_limits<std::uint64_t>::max()};
-  std::atomic<std::uint32_t> samples_{0};
+  struct Fastest {
+    std::atomic<std::uint64_t> ns{std::numeric_limits<std::uint64_t>::max()};
+    std::atomic<std::uint32_t> samples{0};
+    void record(std::uint64_t t);
+    bool done() const { return samples.load(std::memory_order_acquire) >= kSamples; }
+  };
+  Fastest inline_, parallel_;
 };
 
 }  // namespace hwsim::detail

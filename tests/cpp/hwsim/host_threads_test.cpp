@@ -20,7 +20,7 @@ constexpr std::size_t kM = 256, kK = 512, kN = 256;
 
 // [M,K] x [K,N] on gc200's tiles: one compute set long enough on the host
 // (milliseconds) for its gate to send it to the pool. Runs it five times
-// (three timed inline, two as the gate decides) and returns the product.
+// (three timed inline, then trials on the pool) and returns the product.
 std::vector<float> matMul(const hwsim::OptionFlags &options) {
   const hwsim::Target target = hwsim::Target::gc200();
   hwsim::Graph g(target);

@@ -110,27 +110,47 @@ TEST(WorkerPool, AChunksExceptionReachesTheCallerAfterEveryChunkRan) {
   EXPECT_EQ(ran.load(), 16);
 }
 
-TEST(ParallelGate, TimesThreeRunsThenGoesParallelOnlyIfThePoolWinsItsWakeCost) {
+using Mode = ParallelGate::Mode;
+
+TEST(ParallelGate, TimesThreeRunsInlineThenTriesThePoolAndKeepsItOnlyIfFaster) {
   ParallelGate gate;
-  const std::uint64_t wake = ParallelGate::kWakeNs;
+  const std::uint64_t wake = ParallelGate::kMinWakeNs;
   for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) {
-    EXPECT_TRUE(gate.timing());
-    gate.record(10 * wake);
+    EXPECT_EQ(gate.mode(2), Mode::TimeInline);
+    gate.recordInline(10 * wake);
   }
-  EXPECT_FALSE(gate.timing());
-  EXPECT_TRUE(gate.parallel(2));
-  EXPECT_FALSE(gate.parallel(1));
+  EXPECT_EQ(gate.mode(1), Mode::Inline);
+  for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) {
+    EXPECT_EQ(gate.mode(2), Mode::TryParallel);
+    gate.recordParallel(6 * wake);
+  }
+  EXPECT_EQ(gate.mode(2), Mode::Parallel);
+  EXPECT_EQ(gate.mode(1), Mode::Inline);
 }
 
-TEST(ParallelGate, TheFastestRunDecides) {
+TEST(ParallelGate, ThePoolIsDroppedWhenItsTrialsWereSlower) {
   ParallelGate gate;
-  const std::uint64_t wake = ParallelGate::kWakeNs;
-  gate.record(50 * wake);  // e.g. a first run paying for page faults
-  gate.record(wake * 3 / 2);
-  gate.record(50 * wake);
-  // 1.5 wakes: two threads save 0.75 of one, less than it costs; four save 1.125.
-  EXPECT_FALSE(gate.parallel(2));
-  EXPECT_TRUE(gate.parallel(4));
+  const std::uint64_t wake = ParallelGate::kMinWakeNs;
+  for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) gate.recordInline(4 * wake);
+  // Waking the pool cost more than half the work saved: every trial slower.
+  for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) gate.recordParallel(4 * wake + 1);
+  EXPECT_EQ(gate.mode(2), Mode::Inline);
+}
+
+TEST(ParallelGate, TheFastestRunsDecide) {
+  ParallelGate gate;
+  const std::uint64_t wake = ParallelGate::kMinWakeNs;
+  gate.recordInline(50 * wake);  // e.g. a first run paying for page faults
+  gate.recordInline(wake * 3 / 2);
+  gate.recordInline(50 * wake);
+  // 1.5 wakes: two threads save 0.75 of one, less than the cheapest wake
+  // costs, so the pool is not even tried; four save 1.125.
+  EXPECT_EQ(gate.mode(2), Mode::Inline);
+  EXPECT_EQ(gate.mode(4), Mode::TryParallel);
+  gate.recordParallel(40 * wake);  // e.g. the pool's threads starting
+  gate.recordParallel(wake);
+  gate.recordParallel(40 * wake);
+  EXPECT_EQ(gate.mode(4), Mode::Parallel);
 }
 
 }  // namespace
