@@ -268,13 +268,15 @@ void executeSoftmax(const CodeletSpec &, const Operand *ops, const Attrs &) {
   float *y = out.type == Type::F32 ? ptr<Type::F32>(out) : (scratch(2).resize(in.numElements), scratch(2).data());
   Eigen::Map<const RowMajorA> X(x, rows, cols);
   Eigen::Map<RowMajorA> Y(y, rows, cols);
-  // Subtract the row maximum first so exp cannot overflow. Row by row: the
-  // whole-array form allocates the column of maxima and of sums each call.
-  for (Eigen::Index r = 0; r < rows; ++r) {
-    auto yr = Y.row(r);
-    yr = (X.row(r) - X.row(r).maxCoeff()).exp();
-    yr /= yr.sum();
-  }
+  // Subtract the row maximum first so exp cannot overflow, then exp all the
+  // rows in one pass: Eigen vectorizes exp over whole packets only, so rows
+  // of the mlp's 10 classes took the scalar expf one element at a time
+  // (4.6 us of a batch-64 run against the native's 2). Row by row for the
+  // maxima and sums: the whole-array form allocates them each call.
+  for (Eigen::Index r = 0; r < rows; ++r) Y.row(r) = X.row(r) - X.row(r).maxCoeff();
+  Eigen::Map<Eigen::ArrayXf> all(y, rows * cols);
+  all = all.exp();
+  for (Eigen::Index r = 0; r < rows; ++r) Y.row(r) /= Y.row(r).sum();
   if (out.type == Type::F16) {
     auto *h = ptr<Type::F16>(out);
     for (std::size_t i = 0; i < out.numElements; ++i) h[i] = Eigen::half(y[i]);
