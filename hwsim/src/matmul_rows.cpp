@@ -73,7 +73,8 @@ void detail::EnginePlan::planMatMulRows() {
     const auto operandsOf = [&](std::size_t v) { return prepared.operands.data() + prepared.vertices[v].firstOperand; };
     const auto bytesOf = [&](const PreparedOperand &o) { return views[o.view].bytes; };
     // A vertex that may join a row: a non-accumulating F32 MatMul of at
-    // least two rows, every operand in place.
+    // least two rows, a and b in place (out may be a piece per row: the row
+    // writes all of them in place at once).
     std::vector<std::uint8_t> candidate(count, 0);
     std::vector<Interval> outputs;
     for (std::size_t v = 0; v < count; ++v) {
