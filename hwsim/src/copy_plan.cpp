@@ -62,8 +62,7 @@ void runCopyChunks(std::uint8_t *base, const std::vector<CopyChunk> &chunks) {
 namespace hwsim {
 
 void detail::EnginePlan::planCopies() {
-  std::vector<detail::ByteSpan> ranges(views.size());
-  for (std::size_t i = 0; i < views.size(); ++i) ranges[i] = views[i].segments;
+  const std::vector<detail::ByteSpan> ranges = viewSegments();
   copyChunks.assign(d->nodes.size(), {});
   for (std::size_t i = 0; i < d->nodes.size(); ++i) {
     const auto &n = d->nodes[i];

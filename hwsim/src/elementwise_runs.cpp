@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "byte_intervals.hpp"
 #include "codelets/kernels.hpp"
 #include "engine_plan.hpp"
 
@@ -28,20 +29,6 @@ bool runsElementwise(const CodeletSpec &spec) {
   }
 }
 
-namespace {
-
-struct Range {
-  std::uint64_t begin, end;
-};
-
-// Whether [r.begin, r.end) overlaps a range of `sorted` (sorted, disjoint).
-bool overlapsAny(const std::vector<Range> &sorted, Range r) {
-  auto it = std::upper_bound(sorted.begin(), sorted.end(), r.begin, [](std::uint64_t b, const Range &x) { return b < x.end; });
-  return it != sorted.end() && it->begin < r.end;
-}
-
-}  // namespace
-
 }  // namespace hwsim::detail
 
 namespace hwsim {
@@ -59,7 +46,7 @@ void detail::EnginePlan::planElementwiseRuns() {
     // Every vertex the same codelet on contiguous operands of one element
     // count (no broadcast); no output byte read or written by another operand.
     bool qualifies = true;
-    std::vector<detail::Range> outputs, inputs;
+    std::vector<detail::ByteInterval> outputs, inputs;
     for (std::uint32_t v = 0; v < vs.size() && qualifies; ++v) {
       const detail::PreparedVertex &pv = prepared.vertices[v];
       if (vs[v].codelet != vs[0].codelet || pv.numOperands != spec.fields.size()) qualifies = false;
@@ -71,13 +58,12 @@ void detail::EnginePlan::planElementwiseRuns() {
           qualifies = false;
           break;
         }
-        const detail::Range r{o.offset, o.offset + views[o.view].bytes};
+        const detail::ByteInterval r{o.offset, o.offset + views[o.view].bytes};
         (o.dir == detail::FieldDir::In ? inputs : outputs).push_back(r);
       }
     }
     if (!qualifies) continue;
-    std::sort(outputs.begin(), outputs.end(), [](const detail::Range &a, const detail::Range &b) { return a.begin < b.begin; });
-    for (std::size_t i = 1; i < outputs.size() && qualifies; ++i) qualifies = outputs[i].begin >= outputs[i - 1].end;
+    qualifies = detail::sortDisjoint(outputs);
     for (std::size_t i = 0; i < inputs.size() && qualifies; ++i) qualifies = !detail::overlapsAny(outputs, inputs[i]);
     if (!qualifies) continue;
 

@@ -83,9 +83,9 @@ struct Engine::Impl {
     // set by runs on the replica's own thread, never inside pipelined stages).
     std::unique_ptr<std::uint8_t[]> pendingCopies;
     // Per joined MatMul b (matmul_rows.hpp): its blocks' bytes side by
-    // side, the arena offsets they were read at and whether they still hold
-    // those bytes (atomic, as freshMirrors). Made at the first run that
-    // needs them.
+    // side (the plan's JoinedB::shape, allocated at the first run that
+    // needs them), the arena offsets they were read at and whether they
+    // still hold those bytes (atomic, as freshMirrors).
     struct JoinedB {
       // 64-byte aligned: oneDNN's GEMM takes 1.28x the time with a b that
       // is not (20.3 against 25.9 us for 16 x 784 x 128 on an Ice Lake Xeon).
@@ -95,7 +95,6 @@ struct Engine::Impl {
       std::atomic<bool> fresh{false};
       std::vector<std::uint64_t> from;
       std::unique_ptr<float[], FreeAligned> data;
-      std::uint64_t floats = 0;  // in data
     };
     std::unique_ptr<JoinedB[]> joinedBs;
   };

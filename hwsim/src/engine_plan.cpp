@@ -72,6 +72,12 @@ void EnginePlan::resolveLayout() {
   }
 }
 
+std::vector<ByteSpan> EnginePlan::viewSegments() const {
+  std::vector<ByteSpan> segments(views.size());
+  for (std::size_t i = 0; i < views.size(); ++i) segments[i] = views[i].segments;
+  return segments;
+}
+
 void EnginePlan::planComputeSets() {
   // Chunks of whole tiles with roughly equal modelled work, so the host pool
   // gets balanced pieces; small compute sets stay on the calling thread, and

@@ -70,6 +70,8 @@ struct EnginePlan {
 
  private:
   void resolveLayout();
+  // Each view's segments, in view order (what the span-finding plans take).
+  std::vector<ByteSpan> viewSegments() const;
   void planComputeSets();
   void planCopies();           // copy_plan.cpp, with the operand mirrors
   void prepareVertices();      // vertex_operands.cpp, after the mirrors

@@ -219,7 +219,7 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   const std::atomic<bool> *fresh = t_stage ? nullptr : replicas[replica]->freshMirrors.get();
   auto viaSource = [&](const detail::OperandMirrors::Read &read) { return detail::OperandMirrors::viaSource(read, fresh); };
   auto readAt = [&](std::uint64_t offset, const detail::OperandMirrors::Read &read) {
-    return b + (viaSource(read) ? read.offset : offset);
+    return b + detail::OperandMirrors::readOffset(offset, read, fresh);
   };
   const detail::PreparedVertices &prepared = csVertices[csId];
   // MatMul rows (matmul_rows.hpp), not in pipelined stages: their joined

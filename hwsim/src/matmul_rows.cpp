@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "byte_intervals.hpp"
 #include "codelets/kernels.hpp"
 #include "engine_plan.hpp"
 #include "tagged_spans.hpp"
@@ -27,32 +28,12 @@ Reads readsOf(const PreparedOperand &o, std::uint64_t bytes) {
   return {o.offset, mirrored ? o.read.offset : o.offset, bytes, mirrored};
 }
 
-struct Interval {
-  std::uint64_t begin, end;
-};
-
-// The intervals sorted, those that overlap or touch merged.
-std::vector<Interval> merged(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval &a, const Interval &b) { return a.begin < b.begin; });
-  std::vector<Interval> out;
-  for (const Interval &i : v) {
-    if (!out.empty() && i.begin <= out.back().end) out.back().end = std::max(out.back().end, i.end);
-    else out.push_back(i);
-  }
-  return out;
-}
-
-// Whether [r.begin, r.end) overlaps an interval of `sorted` (sorted, disjoint).
-bool overlapsAny(const std::vector<Interval> &sorted, Interval r) {
-  auto it = std::upper_bound(sorted.begin(), sorted.end(), r.begin, [](std::uint64_t b, const Interval &x) { return b < x.end; });
-  return it != sorted.end() && it->begin < r.end;
-}
-
 }  // namespace
 
 void detail::EnginePlan::planMatMulRows() {
   const std::size_t numCs = d->computeSets.size();
   matMulRows.rows.assign(numCs, {});
+  if (!settings.matMulRows) return;
   detail::TaggedSpans spans;
   const ExecuteFn matMul = detail::activeKernels().matMul;
   std::map<std::vector<std::uint64_t>, std::uint32_t> joinedIndex;  // {K, then per block its b's bytes and width}
@@ -60,13 +41,13 @@ void detail::EnginePlan::planMatMulRows() {
   // its program) would be joined again at each run, a copy of b per row:
   // only b's read where they live (weights, read through their copies'
   // mirrors) are joined.
-  std::vector<Interval> copied;
+  std::vector<detail::ByteInterval> copied;
   for (const auto &n : d->nodes) {
     if (n.kind != detail::NodeKind::Copy) continue;
     for (const auto &[off, len] : views[n.view1].segments) copied.push_back({off, off + len});
   }
-  copied = merged(std::move(copied));
-  for (std::size_t c = 0; c < numCs && settings.matMulRows; ++c) {
+  copied = detail::mergedIntervals(std::move(copied));
+  for (std::size_t c = 0; c < numCs; ++c) {
     const detail::PreparedVertices &prepared = csVertices[c];
     const std::size_t count = prepared.vertices.size();
     if (count < 2) continue;
@@ -76,7 +57,7 @@ void detail::EnginePlan::planMatMulRows() {
     // least two rows, a and b in place (out may be a piece per row: the row
     // writes all of them in place at once).
     std::vector<std::uint8_t> candidate(count, 0);
-    std::vector<Interval> outputs;
+    std::vector<detail::ByteInterval> outputs;
     for (std::size_t v = 0; v < count; ++v) {
       const detail::PreparedVertex &pv = prepared.vertices[v];
       const PreparedOperand *ops = operandsOf(v);
@@ -92,18 +73,14 @@ void detail::EnginePlan::planMatMulRows() {
       }
       candidate[v] = ok;
     }
-    std::sort(outputs.begin(), outputs.end(), [](const Interval &a, const Interval &b) { return a.begin < b.begin; });
-    bool disjoint = true;
-    for (std::size_t i = 1; i < outputs.size() && disjoint; ++i) disjoint = outputs[i].begin >= outputs[i - 1].end;
-    if (!disjoint) continue;
-    outputs = merged(std::move(outputs));
+    if (!detail::sortDisjoint(outputs)) continue;
     // No output may hold a byte a candidate reads, through its mirror or
     // not; its b must be read where it lives.
     for (std::size_t v = 0; v < count; ++v) {
       for (std::size_t f = 0; f < 2 && candidate[v]; ++f) {
         const Reads r = readsOf(operandsOf(v)[f], bytesOf(operandsOf(v)[f]));
-        candidate[v] = !overlapsAny(outputs, {r.own, r.own + r.bytes}) && !overlapsAny(outputs, {r.source, r.source + r.bytes});
-        if (f == 1 && candidate[v]) candidate[v] = !overlapsAny(copied, {r.usual(), r.usual() + r.bytes});
+        candidate[v] = !detail::overlapsAny(outputs, {r.own, r.own + r.bytes}) && !detail::overlapsAny(outputs, {r.source, r.source + r.bytes});
+        if (f == 1 && candidate[v]) candidate[v] = !detail::overlapsAny(copied, {r.usual(), r.usual() + r.bytes});
       }
     }
     // Rows: runs of candidates of one a (its shape and where it is read).
@@ -172,9 +149,7 @@ void detail::EnginePlan::planMatMulRows() {
   }
   if (matMulRows.joinedBs.empty()) return;
   spans.finish();
-  std::vector<detail::ByteSpan> ranges(views.size());
-  for (std::size_t i = 0; i < views.size(); ++i) ranges[i] = views[i].segments;
-  matMulRows.staledBy = detail::tagsWrittenBy(*d, ranges, spans);
+  matMulRows.staledBy = detail::tagsWrittenBy(*d, viewSegments(), spans);
 }
 
 }  // namespace hwsim

@@ -18,7 +18,7 @@ const PreparedOperand *operandsOf(const detail::PreparedVertices &prepared, std:
 
 // Where an input is read this run (operand_mirrors.hpp).
 std::uint64_t readAt(const PreparedOperand &o, const std::atomic<bool> *fresh) {
-  return OperandMirrors::viaSource(o.read, fresh) ? o.read.offset : o.offset;
+  return OperandMirrors::readOffset(o.offset, o.read, fresh);
 }
 
 // Whether the joined b holds the bytes the row's vertices read as their b.
@@ -39,10 +39,7 @@ void Engine::Impl::joinB(const detail::MatMulRow &row, const detail::PreparedVer
   if (joinedAsRead(row, prepared, fresh, joined)) return;
   const detail::JoinedB &plan = matMulRows.joinedBs[row.joinedB];
   const std::uint64_t K = plan.shape[0], columns = plan.shape[1];
-  if (joined.floats != K * columns) {
-    joined.data.reset(static_cast<float *>(::operator new[](K * columns * sizeof(float), std::align_val_t{64})));
-    joined.floats = K * columns;
-  }
+  if (!joined.data) joined.data.reset(static_cast<float *>(::operator new[](K * columns * sizeof(float), std::align_val_t{64})));
   joined.from.resize(row.vertices);
   for (std::uint32_t j = 0; j < row.vertices; ++j) {
     joined.from[j] = readAt(operandsOf(prepared, row.firstVertex + j)[1], fresh);
@@ -65,8 +62,8 @@ bool Engine::Impl::runMatMulRow(const detail::MatMulRow &row, const detail::Prep
   if (!joinedAsRead(row, prepared, fresh, joined)) return false;
   detail::Operand ops[3];
   ops[0] = {base + aAt, Type::F32, first[0].shape, first[0].numElements, 0};
-  ops[1] = {reinterpret_cast<std::uint8_t *>(joined.data.get()), Type::F32, &matMulRows.joinedBs[row.joinedB].shape,
-            joined.floats, 0};
+  const Shape &bShape = matMulRows.joinedBs[row.joinedB].shape;
+  ops[1] = {reinterpret_cast<std::uint8_t *>(joined.data.get()), Type::F32, &bShape, bShape[0] * bShape[1], 0};
   ops[2] = {base + row.outOffset, Type::F32, &row.outShape, row.outShape[0] * row.outShape[1], 0};
   const detail::PreparedVertex &vx = prepared.vertices[row.firstVertex];
   vx.spec->execute(*vx.spec, ops, *vx.attrs);

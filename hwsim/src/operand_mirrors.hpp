@@ -61,6 +61,10 @@ class OperandMirrors {
   static bool viaSource(const Read &read, const std::atomic<bool> *fresh) {
     return fresh != nullptr && read.mirror != kNone && fresh[read.mirror].load(std::memory_order_relaxed);
   }
+  // Where in the arena an input whose own bytes are at `own` is read.
+  static std::uint64_t readOffset(std::uint64_t own, const Read &read, const std::atomic<bool> *fresh) {
+    return viaSource(read, fresh) ? read.offset : own;
+  }
 
   OperandMirrors() = default;
   // viewRanges: each view's arena byte ranges; copyChunks: per node
