@@ -8,6 +8,7 @@
 
 #include "f32_operands.hpp"
 #include "kernel_entry.hpp"
+#include "whole_packets.hpp"
 
 namespace hwsim::detail::HWSIM_ISA {
 
@@ -34,33 +35,41 @@ template <Type T> void unaryInt(UnaryOp op, const Storage<T> *in, Storage<T> *ou
 void unaryF32(UnaryOp op, const float *in, float *out, std::size_t n) {
   Eigen::Map<const Eigen::ArrayXf> x(in, static_cast<Eigen::Index>(n));
   Eigen::Map<Eigen::ArrayXf> y(out, static_cast<Eigen::Index>(n));
+  // Exact in any lane: Eigen's scalar head and tail give the packet's value.
   switch (op) {
-    case UnaryOp::Neg: y = -x; break;
-    case UnaryOp::Abs: y = x.abs(); break;
-    case UnaryOp::Relu: y = x.max(0.0f); break;
-    case UnaryOp::Exp: y = x.exp(); break;
-    case UnaryOp::Log: y = x.log(); break;
-    case UnaryOp::Sqrt: y = x.sqrt(); break;
-    case UnaryOp::Sigmoid: y = x.logistic(); break;
-    case UnaryOp::Tanh: y = x.tanh(); break;
-    case UnaryOp::Erf: y = x.unaryExpr([](float v) { return std::erf(v); }); break;
-    case UnaryOp::Floor: y = x.floor(); break;
-    case UnaryOp::Ceil: y = x.ceil(); break;
-    case UnaryOp::Round: y = x.rint(); break;  // halves to even, as ONNX Round
-    case UnaryOp::Sign: y = x.sign(); break;
-    case UnaryOp::Sin: y = x.sin(); break;
-    case UnaryOp::Cos: y = x.cos(); break;
-    case UnaryOp::Tan: y = x.tan(); break;
-    case UnaryOp::Asin: y = x.asin(); break;
-    case UnaryOp::Acos: y = x.acos(); break;
-    case UnaryOp::Atan: y = x.atan(); break;
-    case UnaryOp::Sinh: y = x.sinh(); break;
-    case UnaryOp::Cosh: y = x.cosh(); break;
-    case UnaryOp::Asinh: y = x.asinh(); break;
-    case UnaryOp::Acosh: y = x.acosh(); break;
-    case UnaryOp::Atanh: y = x.atanh(); break;
+    case UnaryOp::Neg: y = -x; return;
+    case UnaryOp::Abs: y = x.abs(); return;
+    case UnaryOp::Relu: y = x.max(0.0f); return;
+    case UnaryOp::Floor: y = x.floor(); return;
+    case UnaryOp::Ceil: y = x.ceil(); return;
+    case UnaryOp::Round: y = x.rint(); return;  // halves to even, as ONNX Round
+    case UnaryOp::Sign: y = x.sign(); return;
     default: break;
   }
+  // Approximations whose scalar and packet forms may differ by an ulp: every
+  // element on the packet path (whole_packets.hpp).
+  packetwise(in, out, n, [op](AlignedPackets &p) {
+    switch (op) {
+      case UnaryOp::Exp: p = p.exp(); break;
+      case UnaryOp::Log: p = p.log(); break;
+      case UnaryOp::Sqrt: p = p.sqrt(); break;
+      case UnaryOp::Sigmoid: p = p.logistic(); break;
+      case UnaryOp::Tanh: p = p.tanh(); break;
+      case UnaryOp::Erf: p = p.unaryExpr([](float v) { return std::erf(v); }); break;
+      case UnaryOp::Sin: p = p.sin(); break;
+      case UnaryOp::Cos: p = p.cos(); break;
+      case UnaryOp::Tan: p = p.tan(); break;
+      case UnaryOp::Asin: p = p.asin(); break;
+      case UnaryOp::Acos: p = p.acos(); break;
+      case UnaryOp::Atan: p = p.atan(); break;
+      case UnaryOp::Sinh: p = p.sinh(); break;
+      case UnaryOp::Cosh: p = p.cosh(); break;
+      case UnaryOp::Asinh: p = p.asinh(); break;
+      case UnaryOp::Acosh: p = p.acosh(); break;
+      case UnaryOp::Atanh: p = p.atanh(); break;
+      default: break;
+    }
+  });
 }
 
 // F16 is computed in F32 through a small stack buffer, then rounded back.

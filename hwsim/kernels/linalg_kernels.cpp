@@ -6,6 +6,7 @@
 // checked against (hwsim_kernel_isa_test).
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "codelets/onednn_sgemm.hpp"
 #include "f32_operands.hpp"
 #include "kernel_entry.hpp"
+#include "whole_packets.hpp"
 
 namespace hwsim::detail::HWSIM_ISA {
 
@@ -259,6 +261,49 @@ void executeReduce(const CodeletSpec &spec, const Operand *ops, const Attrs &att
 
 // ---------- Softmax ----------
 
+namespace {
+
+// Rows of at most one packet (the mlp's 10 classes at v4, one row per vertex)
+// in registers: Eigen's dynamic-size row reductions cost more than the math
+// on such a row (80 ns for 10 classes). The lanes past the row are kept out
+// of the maximum, given exp(0) (no exp of a large negative number, which
+// Eigen clamps to a denormal) and zeroed before the sum.
+namespace ei = Eigen::internal;
+using FloatPacket = ei::packet_traits<float>::type;
+
+#if defined(__AVX__)
+// Masked loads and stores (AVX and AVX-512): a row staged through a buffer by
+// scalar stores and read back as one vector waits for those stores.
+using RowMask = std::conditional_t<kFloatLanes == 16, std::uint16_t, std::uint8_t>;
+RowMask rowMask(std::size_t cols) { return static_cast<RowMask>((1u << cols) - 1); }
+FloatPacket loadRow(const float *x, std::size_t cols) { return ei::ploadu<FloatPacket>(x, rowMask(cols)); }
+void storeRow(float *y, const FloatPacket &p, std::size_t cols) { ei::pstoreu(y, p, rowMask(cols)); }
+#else
+FloatPacket loadRow(const float *x, std::size_t cols) {
+  alignas(64) float row[kFloatLanes] = {};
+  std::copy(x, x + cols, row);
+  return ei::pload<FloatPacket>(row);
+}
+void storeRow(float *y, const FloatPacket &p, std::size_t cols) {
+  alignas(64) float row[kFloatLanes];
+  ei::pstore(row, p);
+  std::copy(row, row + cols, y);
+}
+#endif
+
+void softmaxShortRows(const float *x, float *y, std::size_t rows, std::size_t cols) {
+  const FloatPacket inRow = ei::pcmp_lt(ei::plset<FloatPacket>(0.0f), ei::pset1<FloatPacket>(static_cast<float>(cols)));
+  const FloatPacket lowest = ei::pset1<FloatPacket>(-std::numeric_limits<float>::infinity());
+  for (std::size_t r = 0; r < rows; ++r, x += cols, y += cols) {
+    const FloatPacket v = loadRow(x, cols);
+    const FloatPacket max = ei::pset1<FloatPacket>(ei::predux_max(ei::pselect(inRow, v, lowest)));
+    const FloatPacket e = ei::pand(ei::pexp(ei::pand(ei::psub(v, max), inRow)), inRow);
+    storeRow(y, ei::pdiv(e, ei::pset1<FloatPacket>(ei::predux(e))), cols);
+  }
+}
+
+}  // namespace
+
 void executeSoftmax(const CodeletSpec &, const Operand *ops, const Attrs &) {
   const Operand &in = ops[0], &out = ops[1];
   const auto cols = static_cast<Eigen::Index>(in.shape->back());
@@ -266,17 +311,18 @@ void executeSoftmax(const CodeletSpec &, const Operand *ops, const Attrs &) {
   using RowMajorA = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const float *x = asF32(in, 0);
   float *y = out.type == Type::F32 ? ptr<Type::F32>(out) : (scratch(2).resize(in.numElements), scratch(2).data());
-  Eigen::Map<const RowMajorA> X(x, rows, cols);
-  Eigen::Map<RowMajorA> Y(y, rows, cols);
-  // Subtract the row maximum first so exp cannot overflow, then exp all the
-  // rows in one pass: Eigen vectorizes exp over whole packets only, so rows
-  // of the mlp's 10 classes took the scalar expf one element at a time
-  // (4.6 us of a batch-64 run against the native's 2). Row by row for the
-  // maxima and sums: the whole-array form allocates them each call.
-  for (Eigen::Index r = 0; r < rows; ++r) Y.row(r) = X.row(r) - X.row(r).maxCoeff();
-  Eigen::Map<Eigen::ArrayXf> all(y, rows * cols);
-  all = all.exp();
-  for (Eigen::Index r = 0; r < rows; ++r) Y.row(r) /= Y.row(r).sum();
+  if (static_cast<std::size_t>(cols) <= kFloatLanes) {
+    softmaxShortRows(x, y, static_cast<std::size_t>(rows), static_cast<std::size_t>(cols));
+  } else {
+    // Subtract the row maximum first so exp cannot overflow, then exp all
+    // the rows in one pass on the packet path. Row by row for the maxima and
+    // sums: the whole-array form allocates them each call.
+    Eigen::Map<const RowMajorA> X(x, rows, cols);
+    Eigen::Map<RowMajorA> Y(y, rows, cols);
+    for (Eigen::Index r = 0; r < rows; ++r) Y.row(r) = X.row(r) - X.row(r).maxCoeff();
+    packetwise(y, y, in.numElements, [](AlignedPackets &p) { p = p.exp(); });
+    for (Eigen::Index r = 0; r < rows; ++r) Y.row(r) /= Y.row(r).sum();
+  }
   if (out.type == Type::F16) {
     auto *h = ptr<Type::F16>(out);
     for (std::size_t i = 0; i < out.numElements; ++i) h[i] = Eigen::half(y[i]);

@@ -10,23 +10,10 @@ namespace hwsim::detail {
 
 bool runsElementwise(const CodeletSpec &spec) {
   const KernelTable &k = activeKernels();
-  // Every binary op is one IEEE operation or a scalar loop per element.
-  if (spec.execute == k.binary) return true;
-  if (spec.execute != k.unary) return false;
-  // Exact in any lane; Eigen's vectorized exp, tanh, sin... may differ from
-  // its scalar tail by an ulp, so where a vertex's elements fall would show.
-  switch (static_cast<UnaryOp>(spec.op)) {
-    case UnaryOp::Neg:
-    case UnaryOp::Abs:
-    case UnaryOp::Relu:
-    case UnaryOp::Not:
-    case UnaryOp::Cast:
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::Round:
-    case UnaryOp::Sign: return true;
-    default: return false;
-  }
+  // Every binary op is one IEEE operation or a scalar loop per element; every
+  // unary op is exact in any lane or computed on the packet path wherever
+  // its element lies (kernels/whole_packets.hpp).
+  return spec.execute == k.binary || spec.execute == k.unary;
 }
 
 }  // namespace hwsim::detail

@@ -5,8 +5,9 @@
 // with its own operand setup. Only where the result cannot tell: every
 // vertex of the compute set runs the same codelet, whose value for an
 // element depends on that element's inputs alone and not on how the kernel
-// splits or vectorizes the elements (no transcendental functions, no
-// broadcast), and no vertex writes a byte that another vertex reads or
+// splits or vectorizes the elements (every binary and unary op: the
+// transcendental ones compute each element on the packet path wherever it
+// lies, kernels/whole_packets.hpp; no broadcast), and no vertex writes a byte that another vertex reads or
 // writes, so the order vertices run in is free. The plan, the tiles and the
 // modelled cycles are the compute set's as before; only the host calls differ.
 #pragma once

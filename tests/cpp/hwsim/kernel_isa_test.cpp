@@ -192,6 +192,9 @@ std::vector<Case> cases() {
   out.push_back({"reduce max columns", "ReduceMax", {random({17, 33}, -1, 1, 24), random({33}, 0, 0, 0)}, {{0}}});
   out.push_back({"reduce mean all", "ReduceMean", {random({4, 5, 6}, -1, 1, 25), random({1}, 0, 0, 0)}, {{}}});
   out.push_back({"softmax", "Softmax", {random({7, 19}, -4, 4, 26), random({7, 19}, 0, 0, 0)}, {}});
+  // Rows of one packet or less at some levels (10 at v4, 3 at all).
+  out.push_back({"softmax rows of 10", "Softmax", {random({5, 10}, -4, 4, 76), random({5, 10}, 0, 0, 0)}, {}});
+  out.push_back({"softmax rows of 3", "Softmax", {random({4, 3}, -4, 4, 77), random({4, 3}, 0, 0, 0)}, {}});
   return out;
 }
 
@@ -219,6 +222,46 @@ TEST(KernelIsa, EveryLevelThisMachineRunsAgreesWithBaseline) {
 
 // The Conv and pool kernels given the geometry prepared once per vertex (as
 // an engine runs them) write the bytes they write parsing it at each call.
+// Runs `codelet` on the n floats of `in` at `table`'s level, out of place.
+std::vector<float> runFlat(const KernelTable &table, const char *codelet, const float *in, std::size_t n,
+                           const Shape &shape) {
+  const CodeletSpec &s = spec(codelet);
+  std::vector<float> out(n);
+  Operand ops[2] = {{reinterpret_cast<std::uint8_t *>(const_cast<float *>(in)), Type::F32, &shape, n},
+                    {reinterpret_cast<std::uint8_t *>(out.data()), Type::F32, &shape, n}};
+  Attrs attrs;
+  for (const auto &a : s.attrs) attrs.push_back(a.defaults);
+  kernelOf(table, codelet)(s, ops, attrs);
+  return out;
+}
+
+// An element's value does not depend on where it lies (the first element,
+// the last, the tail after whole packets, an unaligned start), so a vertex
+// split or joined with its neighbours (elementwise runs) writes the same
+// bytes, for every unary op.
+TEST(KernelIsa, ElementsGiveTheirValueWhereverTheyLie) {
+  const Tensor whole = random({301}, -3, 3, 78);
+  int compared = 0;
+  forEachRunnableLevel([&](KernelIsa isa, const KernelTable &table) {
+    const std::string level(hwsim::detail::kernelIsaName(isa));
+    for (const char *op : {"Exp", "Log", "Sqrt", "Tanh", "Sigmoid", "Erf", "Sin", "Atan", "Relu"}) {
+      std::vector<float> in = whole.values;
+      if (std::string(op) == "Log" || std::string(op) == "Sqrt") {
+        for (float &v : in) v = std::fabs(v) + 0.01f;
+      }
+      const auto want = runFlat(table, op, in.data(), in.size(), {in.size()});
+      for (const auto &[start, count] : std::vector<std::pair<std::size_t, std::size_t>>{
+               {0, 1}, {1, 1}, {1, 7}, {3, 16}, {5, 33}, {17, 284}, {300, 1}}) {
+        const auto got = runFlat(table, op, in.data() + start, count, {count});
+        EXPECT_EQ(std::memcmp(got.data(), want.data() + start, count * sizeof(float)), 0)
+            << op << " at level " << level << ", elements " << start << " to " << start + count;
+        ++compared;
+      }
+    }
+  });
+  EXPECT_GE(compared, 63);  // the baseline level at least
+}
+
 TEST(KernelIsa, PreparedGeometryGivesTheBytesOfParsingAtEachCall) {
   int compared = 0;
   forEachRunnableLevel([&](KernelIsa isa, const KernelTable &table) {
