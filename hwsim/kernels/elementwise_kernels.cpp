@@ -48,25 +48,25 @@ void unaryF32(UnaryOp op, const float *in, float *out, std::size_t n) {
   }
   // Approximations whose scalar and packet forms may differ by an ulp: every
   // element on the packet path (whole_packets.hpp).
-  packetwise(in, out, n, [op](AlignedPackets &p) {
+  packetwise(in, out, n, [op](FloatsIn from, AlignedPackets to) {
     switch (op) {
-      case UnaryOp::Exp: p = p.exp(); break;
-      case UnaryOp::Log: p = p.log(); break;
-      case UnaryOp::Sqrt: p = p.sqrt(); break;
-      case UnaryOp::Sigmoid: p = p.logistic(); break;
-      case UnaryOp::Tanh: p = p.tanh(); break;
-      case UnaryOp::Erf: p = p.unaryExpr([](float v) { return std::erf(v); }); break;
-      case UnaryOp::Sin: p = p.sin(); break;
-      case UnaryOp::Cos: p = p.cos(); break;
-      case UnaryOp::Tan: p = p.tan(); break;
-      case UnaryOp::Asin: p = p.asin(); break;
-      case UnaryOp::Acos: p = p.acos(); break;
-      case UnaryOp::Atan: p = p.atan(); break;
-      case UnaryOp::Sinh: p = p.sinh(); break;
-      case UnaryOp::Cosh: p = p.cosh(); break;
-      case UnaryOp::Asinh: p = p.asinh(); break;
-      case UnaryOp::Acosh: p = p.acosh(); break;
-      case UnaryOp::Atanh: p = p.atanh(); break;
+      case UnaryOp::Exp: to = from.exp(); break;
+      case UnaryOp::Log: to = from.log(); break;
+      case UnaryOp::Sqrt: to = from.sqrt(); break;
+      case UnaryOp::Sigmoid: to = from.logistic(); break;
+      case UnaryOp::Tanh: to = from.tanh(); break;
+      case UnaryOp::Erf: to = from.unaryExpr([](float v) { return std::erf(v); }); break;
+      case UnaryOp::Sin: to = from.sin(); break;
+      case UnaryOp::Cos: to = from.cos(); break;
+      case UnaryOp::Tan: to = from.tan(); break;
+      case UnaryOp::Asin: to = from.asin(); break;
+      case UnaryOp::Acos: to = from.acos(); break;
+      case UnaryOp::Atan: to = from.atan(); break;
+      case UnaryOp::Sinh: to = from.sinh(); break;
+      case UnaryOp::Cosh: to = from.cosh(); break;
+      case UnaryOp::Asinh: to = from.asinh(); break;
+      case UnaryOp::Acosh: to = from.acosh(); break;
+      case UnaryOp::Atanh: to = from.atanh(); break;
       default: break;
     }
   });

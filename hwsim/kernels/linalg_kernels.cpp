@@ -320,7 +320,7 @@ void executeSoftmax(const CodeletSpec &, const Operand *ops, const Attrs &) {
     Eigen::Map<const RowMajorA> X(x, rows, cols);
     Eigen::Map<RowMajorA> Y(y, rows, cols);
     for (Eigen::Index r = 0; r < rows; ++r) Y.row(r) = X.row(r) - X.row(r).maxCoeff();
-    packetwise(y, y, in.numElements, [](AlignedPackets &p) { p = p.exp(); });
+    packetwise(y, y, in.numElements, [](FloatsIn from, AlignedPackets to) { to = from.exp(); });
     for (Eigen::Index r = 0; r < rows; ++r) Y.row(r) /= Y.row(r).sum();
   }
   if (out.type == Type::F16) {

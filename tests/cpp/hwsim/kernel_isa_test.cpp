@@ -257,6 +257,13 @@ TEST(KernelIsa, ElementsGiveTheirValueWhereverTheyLie) {
             << op << " at level " << level << ", elements " << start << " to " << start + count;
         ++compared;
       }
+      // In place (out = in), from an element that is not on a packet boundary.
+      std::vector<float> inPlace = in;
+      const Shape rest{in.size() - 3};
+      Operand ops[2] = {{reinterpret_cast<std::uint8_t *>(inPlace.data() + 3), Type::F32, &rest, rest[0]},
+                        {reinterpret_cast<std::uint8_t *>(inPlace.data() + 3), Type::F32, &rest, rest[0]}};
+      kernelOf(table, op)(spec(op), ops, {});
+      EXPECT_EQ(std::memcmp(inPlace.data() + 3, want.data() + 3, rest[0] * sizeof(float)), 0) << op << " in place at level " << level;
     }
   });
   EXPECT_GE(compared, 63);  // the baseline level at least
