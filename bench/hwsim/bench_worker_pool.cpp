@@ -50,8 +50,8 @@ void BM_PoolParallelFor(benchmark::State &state) {
   for (auto _ : state) pool.parallelFor(kChunks, [&](std::size_t) { spin(iters); });
 }
 
-BENCHMARK(BM_PoolInline)->Arg(10)->Arg(25)->Arg(50)->Arg(100)->Arg(200)->UseRealTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_PoolParallelFor)->Arg(10)->Arg(25)->Arg(50)->Arg(100)->Arg(200)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PoolInline)->Arg(2)->Arg(4)->Arg(10)->Arg(25)->Arg(50)->Arg(100)->Arg(200)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PoolParallelFor)->Arg(2)->Arg(4)->Arg(10)->Arg(25)->Arg(50)->Arg(100)->Arg(200)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 BENCHMARK_MAIN();

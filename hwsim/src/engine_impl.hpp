@@ -149,10 +149,12 @@ struct Engine::Impl {
   // before the compute set's vertices run.
   void joinB(const detail::MatMulRow &row, const detail::PreparedVertices &prepared, std::uint8_t *base,
              const std::atomic<bool> *fresh, Replica &rep) const;
-  // Runs the row as one GEMM; false (nothing run) when its vertices do not
-  // read one a, or its b is not joined as they read it.
-  bool runMatMulRow(const detail::MatMulRow &row, const detail::PreparedVertices &prepared, std::uint8_t *base,
-                    const std::atomic<bool> *fresh, Replica &rep) const;
+  // Runs the row (or only its part, if not null) as one GEMM; false
+  // (nothing run) when its vertices do not read one a, or its b is not
+  // joined as they read it.
+  bool runMatMulRow(const detail::MatMulRow &row, const detail::MatMulRowPart *part,
+                    const detail::PreparedVertices &prepared, std::uint8_t *base, const std::atomic<bool> *fresh,
+                    Replica &rep) const;
   void copyView(std::uint32_t node, unsigned replica);
   // Returns the step's modelled cycles (less than its static cost when the
   // transfer was prefetched onto IO tiles).

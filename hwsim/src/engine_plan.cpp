@@ -83,7 +83,7 @@ void EnginePlan::planComputeSets() {
   // gets balanced pieces; small compute sets stay on the calling thread, and
   // those with chunks go to the pool only once their gate (Engine::Impl's
   // csGates) has timed them.
-  constexpr std::uint64_t kInlineCycles = 20000;
+  constexpr std::uint64_t kInlineCycles = 2000;
   const unsigned workers = settings.hostThreads;
   csChunks.resize(d->computeSets.size());
   for (std::size_t c = 0; c < d->computeSets.size(); ++c) {

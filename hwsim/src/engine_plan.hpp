@@ -76,6 +76,7 @@ struct EnginePlan {
   void planCopies();           // copy_plan.cpp, with the operand mirrors
   void prepareVertices();      // vertex_operands.cpp, after the mirrors
   void planMatMulRows();       // matmul_rows.cpp, after prepareVertices; joins chunks a row would split
+  void planRowParts(std::size_t cs);  // matmul_rows.cpp: MatMulRowPlan::parts of compute set cs
   void planElementwiseRuns();  // elementwise_runs.cpp, after the chunks and prepareVertices
 };
 

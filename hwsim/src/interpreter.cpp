@@ -74,6 +74,7 @@ RunStatus Engine::Impl::runOne(unsigned program, unsigned replica) {
   auto &rep = *replicas[replica];
   rep.profileThisRun = profiling.load(std::memory_order_relaxed) && rep.profiledRuns[program] < profileRunLimit;
   if (rep.profileThisRun) ++rep.profiledRuns[program];
+  const detail::WorkerPool::RunScope running;
   try {
     exec(d->programs[program], replica);
   } catch (const StopSignal &) {
@@ -230,18 +231,18 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   if (byRows) {
     for (const detail::MatMulRow &row : rows) joinB(row, prepared, b, fresh, rep);
   }
-  auto runVertices = [&](std::size_t chunk) {
+  // Vertices [first, end), which split no row.
+  auto runVertices = [&](std::uint32_t first, std::uint32_t end) {
     // Every field of a vertex's operands is set before its codelet runs:
     // zeroing the array once per vertex took a quarter of this function's
     // samples in mnist-8 (a rep stos of 160 bytes per vertex).
     std::array<detail::Operand, kMaxOperands> ops{};
-    // The chunk's first row: chunks never split one.
-    auto row = byRows ? std::lower_bound(rows.begin(), rows.end(), chunks[chunk],
+    auto row = byRows ? std::lower_bound(rows.begin(), rows.end(), first,
                                          [](const detail::MatMulRow &r, std::uint32_t v) { return r.firstVertex < v; })
                       : rows.end();
-    for (std::uint32_t vi = chunks[chunk]; vi < chunks[chunk + 1]; ++vi) {
+    for (std::uint32_t vi = first; vi < end; ++vi) {
       if (row != rows.end() && row->firstVertex == vi) {
-        const bool ran = runMatMulRow(*row, prepared, b, fresh, rep);
+        const bool ran = runMatMulRow(*row, nullptr, prepared, b, fresh, rep);
         const std::uint32_t last = vi + row->vertices - 1;
         ++row;
         if (ran) {
@@ -294,13 +295,25 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
       vx.spec->execute(*vx.spec, ops.data(), *vx.attrs);
     }
   };
+  // Rows cut into parts (matmul_rows.hpp): a chunk per part. A row that
+  // cannot run as GEMMs runs its vertices in its first part's chunk.
+  const std::vector<detail::MatMulRowPart> &parts = matMulRows.parts[csId];
+  const bool byParts = byRows && !parts.empty();
+  auto runPart = [&](std::size_t i) {
+    const detail::MatMulRowPart &part = parts[i];
+    const detail::MatMulRow &row = rows[part.row];
+    if (!runMatMulRow(row, &part, prepared, b, fresh, rep) && part.firstRow == 0) {
+      runVertices(row.firstVertex, row.firstVertex + row.vertices);
+    }
+  };
   auto runChunk = [&](std::size_t chunk) {
-    if (runs.empty()) runVertices(chunk);
+    if (byParts) runPart(chunk);
+    else if (runs.empty()) runVertices(chunks[chunk], chunks[chunk + 1]);
     else runElementwise(chunk);
   };
   // Chunks exist only with host.threads > 1 (planComputeSets); the gate
   // keeps on the caller what the pool cannot speed up.
-  const std::size_t numChunks = chunks.size() - 1;
+  const std::size_t numChunks = byParts ? parts.size() : chunks.size() - 1;
   auto &gate = csGates[csId];
   const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(enginePlan->settings.hostThreads, numChunks));
   using Mode = detail::ParallelGate::Mode;

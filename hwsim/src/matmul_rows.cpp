@@ -33,6 +33,7 @@ Reads readsOf(const PreparedOperand &o, std::uint64_t bytes) {
 void detail::EnginePlan::planMatMulRows() {
   const std::size_t numCs = d->computeSets.size();
   matMulRows.rows.assign(numCs, {});
+  matMulRows.parts.assign(numCs, {});
   if (!settings.matMulRows) return;
   detail::TaggedSpans spans;
   const ExecuteFn matMul = detail::activeKernels().matMul;
@@ -139,6 +140,7 @@ void detail::EnginePlan::planMatMulRows() {
       rows.push_back({static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(end - v), it->second, outBase, {M, columns}});
       v = end;
     }
+    planRowParts(c);
     // A row runs on one thread: no chunk boundary inside one.
     std::vector<std::uint32_t> &chunks = csChunks[c];
     for (const detail::MatMulRow &row : rows) {
@@ -150,6 +152,32 @@ void detail::EnginePlan::planMatMulRows() {
   if (matMulRows.joinedBs.empty()) return;
   spans.finish();
   matMulRows.staledBy = detail::tagsWrittenBy(*d, viewSegments(), spans);
+}
+
+void detail::EnginePlan::planRowParts(std::size_t cs) {
+  // At least this many rows of a per piece: fewer leave the GEMM kernel's
+  // row blocks idle.
+  constexpr std::uint64_t kMinPartRows = 4;
+  const std::vector<detail::MatMulRow> &rows = matMulRows.rows[cs];
+  const unsigned threads = settings.hostThreads;
+  if (rows.empty() || threads < 2 || rows.size() >= threads) return;
+  std::size_t inRows = 0;
+  for (const detail::MatMulRow &row : rows) inRows += row.vertices;
+  if (inRows != csVertices[cs].vertices.size()) return;  // other vertices: chunks of vertices
+  const std::uint64_t perRow = (threads + rows.size() - 1) / rows.size();
+  std::vector<detail::MatMulRowPart> parts;
+  for (std::uint32_t r = 0; r < rows.size(); ++r) {
+    const detail::MatMulRow &row = rows[r];
+    const std::uint64_t M = row.outShape[0], columns = row.outShape[1];
+    const std::uint64_t K = (*csVertices[cs].operands[csVertices[cs].vertices[row.firstVertex].firstOperand].shape)[1];
+    const std::uint64_t pieces = std::min(perRow, M / kMinPartRows);
+    if (pieces < 2) return;
+    for (std::uint64_t p = 0; p < pieces; ++p) {
+      const std::uint64_t first = M * p / pieces, end = M * (p + 1) / pieces;
+      parts.push_back({r, first, {end - first, K}, {end - first, columns}});
+    }
+  }
+  matMulRows.parts[cs] = std::move(parts);
 }
 
 }  // namespace hwsim

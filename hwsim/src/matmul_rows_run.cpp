@@ -51,8 +51,9 @@ void Engine::Impl::joinB(const detail::MatMulRow &row, const detail::PreparedVer
   joined.fresh.store(true, std::memory_order_relaxed);
 }
 
-bool Engine::Impl::runMatMulRow(const detail::MatMulRow &row, const detail::PreparedVertices &prepared, std::uint8_t *base,
-                                const std::atomic<bool> *fresh, Replica &rep) const {
+bool Engine::Impl::runMatMulRow(const detail::MatMulRow &row, const detail::MatMulRowPart *part,
+                                const detail::PreparedVertices &prepared, std::uint8_t *base, const std::atomic<bool> *fresh,
+                                Replica &rep) const {
   const PreparedOperand *first = operandsOf(prepared, row.firstVertex);
   const std::uint64_t aAt = readAt(first[0], fresh);
   for (std::uint32_t j = 1; j < row.vertices; ++j) {
@@ -60,11 +61,16 @@ bool Engine::Impl::runMatMulRow(const detail::MatMulRow &row, const detail::Prep
   }
   Replica::JoinedB &joined = rep.joinedBs[row.joinedB];
   if (!joinedAsRead(row, prepared, fresh, joined)) return false;
+  // A part: its rows of a and out, which are whole rows of both matrices.
+  const Shape &aShape = part != nullptr ? part->aShape : *first[0].shape;
+  const Shape &outShape = part != nullptr ? part->outShape : row.outShape;
+  const std::uint64_t firstRow = part != nullptr ? part->firstRow : 0;
   detail::Operand ops[3];
-  ops[0] = {base + aAt, Type::F32, first[0].shape, first[0].numElements, 0};
+  ops[0] = {base + aAt + firstRow * aShape[1] * sizeof(float), Type::F32, &aShape, aShape[0] * aShape[1], 0};
   const Shape &bShape = matMulRows.joinedBs[row.joinedB].shape;
   ops[1] = {reinterpret_cast<std::uint8_t *>(joined.data.get()), Type::F32, &bShape, bShape[0] * bShape[1], 0};
-  ops[2] = {base + row.outOffset, Type::F32, &row.outShape, row.outShape[0] * row.outShape[1], 0};
+  ops[2] = {base + row.outOffset + firstRow * outShape[1] * sizeof(float), Type::F32, &outShape,
+            outShape[0] * outShape[1], 0};
   const detail::PreparedVertex &vx = prepared.vertices[row.firstVertex];
   vx.spec->execute(*vx.spec, ops, *vx.attrs);
   return true;

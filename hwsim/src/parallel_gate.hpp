@@ -1,6 +1,7 @@
 // ParallelGate: whether one compute set is worth handing to the worker pool.
-// Waking a parked pool thread and waiting for it costs from about 10 us (an
-// Ice Lake Xeon VM, bench_worker_pool) to tens of microseconds (an idle VM,
+// Handing chunks to a pool thread still polling after its last job and
+// waiting for it costs about 1-2 us (an Ice Lake Xeon VM, bench_worker_pool);
+// waking a parked one from about 10 us to tens of microseconds (an idle VM,
 // whose vCPUs halt), longer than a small compute set takes on one thread, and
 // modelled cycles do not tell host time (the host kernels differ per codelet
 // and per ISA level). So the gate measures:
@@ -8,7 +9,7 @@
 //      timed by its CPU time (a run preempted by other processes does not
 //      look longer); T is the fastest;
 //   2. if on k threads T / k + kMinWakeNs < T (the pool could win what the
-//      cheapest wake costs), the next kSamples runs go to the pool, timed by
+//      cheapest hand-off costs), the next kSamples runs go to the pool, timed by
 //      the caller's wall time; P is the fastest;
 //   3. from then on it runs on the pool if P < T, inline otherwise.
 // So the pool never keeps a compute set that it made slower than the calling
@@ -31,7 +32,7 @@ std::uint64_t wallNs();
 class ParallelGate {
  public:
   static constexpr std::uint32_t kSamples = 3;
-  static constexpr std::uint64_t kMinWakeNs = 10000;
+  static constexpr std::uint64_t kMinWakeNs = 1000;
 
   enum class Mode : std::uint8_t {
     TimeInline,   // step 1: run inline and recordInline() its CPU time

@@ -10,6 +10,7 @@
 
 #include "engine_impl.hpp"
 #include "fail.hpp"
+#include "worker_pool.hpp"
 
 namespace hwsim {
 
@@ -58,6 +59,7 @@ RunStatus Engine::Impl::pipelineStep(unsigned program, unsigned replica, bool st
     if (const RunStatus s = flushPipeline(replica); s != RunStatus::Completed) return s;
   }
   if (!plan.pipelined()) return startNew ? runOne(program, replica) : RunStatus::Completed;
+  const detail::WorkerPool::RunScope running;
   // The stages run without deferred copies (operand_mirrors.hpp): make those
   // earlier runs left pending.
   makePendingCopies(replica);

@@ -180,6 +180,44 @@ TEST(MatMulRows, OneRowSeesTheHostsWritesOfItsB) {
   }
 }
 
+// One row where the host has two threads: cut into two parts of 16 rows of
+// a and out, each its own GEMM against the one joined b, which the pool may
+// run side by side; the products follow a host write of w. With one thread
+// the row stays whole.
+TEST(MatMulRows, OneRowIsCutIntoPartsForTwoThreads) {
+  // Enough work (about 40 us) that the gate's trial runs take the pool.
+  constexpr std::size_t kRows = 32, kDepth = 512, kColumns = 128;
+  const auto x = hwsim_test::randomFloats(kRows * kDepth, -1, 1, 11);
+  const auto w1 = hwsim_test::randomFloats(kDepth * kColumns, -1, 1, 12), w2 = hwsim_test::randomFloats(kDepth * kColumns, -1, 1, 13);
+  for (const char *threads : {"2", "1"}) {
+    SCOPED_TRACE(std::string("host.threads ") + threads);
+    hwsim_test::Harness h(hwsim::Target::gc200());
+    buildWeightedMatMul(h, kRows, kDepth, kColumns, {{"host.threads", threads}});
+    ASSERT_EQ(rowsOf(*h.engine).size(), 1u);
+    std::vector<hwsim::detail::MatMulRowPart> parts;
+    for (const auto &cs : hwsim::Engine::Impl::of(*h.engine).matMulRows.parts) parts.insert(parts.end(), cs.begin(), cs.end());
+    if (std::string(threads) == "2") {
+      ASSERT_EQ(parts.size(), 2u);
+      EXPECT_EQ(parts[0].firstRow, 0u);
+      EXPECT_EQ(parts[1].firstRow, kRows / 2);
+      EXPECT_EQ(parts[1].aShape, (hwsim::Shape{kRows / 2, kDepth}));
+      EXPECT_EQ(parts[1].outShape, (hwsim::Shape{kRows / 2, kColumns}));
+    } else {
+      EXPECT_TRUE(parts.empty());
+    }
+    h.write("a", x);
+    h.write("w", w1);
+    EXPECT_EQ(h.engine->run(0), hwsim::RunStatus::Completed);
+    for (int run = 0; run < 8; ++run) {  // past the gate's timing and trial runs
+      EXPECT_EQ(h.engine->run(1), hwsim::RunStatus::Completed);
+      expectNear(h.read<float>("c", kRows * kColumns), product(x, w1, kRows, kDepth, kColumns), "w1, run " + std::to_string(run), 1e-3);
+    }
+    h.write("w", w2);
+    EXPECT_EQ(h.engine->run(1), hwsim::RunStatus::Completed);
+    expectNear(h.read<float>("c", kRows * kColumns), product(x, w2, kRows, kDepth, kColumns), "w2", 1e-3);
+  }
+}
+
 // Big enough for the worker pool (its gate sends a compute set of more than
 // 120 us of work there after timing three runs): where the process may use
 // two CPUs, the rows run on two threads, each reading the one joined b the

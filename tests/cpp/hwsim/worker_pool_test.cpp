@@ -1,9 +1,11 @@
 // The worker pool: how many threads a job may use, threads started only by
 // the first job that needs them, several submitters with different limits
-// at once; and the gate that keeps small compute sets off the pool.
+// at once, which end of a job each side takes, no help while every CPU runs
+// a program; and the gate that keeps small compute sets off the pool.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -108,6 +110,48 @@ TEST(WorkerPool, AChunksExceptionReachesTheCallerAfterEveryChunkRan) {
                                 }),
                std::runtime_error);
   EXPECT_EQ(ran.load(), 16);
+}
+
+// Each side keeps to its end of a job's chunks: every chunk waits (up to
+// 2 s) until two have started, so the caller's first chunk (0, from the
+// front) waits for the pool thread's first, which must be the last (from the
+// back). Several rounds: the later jobs reach a pool thread still polling
+// after the job before.
+TEST(WorkerPool, TheCallerRunsChunksFromTheFrontAndPoolThreadsFromTheBack) {
+  WorkerPool pool(1);
+  for (int round = 0; round < 5; ++round) {
+    std::mutex m;
+    std::vector<std::pair<std::thread::id, std::size_t>> firsts;  // each thread's first chunk
+    std::atomic<int> started{0};
+    pool.parallelFor(3, [&](std::size_t i) {
+      {
+        std::lock_guard lock(m);
+        const auto me = std::this_thread::get_id();
+        if (std::none_of(firsts.begin(), firsts.end(), [&](const auto &f) { return f.first == me; })) firsts.push_back({me, i});
+      }
+      ++started;
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+      while (started < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    });
+    ASSERT_EQ(firsts.size(), 2u) << "round " << round;
+    for (const auto &[thread, chunk] : firsts) {
+      EXPECT_EQ(chunk, thread == std::this_thread::get_id() ? 0u : 2u) << "round " << round;
+    }
+  }
+}
+
+// While every CPU the pool may use (its threads and the caller) runs a
+// program, a job's chunks all run on its caller.
+TEST(WorkerPool, WhenEveryCpuRunsAProgramTheCallerRunsEveryChunk) {
+  WorkerPool pool(3);
+  {
+    std::vector<std::unique_ptr<WorkerPool::RunScope>> running;
+    for (int i = 0; i < 4; ++i) running.push_back(std::make_unique<WorkerPool::RunScope>(pool));
+    EXPECT_EQ(threadsOfJob(pool, 8, 4), std::set<std::thread::id>{std::this_thread::get_id()});
+    running.pop_back();  // three programs on four CPUs: the pool helps again
+    EXPECT_EQ(threadsOfJob(pool, 8, 4).size(), 4u);
+  }
+  EXPECT_EQ(threadsOfJob(pool, 8, 4).size(), 4u);
 }
 
 using Mode = ParallelGate::Mode;
