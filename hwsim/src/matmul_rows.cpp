@@ -169,7 +169,7 @@ void detail::EnginePlan::planRowParts(std::size_t cs) {
   for (std::uint32_t r = 0; r < rows.size(); ++r) {
     const detail::MatMulRow &row = rows[r];
     const std::uint64_t M = row.outShape[0], columns = row.outShape[1];
-    const std::uint64_t K = (*csVertices[cs].operands[csVertices[cs].vertices[row.firstVertex].firstOperand].shape)[1];
+    const std::uint64_t K = matMulRows.joinedBs[row.joinedB].shape[0];
     const std::uint64_t pieces = std::min(perRow, M / kMinPartRows);
     if (pieces < 2) return;
     for (std::uint64_t p = 0; p < pieces; ++p) {

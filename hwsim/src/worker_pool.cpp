@@ -46,6 +46,8 @@ struct WorkerPool::Job {
 
 namespace {
 
+// The spin-wait hint (as src/common/futex.hpp's, which hwsim, below src/,
+// does not link).
 void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -96,8 +98,7 @@ WorkerPool::WorkerPool(unsigned threads) : capacity_(threads) {}
 WorkerPool::~WorkerPool() {
   {
     std::lock_guard lock(mutex_);
-    quit_ = true;
-    quitting_.store(true, std::memory_order_relaxed);
+    quit_.store(true, std::memory_order_relaxed);
   }
   wake_.notify_all();
   for (auto &t : threads_) t.join();
@@ -167,7 +168,7 @@ void WorkerPool::workerLoop() {
       const std::uint64_t seen = posted_.load(std::memory_order_acquire);
       lock.unlock();
       spinUntil([&] {
-        return posted_.load(std::memory_order_acquire) != seen || quitting_.load(std::memory_order_relaxed) ||
+        return posted_.load(std::memory_order_acquire) != seen || quit_.load(std::memory_order_relaxed) ||
                everyCpuRunsACaller();
       });
       lock.lock();

@@ -95,8 +95,7 @@ class WorkerPool {
   std::condition_variable wake_;
   std::condition_variable finished_;
   std::deque<Job *> jobs_;
-  bool quit_ = false;
-  std::atomic<bool> quitting_{false};         // quit_, for threads polling without the mutex
+  std::atomic<bool> quit_{false};  // set under mutex_ (for the waits), read by polling threads without it
   std::atomic<std::uint64_t> posted_{0};      // jobs ever queued: what polling threads watch
   std::atomic<unsigned> runningCallers_{0};   // threads inside a RunScope
   std::vector<std::thread> threads_;
