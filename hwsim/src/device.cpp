@@ -34,9 +34,16 @@ namespace {
 
 std::string lockPath(const std::string &dir, unsigned ipu) { return fmt::format("{}/ipu{}.lock", dir, ipu); }
 
+// The directory is made only when it is missing: a stat of it before every
+// open was one more system call per attach (runner creation, issue 14).
 int openLockFile(const std::string &dir, unsigned ipu) {
   const std::string path = lockPath(dir, ipu);
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  const auto open = [&] { return ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600); };
+  int fd = open();
+  if (fd < 0 && errno == ENOENT) {
+    std::filesystem::create_directories(dir);
+    fd = open();
+  }
   if (fd < 0) fail(ErrorKind::Unavailable, "cannot open lock file {}: {}", path, std::strerror(errno));
   return fd;
 }
@@ -89,7 +96,6 @@ bool Device::attach() {
     s.attached = true;
     return true;
   }
-  std::filesystem::create_directories(s.lockDir);
   std::vector<int> fds;
   for (unsigned ipu : s.info.ipus) {
     const int fd = openLockFile(s.lockDir, ipu);
@@ -159,13 +165,17 @@ SystemConfig SystemConfig::fromEnvironment() {
   return c;
 }
 
+std::string SystemConfig::resolvedLockDirectory() const {
+  return lockDirectory.empty() ? defaultLockDir() : lockDirectory;
+}
+
 // ----------------------------------------------------------- DeviceManager
 
 DeviceManager DeviceManager::createDeviceManager() { return DeviceManager(SystemConfig::fromEnvironment()); }
 
 DeviceManager::DeviceManager(SystemConfig config) : config_(std::move(config)) {
   if (config_.numIpus == 0) fail(ErrorKind::InvalidArgument, "a system needs at least one IPU");
-  lockDir_ = config_.lockDirectory.empty() ? defaultLockDir() : config_.lockDirectory;
+  lockDir_ = config_.resolvedLockDirectory();
   unsigned id = 0;
   for (unsigned size = 1; size <= config_.numIpus; size *= 2) {
     for (unsigned first = 0; first + size <= config_.numIpus; first += size) {
@@ -199,7 +209,6 @@ std::vector<Device> DeviceManager::getDevices(unsigned numIpus) const {
 
 bool DeviceManager::isFree(unsigned id) const {
   if (id >= infos_.size()) fail(ErrorKind::NotFound, "no device {} (the system has {} device ids)", id, infos_.size());
-  std::filesystem::create_directories(lockDir_);
   for (unsigned ipu : infos_[id].ipus) {
     const int fd = openLockFile(lockDir_, ipu);
     struct flock fl = wholeFileWriteLock();

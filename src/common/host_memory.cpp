@@ -66,7 +66,7 @@ void setHostMemoryLimit(std::uint64_t bytes) noexcept { g_limit.store(bytes, std
 
 std::uint64_t hostMemoryReserved() noexcept { return g_reserved.load(std::memory_order_relaxed); }
 
-HostMemoryReservation::HostMemoryReservation(std::uint64_t bytes, const std::string &what) {
+HostMemoryReservation::HostMemoryReservation(std::uint64_t bytes, LazyText what) {
   const std::uint64_t limit = hostMemoryLimit();
   std::uint64_t reserved = g_reserved.load(std::memory_order_relaxed);
   do {
@@ -74,7 +74,7 @@ HostMemoryReservation::HostMemoryReservation(std::uint64_t bytes, const std::str
       throw Error(ErrorCode::ResourceExhausted,
                   "{} needs {} bytes of host memory, but only {} of the limit of {} bytes are free "
                   "(MRT_HOST_MEMORY_LIMIT or mrt_set_host_memory_limit() raise it)",
-                  what, bytes, reserved > limit ? 0 : limit - reserved, limit);
+                  what(), bytes, reserved > limit ? 0 : limit - reserved, limit);
     }
   } while (!g_reserved.compare_exchange_weak(reserved, reserved + bytes, std::memory_order_relaxed));
   bytes_ = bytes;

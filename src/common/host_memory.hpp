@@ -8,7 +8,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
+
+#include "common/lazy_text.hpp"
 
 namespace mrt {
 
@@ -18,12 +19,12 @@ void setHostMemoryLimit(std::uint64_t bytes) noexcept;
 std::uint64_t hostMemoryReserved() noexcept;
 
 // Holds `bytes` of the limit until destroyed. Throws
-// mrt::Error(ResourceExhausted) naming `what`, the bytes and the limit if
+// mrt::Error(ResourceExhausted) naming `what()`, the bytes and the limit if
 // they do not fit beside what is reserved already.
 class HostMemoryReservation {
  public:
   HostMemoryReservation() = default;
-  HostMemoryReservation(std::uint64_t bytes, const std::string &what);
+  HostMemoryReservation(std::uint64_t bytes, LazyText what);
   ~HostMemoryReservation();
   HostMemoryReservation(HostMemoryReservation &&other) noexcept;
   HostMemoryReservation &operator=(HostMemoryReservation &&other) noexcept;

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+
+#include <pthread.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -55,6 +59,11 @@ std::string modelPrefix(const popef::Model &model) {
   return fmt::format("model '{}': ", model.metadata.executable());
 }
 
+// The prefix is made only when there are options to check.
+void validateModelDeviceOptions(const popef::Model &model) {
+  if (!model.metadata.deviceOptions().empty()) validateDeviceOptions(model.metadata.deviceOptions(), modelPrefix(model));
+}
+
 // Every simulated pool device supports remote buffers (as Device says); the
 // constraint is still applied through this, for the day one does not.
 bool supportsRemoteBuffers(const hwsim::DeviceInfo &) { return true; }
@@ -91,31 +100,89 @@ std::shared_ptr<Device> ipuModelDevice(const hwsim::Target &target) {
 
 }  // namespace
 
+// The simulated system's description, immutable once made.
+struct DeviceManager::System {
+  hwsim::DeviceManager devices;
+  std::vector<hwsim::DeviceInfo> infos;
+};
+
 // What one get/tryGet call asks for, checked and resolved to device ids.
+// What was asked is described (describeRequest()) only for a message: formatting
+// it was a tenth of taking a device for a runner (issue 14).
 struct DeviceManager::Request {
-  std::string what;                  // "a device of 2 IPUs", "device 4 (IPUs 0-1)"
-  std::vector<unsigned> candidates;  // ids to try, in order
-  std::string impossible;            // why no device can ever match (then no candidates)
+  std::int64_t num_ipus = 0;               // a device of this many IPUs, or
+  std::optional<unsigned> device;          // this device
+  const popef::Model *model = nullptr;     // for this model, if given
+  std::vector<unsigned> candidates;        // ids to try, in order
+  std::string impossible;                  // why no device can ever match (then no candidates)
   DeviceWaitConfig wait;
 };
+
+// "a device of 2 IPUs", "device 4 (IPUs 0-1)", then " for model 'm'".
+std::string DeviceManager::describeRequest(const Request &request) const {
+  std::string what = request.device ? fmt::format("device {} ({})", *request.device,
+                                                  ipuListText(system_->infos[*request.device].ipus))
+                                    : fmt::format("a device of {}", ipusText(request.num_ipus));
+  if (request.model != nullptr) what += fmt::format(" for model '{}'", request.model->metadata.executable());
+  return what;
+}
+
+// Made once per configuration and shared by the managers made for it: every
+// runner made without a device of its own makes a manager, and building
+// the device list (a Target per device) and copying it was about 5% of a
+// small model's runner creation (issue 14). The most recent configuration
+// is kept; the lock directory is compared resolved, as the default one
+// depends on the environment.
+std::shared_ptr<const DeviceManager::System> DeviceManager::systemFor(hwsim::SystemConfig config) {
+  struct Kept {
+    std::mutex mutex;
+    std::shared_ptr<const System> system;
+  };
+  // Never destroyed: managers may be made while static objects are
+  // destroyed. A fork while another thread holds the mutex would leave it
+  // locked in the child, so it is held across fork().
+  static Kept *const kept = [] {
+    auto *made = new Kept;
+    ::pthread_atfork([] { kept->mutex.lock(); }, [] { kept->mutex.unlock(); }, [] { kept->mutex.unlock(); });
+    return made;
+  }();
+  config.lockDirectory = config.resolvedLockDirectory();
+  std::lock_guard lock(kept->mutex);
+  if (kept->system) {
+    const hwsim::SystemConfig &had = kept->system->devices.config();
+    if (had.numIpus == config.numIpus && had.ipuVersion == config.ipuVersion &&
+        had.lockDirectory == config.lockDirectory) {
+      return kept->system;
+    }
+  }
+  hwsim::DeviceManager devices = callHwsim([&] { return hwsim::DeviceManager(std::move(config)); });
+  std::vector<hwsim::DeviceInfo> infos = devices.getDeviceInfos();
+  kept->system = std::make_shared<const System>(System{std::move(devices), std::move(infos)});
+  return kept->system;
+}
 
 DeviceManager::DeviceManager() : DeviceManager(systemFromEnvironment()) {}
 
 DeviceManager::DeviceManager(hwsim::SystemConfig config) {
-  if (config.numIpus == 0) return;
-  system_.emplace(callHwsim([&] { return hwsim::DeviceManager(std::move(config)); }));
-  infos_ = system_->getDeviceInfos();
+  if (config.numIpus != 0) system_ = systemFor(std::move(config));
 }
 
+const std::vector<hwsim::DeviceInfo> &DeviceManager::deviceInfos() const noexcept {
+  static const std::vector<hwsim::DeviceInfo> kNone;
+  return system_ ? system_->infos : kNone;
+}
+
+const hwsim::DeviceManager &DeviceManager::devices() const { return system_->devices; }
+
 std::int64_t DeviceManager::ipuHardwareVersion() const {
-  return system_ ? static_cast<std::int64_t>(system_->config().ipuVersion) : 0;
+  return system_ ? static_cast<std::int64_t>(devices().config().ipuVersion) : 0;
 }
 
 bool DeviceManager::isFree(std::int64_t id) const {
-  if (id < 0 || id >= static_cast<std::int64_t>(infos_.size())) {
+  if (id < 0 || id >= static_cast<std::int64_t>(deviceInfos().size())) {
     throw Error(ErrorCode::NotFound, "no device {}: {}", id, describeSystem());
   }
-  return callHwsim([&] { return system_->isFree(static_cast<unsigned>(id)); });
+  return callHwsim([&] { return devices().isFree(static_cast<unsigned>(id)); });
 }
 
 // ------------------------------------------------------------ requests
@@ -123,7 +190,7 @@ bool DeviceManager::isFree(std::int64_t id) const {
 std::vector<unsigned> DeviceManager::candidatesFor(std::int64_t num_ipus,
                                                    const DeviceConstraints &constraints) const {
   std::vector<unsigned> ids;
-  for (const hwsim::DeviceInfo &info : infos_) {
+  for (const hwsim::DeviceInfo &info : deviceInfos()) {
     if (info.numIpus == num_ipus &&
         (!constraints.requiresRemoteBuffersSupport || supportsRemoteBuffers(info))) {
       ids.push_back(info.id);
@@ -142,7 +209,9 @@ DeviceManager::Request DeviceManager::requestFor(std::int64_t num_ipus, const De
     throw Error(ErrorCode::InvalidArgument,
                 "num_ipus {} is not a power of two (devices have 1, 2, 4, 8, ... IPUs)", num_ipus);
   }
-  Request request{fmt::format("a device of {}", ipusText(num_ipus)), {}, {}, wait_config};
+  Request request;
+  request.num_ipus = num_ipus;
+  request.wait = wait_config;
   if (!system_) {
     request.impossible = "the system has no IPUs";
     return request;
@@ -157,17 +226,16 @@ DeviceManager::Request DeviceManager::requestFor(const std::shared_ptr<const pop
                                                  const DeviceWaitConfig &wait_config) const {
   requireModel(model);
   const popef::Metadata &meta = model->metadata;
-  const std::string prefix = modelPrefix(*model);
-  validateDeviceOptions(meta.deviceOptions(), prefix);
+  validateModelDeviceOptions(*model);
   const auto numIpus = static_cast<std::int64_t>(meta.numIpus());
   if (!isPowerOfTwo(numIpus)) {
     throw Error(ErrorCode::InvalidArgument,
-                "{}needs {}, which no device has (devices have 1, 2, 4, 8, ... IPUs)", prefix,
+                "{}needs {}, which no device has (devices have 1, 2, 4, 8, ... IPUs)", modelPrefix(*model),
                 ipusText(numIpus));
   }
   Request request =
       requestFor(numIpus, DeviceOptions{}, wait_config, DeviceConstraints(usesRemoteBuffers(*model)));
-  request.what += fmt::format(" for model '{}'", meta.executable());
+  request.model = model.get();
   if (system_ && meta.ipuVersion() != ipuHardwareVersion()) {
     request.candidates.clear();
     request.impossible = fmt::format("the model needs IPU version {}, but the system's IPUs are version {}",
@@ -181,11 +249,15 @@ DeviceManager::Request DeviceManager::specificRequest(std::int64_t device_id,
                                                       const DeviceWaitConfig &wait_config) const {
   validate(wait_config);
   validateDeviceOptions(device_options);
-  if (device_id < 0 || device_id >= static_cast<std::int64_t>(infos_.size())) {
+  if (device_id < 0 || device_id >= static_cast<std::int64_t>(deviceInfos().size())) {
     throw Error(ErrorCode::NotFound, "no device {}: {}", device_id, describeSystem());
   }
-  const hwsim::DeviceInfo &info = infos_[static_cast<std::size_t>(device_id)];
-  return Request{fmt::format("device {} ({})", info.id, ipuListText(info.ipus)), {info.id}, {}, wait_config};
+  const hwsim::DeviceInfo &info = system_->infos[static_cast<std::size_t>(device_id)];
+  Request request;
+  request.device = info.id;
+  request.candidates = {info.id};
+  request.wait = wait_config;
+  return request;
 }
 
 DeviceManager::Request DeviceManager::specificRequest(std::int64_t device_id,
@@ -193,14 +265,14 @@ DeviceManager::Request DeviceManager::specificRequest(std::int64_t device_id,
                                                       const DeviceWaitConfig &wait_config) const {
   requireModel(model);
   const popef::Metadata &meta = model->metadata;
-  validateDeviceOptions(meta.deviceOptions(), modelPrefix(*model));
+  validateModelDeviceOptions(*model);
   Request request = specificRequest(device_id, DeviceOptions{}, wait_config);
-  const hwsim::DeviceInfo &info = infos_[static_cast<std::size_t>(device_id)];
+  const hwsim::DeviceInfo &info = deviceInfos()[static_cast<std::size_t>(device_id)];
   if (info.numIpus < meta.numIpus()) {
     throw Error(ErrorCode::InvalidArgument, "{}needs {}, but device {} has {}", modelPrefix(*model),
                 ipusText(static_cast<std::int64_t>(meta.numIpus())), device_id, ipusText(info.numIpus));
   }
-  request.what += fmt::format(" for model '{}'", meta.executable());
+  request.model = model.get();
   if (meta.ipuVersion() != ipuHardwareVersion()) {
     request.candidates.clear();
     request.impossible = fmt::format("the model needs IPU version {}, but the system's IPUs are version {}",
@@ -213,7 +285,7 @@ DeviceManager::Request DeviceManager::specificRequest(std::int64_t device_id,
 
 std::shared_ptr<Device> DeviceManager::attachFirstFree(const std::vector<unsigned> &candidates) const {
   for (unsigned id : candidates) {
-    hwsim::Device device = callHwsim([&] { return system_->getDevice(id); });
+    hwsim::Device device = callHwsim([&] { return devices().getDevice(id); });
     if (callHwsim([&] { return device.attach(); })) {
       return std::make_shared<Device>(std::move(device), ipuHardwareVersion());
     }
@@ -224,7 +296,7 @@ std::shared_ptr<Device> DeviceManager::attachFirstFree(const std::vector<unsigne
 std::shared_ptr<Device> DeviceManager::acquire(const Request &request, bool throwIfUnavailable) const {
   if (!request.impossible.empty()) {
     if (!throwIfUnavailable) return nullptr;
-    throw Error(ErrorCode::Unavailable, "cannot attach {}: {}; {}", request.what, request.impossible,
+    throw Error(ErrorCode::Unavailable, "cannot attach {}: {}; {}", describeRequest(request), request.impossible,
                 describeSystem());
   }
   using Clock = std::chrono::steady_clock;
@@ -233,8 +305,10 @@ std::shared_ptr<Device> DeviceManager::acquire(const Request &request, bool thro
   std::chrono::nanoseconds waited{0};
   for (;;) {
     if (auto device = attachFirstFree(request.candidates)) {
-      log::logger().info("attached device {} ({}) for {}", device->id(), ipusText(device->numIpus()),
-                         request.what);
+      if (log::logger().should_log(spdlog::level::info)) {
+        log::logger().info("attached device {} ({}) for {}", device->id(), ipusText(device->numIpus()),
+                           describeRequest(request));
+      }
       return device;
     }
     waited = Clock::now() - start;
@@ -250,13 +324,13 @@ std::shared_ptr<Device> DeviceManager::acquire(const Request &request, bool thro
 
   std::vector<std::string> states;
   for (unsigned id : request.candidates) {
-    states.push_back(fmt::format("{} ({}) {}", id, ipuListText(infos_[id].ipus),
-                                 callHwsim([&] { return system_->isFree(id); }) ? "free now" : "busy"));
+    states.push_back(fmt::format("{} ({}) {}", id, ipuListText(deviceInfos()[id].ipus),
+                                 callHwsim([&] { return devices().isFree(id); }) ? "free now" : "busy"));
   }
   const std::string howLong = wait.strategy == DeviceWaitStrategy::NO_WAIT
                                   ? std::string("did not wait (NO_WAIT)")
                                   : fmt::format("waited {} ({})", durationText(waited), describe(wait));
-  throw Error(ErrorCode::Unavailable, "cannot attach {}: candidates {}; {}; {}", request.what,
+  throw Error(ErrorCode::Unavailable, "cannot attach {}: candidates {}; {}; {}", describeRequest(request),
               fmt::join(states, ", "), howLong, describeSystem());
 }
 
@@ -264,29 +338,29 @@ std::shared_ptr<Device> DeviceManager::acquire(const Request &request, bool thro
 //  4-5 (2 IPUs each), 6 (4 IPUs); busy: 0, 4, 6"
 std::string DeviceManager::describeSystem() const {
   if (!system_) return "system: no IPUs";
-  const hwsim::SystemConfig &config = system_->config();
+  const hwsim::SystemConfig &config = devices().config();
+  const std::vector<hwsim::DeviceInfo> &infos = system_->infos;
   std::vector<std::string> groups;
-  for (std::size_t first = 0; first < infos_.size();) {
+  for (std::size_t first = 0; first < infos.size();) {
     std::size_t last = first;
-    while (last + 1 < infos_.size() && infos_[last + 1].numIpus == infos_[first].numIpus) ++last;
+    while (last + 1 < infos.size() && infos[last + 1].numIpus == infos[first].numIpus) ++last;
     const std::string ids = first == last ? fmt::format("{}", first) : fmt::format("{}-{}", first, last);
-    groups.push_back(
-        fmt::format("{} ({}{})", ids, ipusText(infos_[first].numIpus), first == last ? "" : " each"));
+    groups.push_back(fmt::format("{} ({}{})", ids, ipusText(infos[first].numIpus), first == last ? "" : " each"));
     first = last + 1;
   }
   // Devices 0..numIpus-1 are the single IPUs: one query each, then every
   // device is busy if any of its IPUs is.
   std::vector<bool> ipuBusy(config.numIpus);
   for (unsigned ipu = 0; ipu < config.numIpus; ++ipu)
-    ipuBusy[ipu] = !callHwsim([&] { return system_->isFree(ipu); });
+    ipuBusy[ipu] = !callHwsim([&] { return devices().isFree(ipu); });
   std::vector<unsigned> busy;
-  for (const hwsim::DeviceInfo &info : infos_) {
+  for (const hwsim::DeviceInfo &info : infos) {
     if (std::any_of(info.ipus.begin(), info.ipus.end(), [&](unsigned ipu) { return ipuBusy[ipu]; })) {
       busy.push_back(info.id);
     }
   }
   return fmt::format("system: {} of version {} ({}) as devices {}; busy: {}", ipusText(config.numIpus),
-                     static_cast<unsigned>(config.ipuVersion), infos_.front().target.name,
+                     static_cast<unsigned>(config.ipuVersion), infos.front().target.name,
                      fmt::join(groups, ", "),
                      busy.empty() ? std::string("none") : fmt::format("{}", fmt::join(busy, ", ")));
 }

@@ -20,7 +20,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include <hwsim/device.hpp>
@@ -51,7 +50,7 @@ class DeviceManager {
 
   // ---- the simulated system ----
   // Every device id, in id order (singles, then pairs, then quads, ...).
-  const std::vector<hwsim::DeviceInfo> &deviceInfos() const noexcept { return infos_; }
+  const std::vector<hwsim::DeviceInfo> &deviceInfos() const noexcept;
   // True if nobody (in any process) holds any IPU of device `id` right now.
   bool isFree(std::int64_t id) const;
 
@@ -111,10 +110,14 @@ class DeviceManager {
                           const DeviceWaitConfig &wait_config) const;
   Request specificRequest(std::int64_t device_id, const std::shared_ptr<const popef::Model> &model,
                           const DeviceWaitConfig &wait_config) const;
+  std::string describeRequest(const Request &request) const;
   std::string describeSystem() const;
 
-  std::optional<hwsim::DeviceManager> system_;  // empty: the system has no IPUs
-  std::vector<hwsim::DeviceInfo> infos_;
+  struct System;
+  static std::shared_ptr<const System> systemFor(hwsim::SystemConfig config);
+  const hwsim::DeviceManager &devices() const;
+
+  std::shared_ptr<const System> system_;  // null: the system has no IPUs
 };
 
 }  // namespace mrt

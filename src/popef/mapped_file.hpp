@@ -23,13 +23,17 @@ class MappedFile {
   // Files of at most readUpTo bytes are read into memory, larger ones
   // mapped (kReadUpTo: see there).
   static std::shared_ptr<const MappedFile> open(const std::string &path, std::size_t readUpTo = kReadUpTo);
-  // Up to this size a file is read: mapping it costs more than a copy (for
-  // a 0.5 MB model, 31.8 us to map with MAP_POPULATE against about 21 us to
-  // read into a buffer the allocator has handed out before, and the
-  // checksums then read cached bytes), while a large file read into a
-  // fresh buffer costs a page fault per page, ten times a mapping
-  // (docs/popef.md, "Loading speed").
-  static constexpr std::size_t kReadUpTo = std::size_t{4} << 20;
+  // Up to this size a file is read, larger ones are mapped. Reading copies
+  // every byte into memory the rest of a runner's creation then evicts from
+  // the caches, so the checksums and the Load program's scatter read it
+  // again from memory; a mapping copies nothing. Measured in runner
+  // creation (bench_runner_creation, Xeon, 2 vCPUs): a 0.5 MB mlp 187-205
+  // us read against 157-168 us mapped, 1.9 MB (mlp batch 1024) 543-579
+  // against 360-422 us; a 130 KB file (add_one) mapped cost 9 us more
+  // pinned to one CPU, as its 32 pages take longer to map than to copy.
+  // A large file read into a fresh buffer would also cost a page fault per
+  // page (docs/popef.md, "Loading speed").
+  static constexpr std::size_t kReadUpTo = std::size_t{256} << 10;
   // A copy of `bytes` in a kDataAlignment-aligned allocation, so that blobs
   // land on the same boundaries as in a mapped file; `name` stands for the
   // path in messages ("<memory>").

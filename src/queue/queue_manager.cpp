@@ -28,7 +28,7 @@ std::size_t ringSize(const popef::Anchor &anchor, const RingSizeMultiplierProdTy
   }
   const char *direction = anchor.type() == popef::TensorType::OUTPUT ? "output" : "input";
   const SampleLayout samples(anchor.tensorInfo(), batching_dim,
-                             fmt::format("{} queue '{}'", direction, anchor.name()));
+                             [&] { return fmt::format("{} queue '{}'", direction, anchor.name()); });
   // Checked before multiplying: the product (and the ring's bytes) must not
   // overflow on the way to the allocation.
   constexpr std::int64_t kMaxEntries =
@@ -84,7 +84,8 @@ QueueManager::QueueManager(const std::vector<const popef::Anchor *> &anchors,
     // them against the host memory limit before allocating.
     const std::size_t entry_bytes =
         anchor->type() == popef::TensorType::INPUT ? sizeof(InputData) : sizeof(OutputData);
-    ring_memory_.emplace_back(size * entry_bytes, fmt::format("queue '{}' ({} ring entries)", name, size));
+    ring_memory_.emplace_back(size * entry_bytes,
+                              [&] { return fmt::format("queue '{}' ({} ring entries)", name, size); });
     switch (anchor->type()) {
       case popef::TensorType::INPUT: {
         InputRingBuffer::ReadTimeoutCallback on_timeout;

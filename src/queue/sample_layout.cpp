@@ -4,7 +4,7 @@
 
 namespace mrt {
 
-SampleLayout::SampleLayout(const popef::TensorInfo &info, unsigned batching_dim, std::string_view owner)
+SampleLayout::SampleLayout(const popef::TensorInfo &info, unsigned batching_dim, LazyText owner)
     : batching_dim_(batching_dim) {
   const auto &shape = info.shape();
   if (shape.empty() && batching_dim == 0) {
@@ -12,7 +12,7 @@ SampleLayout::SampleLayout(const popef::TensorInfo &info, unsigned batching_dim,
     return;
   }
   if (batching_dim >= shape.size()) {
-    throw Error(ErrorCode::InvalidArgument, "{}{}tensor {} has no dimension {} to batch along (it has {})", owner,
+    throw Error(ErrorCode::InvalidArgument, "{}{}tensor {} has no dimension {} to batch along (it has {})", owner(),
                 owner.empty() ? "" : ": ", info.toString(), batching_dim, shape.size());
   }
   // A zero-sized batch dimension moves no bytes; count it as one sample so

@@ -12,8 +12,7 @@
 
 #include <cstdint>
 #include <cstring>
-#include <string_view>
-
+#include "common/lazy_text.hpp"
 #include "popef/tensor_info.hpp"
 
 namespace mrt {
@@ -22,8 +21,8 @@ class SampleLayout {
  public:
   // Throws mrt::Error(InvalidArgument) if the tensor has no dimension
   // `batching_dim` (a scalar counts as one sample along dimension 0); the
-  // message starts with `owner` (e.g. "input queue 'x'") when given.
-  SampleLayout(const popef::TensorInfo &info, unsigned batching_dim, std::string_view owner = {});
+  // message starts with `owner()` (e.g. "input queue 'x'") when given.
+  SampleLayout(const popef::TensorInfo &info, unsigned batching_dim, LazyText owner = {});
 
   // Samples in one model transfer (the shape's size in batching_dim).
   std::int64_t batchSize() const noexcept { return batch_size_; }

@@ -55,7 +55,7 @@ TransferQueue<Entry>::TransferQueue(std::shared_ptr<Ring> ring, const popef::Ten
     : ring_(std::move(ring)),
       info_(info),
       layout_(info, batching_dim,
-              fmt::format("{} queue '{}'", kDirection<Entry>, ring_ ? ring_->label() : std::string())),
+              [this] { return fmt::format("{} queue '{}'", kDirection<Entry>, ring_ ? ring_->label() : std::string()); }),
       transfer_bytes_(info.sizeInBytes()) {
   if (!ring_) {
     throw Error(ErrorCode::InvalidArgument, "{}Queue: the ring buffer must not be null",

@@ -29,8 +29,9 @@ const char *directionOf(const popef::Anchor &anchor) {
 
 // An execute tensor, its samples counted along the queues' dimension.
 QueuedTensor queued(const popef::Anchor &anchor, unsigned batching_dim) {
-  const SampleLayout samples(anchor.tensorInfo(), batching_dim,
-                             fmt::format("batching_dim {}: {} '{}'", batching_dim, directionOf(anchor), anchor.name()));
+  const SampleLayout samples(anchor.tensorInfo(), batching_dim, [&] {
+    return fmt::format("batching_dim {}: {} '{}'", batching_dim, directionOf(anchor), anchor.name());
+  });
   return {&anchor, anchor.tensorInfo().sizeInBytes(), samples.sampleBytes(), samples.batchSize()};
 }
 

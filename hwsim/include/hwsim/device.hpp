@@ -77,6 +77,9 @@ struct SystemConfig {
   IpuVersion ipuVersion = IpuVersion::Ipu2;
   std::string lockDirectory;  // empty = default (see above)
 
+  // lockDirectory, or the default directory it stands for when empty.
+  std::string resolvedLockDirectory() const;
+
   // Parses "8", "2x21", "4x2". Throws InvalidArgument naming the bad text.
   static SystemConfig parse(const std::string &text);
   // From MRT_HWSIM_IPUS and MRT_HWSIM_LOCK_DIR.

@@ -70,6 +70,41 @@ TEST(DeviceManager, TheEnvironmentDescribesTheSystem) {
   ::unsetenv("MRT_HWSIM_LOCK_DIR");
 }
 
+// Managers made one after another for one system share its description
+// (the most recent configuration's is kept); one in another lock directory
+// is another system, whose devices are all free, and the first system's
+// are still held.
+TEST(DeviceManager, EachLockDirectoryIsASystemOfItsOwn) {
+  LockDir first, second;
+  const DeviceManager a = managerIn(first, 4);
+  const auto held = a.getDevice(1);
+  EXPECT_EQ(held->id(), 0);
+  const DeviceManager b = managerIn(second, 4);
+  EXPECT_TRUE(b.isFree(0));
+  EXPECT_EQ(b.getDevice(1)->id(), 0);
+  const DeviceManager again = managerIn(first, 4);
+  EXPECT_FALSE(again.isFree(0));
+  EXPECT_EQ(again.getDevice(1)->id(), 1);
+  EXPECT_EQ(&managerIn(first, 4).deviceInfos(), &again.deviceInfos());  // the same description
+  const DeviceManager eight = managerIn(first, 8);
+  EXPECT_EQ(eight.deviceInfos().size(), 15u);
+  EXPECT_EQ(a.deviceInfos().size(), 7u);  // a manager keeps the system it was made for
+}
+
+// The lock directory is made at the first attach that needs it, with its
+// missing parents.
+TEST(DeviceManager, AMissingLockDirectoryIsMade) {
+  LockDir dir;
+  hwsim::SystemConfig config;
+  config.numIpus = 2;
+  config.lockDirectory = dir.path() + "/not/yet";
+  const DeviceManager manager(config);
+  EXPECT_TRUE(manager.isFree(1));
+  const auto device = manager.getDevice(2);
+  EXPECT_TRUE(std::filesystem::exists(config.lockDirectory + "/ipu1.lock"));
+  EXPECT_FALSE(manager.isFree(1));
+}
+
 TEST(DeviceManager, AnUnusableLockDirectoryIsUnavailable) {
   hwsim::SystemConfig config;
   config.lockDirectory = "/proc/mrt-device-test/locks";  // nobody can create directories in /proc
