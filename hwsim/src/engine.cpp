@@ -19,9 +19,14 @@ namespace hwsim {
 using detail::fail;
 
 namespace {
-bool flag(const OptionFlags &o, const char *key, bool dflt) {
-  auto it = o.find(key);
-  return it == o.end() ? dflt : it->second == "true";
+// A scan, not o.find(key): OptionFlags's comparator is not transparent, so
+// find() would make a std::string of the key, a heap block for most keys
+// (ten per engine made). Engines have a few options.
+bool flag(const OptionFlags &o, std::string_view key, bool dflt) {
+  for (const auto &[name, value] : o) {
+    if (name == key) return value == "true";
+  }
+  return dflt;
 }
 
 // Options: compile-time ones first, then the engine's, then the environment.

@@ -224,9 +224,6 @@ struct Engine::Impl {
   std::ostream *printTensorStream = nullptr;
 
   std::unordered_map<std::string, std::uint32_t> streamIndex, hostCopyIndex, remoteIndex;
-
-  std::mutex planMutex;  // replicas may plan at once
-  std::vector<std::optional<PipelinePlan>> plans;  // per program, made when first run pipelined
 };
 
 }  // namespace hwsim

@@ -19,6 +19,10 @@
 #include "program_node.hpp"
 #include "tile_map.hpp"
 
+namespace hwsim {
+struct PipelinePlan;
+}
+
 namespace hwsim::detail {
 
 struct EnginePlan;
@@ -115,9 +119,31 @@ struct ExecutableData {
   // shared by its engines, kept as long as it is.
   mutable std::mutex planMutex;
   mutable std::vector<std::shared_ptr<const EnginePlan>> plans;  // planMutex
+  // What Executable::transfers and pipelinePlan find for each program
+  // index, made at first use and kept (madeOnce): each runner of the
+  // executable asks at its creation (issue 14, runner creation).
+  mutable std::vector<std::shared_ptr<const ProgramTransfers>> transfersMade;  // planMutex
+  mutable std::vector<std::shared_ptr<const PipelinePlan>> pipelinePlansMade;  // planMutex
 
   void finalize();
 };
+
+// made[program] (one of the vectors above), made by make() at its first
+// use. make() runs without the lock held (it may ask for other programs'
+// facts); of two threads making one, the first to finish is kept.
+template <typename T, typename Make>
+const T &madeOnce(const ExecutableData &d, std::vector<std::shared_ptr<const T>> &made, unsigned program,
+                  const Make &make) {
+  {
+    std::lock_guard lock(d.planMutex);
+    if (program < made.size() && made[program]) return *made[program];
+  }
+  auto value = std::make_shared<const T>(make());
+  std::lock_guard lock(d.planMutex);
+  if (made.size() != d.programs.size()) made.resize(d.programs.size());
+  if (!made[program]) made[program] = std::move(value);
+  return *made[program];
+}
 
 // Throws CorruptExecutable (offset 0) naming the first inconsistency.
 void validateExecutable(const ExecutableData &exe);

@@ -97,11 +97,7 @@ bool isLoopOrBranch(detail::NodeKind kind) {
   }
 }
 
-}  // namespace
-
-ProgramTransfers Executable::transfers(unsigned program) const {
-  const auto &d = need(data_);
-  if (program >= d.programs.size()) detail::fail(ErrorKind::InvalidArgument, "program {} of {}", program, d.programs.size());
+ProgramTransfers transfersOf(const detail::ExecutableData &d, unsigned program) {
   // Children precede their parents (validateExecutable), so one backward
   // sweep from the root marks every reachable step, shared ones once.
   // A step may run more than once per run (or not at all) when reached twice
@@ -135,6 +131,14 @@ ProgramTransfers Executable::transfers(unsigned program) const {
     list->erase(std::unique(list->begin(), list->end()), list->end());
   }
   return out;
+}
+
+}  // namespace
+
+const ProgramTransfers &Executable::transfers(unsigned program) const {
+  const auto &d = need(data_);
+  if (program >= d.programs.size()) detail::fail(ErrorKind::InvalidArgument, "program {} of {}", program, d.programs.size());
+  return detail::madeOnce(d, d.transfersMade, program, [&] { return transfersOf(d, program); });
 }
 
 }  // namespace hwsim

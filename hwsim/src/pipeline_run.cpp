@@ -19,10 +19,7 @@ using detail::fail;
 bool Engine::Impl::PipelineRuns::inFlight() const { return std::find(holds.begin(), holds.end(), true) != holds.end(); }
 
 const PipelinePlan &Engine::Impl::planFor(unsigned program) {
-  std::lock_guard lock(planMutex);
-  if (plans.size() != d->programs.size()) plans.resize(d->programs.size());
-  if (!plans[program]) plans[program] = pipelinePlan(exe, program);
-  return *plans[program];
+  return detail::madeOnce(*d, d->pipelinePlansMade, program, [&] { return pipelinePlan(exe, program); });
 }
 
 namespace {

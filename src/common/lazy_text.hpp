@@ -17,9 +17,12 @@ namespace mrt {
 class LazyText {
  public:
   LazyText() = default;
-  template <typename Make, typename = std::enable_if_t<!std::is_same_v<std::decay_t<Make>, LazyText>>>
+  template <typename Make, typename = std::enable_if_t<std::is_invocable_r_v<std::string, const Make &>>>
   LazyText(const Make &make)  // NOLINT(google-explicit-constructor): passed as a lambda
       : make_(&make), call_([](const void *m) -> std::string { return (*static_cast<const Make *>(m))(); }) {}
+  // A text known already (a literal), which must outlive the LazyText too.
+  LazyText(const char *text)  // NOLINT(google-explicit-constructor)
+      : make_(text), call_([](const void *t) -> std::string { return static_cast<const char *>(t); }) {}
 
   bool empty() const noexcept { return call_ == nullptr; }
   // The text; empty for a default-constructed LazyText.

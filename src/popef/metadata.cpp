@@ -3,6 +3,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "common/lazy_text.hpp"
 
 namespace mrt::popef {
 
@@ -22,13 +23,13 @@ const Anchor *Metadata::findAnchorByHandle(std::string_view handle) const noexce
 
 namespace {
 
-void checkProgramsNamed(const BlobWhere &where, std::string_view user,
+void checkProgramsNamed(const BlobWhere &where, LazyText user,
                         const std::vector<ProgramFlow::ProgramIndexType> &programs,
                         const ProgramFlow &flow) {
   for (const auto index : programs) {
     if (!flow.programsMap().contains(index)) {
       throw Error(ErrorCode::CorruptModel, "{}: {} uses program {}, which the programs map does not name",
-                  where, user, index);
+                  where, user(), index);
     }
   }
 }
@@ -67,7 +68,7 @@ void Metadata::validate(const BlobWhere &where) const {
       throw Error(ErrorCode::CorruptModel, "{}: two anchors have the handle '{}'", where,
                   anchor.handle());
     }
-    checkProgramsNamed(where, "anchor '" + anchor.name() + "'", anchor.programs(), programFlow_);
+    checkProgramsNamed(where, [&] { return "anchor '" + anchor.name() + "'"; }, anchor.programs(), programFlow_);
     if (anchor.dataSource() != DataSource::None && anchor.type() != TensorType::INPUT) {
       throw Error(ErrorCode::CorruptModel,
                   "{}: anchor '{}' is {} but takes its data from {}; only inputs have a data source",

@@ -625,7 +625,7 @@ bool Session::mainCopiesEachStreamAtMostOnce() const {
   const Impl &im = *impl_;
   std::vector<unsigned> streams;
   for (const auto program : im.model->metadata.programFlow().main()) {
-    const hwsim::ProgramTransfers moved = im.engine->getExecutable().transfers(static_cast<unsigned>(program));
+    const hwsim::ProgramTransfers &moved = im.engine->getExecutable().transfers(static_cast<unsigned>(program));
     if (!moved.eachStreamAtMostOnce) return false;
     streams.insert(streams.end(), moved.streams.begin(), moved.streams.end());
   }

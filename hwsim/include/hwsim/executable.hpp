@@ -107,8 +107,9 @@ class Executable {
   // Bytes used on each tile of one replica (variables, vertex state, code).
   const std::vector<std::uint64_t> &memoryPerTile() const;
   std::vector<ProgramStepInfo> programSteps() const;
-  // Throws InvalidArgument for a program index >= numPrograms().
-  ProgramTransfers transfers(unsigned program) const;
+  // Throws InvalidArgument for a program index >= numPrograms(). Made at
+  // the first call and kept with the executable (shared by its copies).
+  const ProgramTransfers &transfers(unsigned program) const;
 
   const detail::ExecutableData &data() const { return *data_; }
   explicit Executable(std::shared_ptr<const detail::ExecutableData> data);

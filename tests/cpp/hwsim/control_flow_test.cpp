@@ -123,6 +123,10 @@ TEST(ControlFlow, TransfersTellWhetherARunCopiesEachStreamAtMostOnce) {
     EXPECT_EQ(h.exe.transfers(program).eachStreamAtMostOnce, expected[program]) << "program " << program;
   }
   EXPECT_EQ(h.exe.transfers(0).streams, (std::vector<unsigned>{0, 1}));
+  // Made once and kept with the executable: a copy of the handle finds the same.
+  const hwsim::Executable copy = h.exe;
+  EXPECT_EQ(&copy.transfers(4), &h.exe.transfers(4));
+  EXPECT_THROW(h.exe.transfers(5), hwsim::Error);
 }
 
 }  // namespace
