@@ -48,6 +48,14 @@ Executable Executable::deserialize(const void *data, std::size_t size) {
   return Executable(detail::deserializeKept(static_cast<const std::uint8_t *>(data), size));
 }
 
+Executable Executable::deserialize(const void *data, std::size_t size, std::span<const std::uint8_t> seal) {
+  return Executable(detail::deserializeKept(static_cast<const std::uint8_t *>(data), size, seal));
+}
+
+Executable Executable::findKept(const void *data, std::size_t size, std::span<const std::uint8_t> seal) {
+  return Executable(detail::findKept(static_cast<const std::uint8_t *>(data), size, seal));
+}
+
 std::uint64_t Executable::hash() const {
   const auto &d = need(data_);
   std::call_once(d.hashOnce, [&] {

@@ -1,5 +1,6 @@
 #include "kept_executables.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <utility>
@@ -18,11 +19,18 @@ class KeptExecutables {
   static KeptExecutables &instance() { return processSingleton<KeptExecutables>(); }
   std::mutex &mutex() { return mutex_; }
 
-  std::shared_ptr<const ExecutableData> find(const std::uint8_t *bytes, std::size_t size) {
+  // With `sealed`, only an entry kept under an equal seal matches; else any
+  // entry of equal bytes does, and adopts `seal` if one is given.
+  std::shared_ptr<const ExecutableData> find(const std::uint8_t *bytes, std::size_t size,
+                                             std::span<const std::uint8_t> seal, bool sealed) {
     std::lock_guard lock(mutex_);
     for (std::size_t i = entries_.size(); i-- > 0;) {
-      if (entries_[i].bytes.size() != size || std::memcmp(entries_[i].bytes.data(), bytes, size) != 0) continue;
-      Entry hit = std::move(entries_[i]);
+      Entry &entry = entries_[i];
+      if (entry.bytes.size() != size) continue;
+      if (sealed && !std::equal(seal.begin(), seal.end(), entry.seal.begin(), entry.seal.end())) continue;
+      if (std::memcmp(entry.bytes.data(), bytes, size) != 0) continue;
+      if (!sealed && !seal.empty()) entry.seal.assign(seal.begin(), seal.end());
+      Entry hit = std::move(entry);
       entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
       std::shared_ptr<const ExecutableData> data = hit.data;
       entries_.push_back(std::move(hit));  // now the most recent
@@ -34,10 +42,11 @@ class KeptExecutables {
   std::size_t limit() const { return limit_; }
 
   // `bytes`: the very bytes `data` was verified from.
-  void keep(std::vector<std::uint8_t> bytes, std::shared_ptr<const ExecutableData> data) {
+  void keep(std::vector<std::uint8_t> bytes, std::shared_ptr<const ExecutableData> data,
+            std::span<const std::uint8_t> seal) {
     const std::size_t size = bytes.size();
     if (size > limit_) return;
-    Entry entry{std::move(bytes), std::move(data)};
+    Entry entry{std::move(bytes), std::move(data), {seal.begin(), seal.end()}};
     std::lock_guard lock(mutex_);
     for (const Entry &e : entries_) {
       if (e.bytes == entry.bytes) return;  // another thread loaded it meanwhile
@@ -57,6 +66,7 @@ class KeptExecutables {
   struct Entry {
     std::vector<std::uint8_t> bytes;  // the verified copy a hit is compared with
     std::shared_ptr<const ExecutableData> data;
+    std::vector<std::uint8_t> seal;  // the loader's, if one gave it
   };
   std::mutex mutex_;
   std::vector<Entry> entries_;  // least recently loaded first
@@ -65,19 +75,26 @@ class KeptExecutables {
 
 }  // namespace
 
-std::shared_ptr<const ExecutableData> deserializeKept(const std::uint8_t *bytes, std::size_t size) {
+std::shared_ptr<const ExecutableData> deserializeKept(const std::uint8_t *bytes, std::size_t size,
+                                                      std::span<const std::uint8_t> seal) {
   if (bytes == nullptr) return deserializeExecutable(bytes, size);  // fails, naming the truncation
   KeptExecutables &kept = KeptExecutables::instance();
   // A hit returns what was verified from bytes equal to these, whatever
   // they change to meanwhile (a file mapped while it is rewritten).
-  if (auto data = kept.find(bytes, size)) return data;
+  if (auto data = kept.find(bytes, size, seal, false)) return data;
   if (size > kept.limit()) return deserializeExecutable(bytes, size);
   // Copied first, so that what is kept is exactly what was verified (the
   // vector's storage, from operator new, is aligned as the verifier needs).
   std::vector<std::uint8_t> copy(bytes, bytes + size);
   std::shared_ptr<const ExecutableData> data = deserializeOwnCopy(copy.data(), size);
-  kept.keep(std::move(copy), data);
+  kept.keep(std::move(copy), data, seal);
   return data;
+}
+
+std::shared_ptr<const ExecutableData> findKept(const std::uint8_t *bytes, std::size_t size,
+                                               std::span<const std::uint8_t> seal) {
+  if (bytes == nullptr || seal.empty()) return nullptr;  // an empty seal seals nothing
+  return KeptExecutables::instance().find(bytes, size, seal, true);
 }
 
 }  // namespace hwsim::detail

@@ -18,11 +18,20 @@
 // so the default keeps up to about 100 MiB after every runner is gone.
 // MRT_HWSIM_KEPT_EXECUTABLES_MIB (read once per process, 0 to 1024) sets
 // the bytes, and 0 keeps none.
+//
+// A loader that verified the bytes inside a container of its own (PopEF's
+// blob checksum covers the executable and a descriptor before it) gives a
+// seal: bytes of its own, opaque here, kept with the entry (the most recent
+// one given for its bytes). findKept() then answers "were bytes equal to
+// these verified under an equal seal?", so such a loader need not check
+// its container again (issue 14: the checksum was a third of a small
+// model's runner creation).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "exe_data.hpp"
 
@@ -31,7 +40,13 @@ namespace hwsim::detail {
 inline constexpr std::size_t kKeptExecutables = 8;
 inline constexpr std::size_t kKeptExecutableBytes = std::size_t{16} << 20;
 
-// deserializeExecutable(bytes, size), or the executable kept for the same bytes.
-std::shared_ptr<const ExecutableData> deserializeKept(const std::uint8_t *bytes, std::size_t size);
+// deserializeExecutable(bytes, size), or the executable kept for the same
+// bytes; a non-empty `seal` is kept with them.
+std::shared_ptr<const ExecutableData> deserializeKept(const std::uint8_t *bytes, std::size_t size,
+                                                      std::span<const std::uint8_t> seal = {});
+// The executable kept for bytes equal to these under a seal equal to
+// `seal`, or null (always for an empty seal).
+std::shared_ptr<const ExecutableData> findKept(const std::uint8_t *bytes, std::size_t size,
+                                               std::span<const std::uint8_t> seal);
 
 }  // namespace hwsim::detail

@@ -67,7 +67,7 @@ Listing::Blob describeBlob(const popef::ScannedBlob &scanned, std::size_t file) 
   info.offset = scanned.location.offset;
   info.payload_size = scanned.payload.size();
   info.stored_checksum = scanned.storedChecksum;
-  info.computed_checksum = scanned.computedChecksum;
+  info.computed_checksum = scanned.computedChecksum();
   info.data_type = -1;
   try {
     const popef::PayloadParts parts = popef::splitPayload(scanned);

@@ -29,6 +29,8 @@ std::string printable(std::span<const std::byte> bytes) {
 
 }  // namespace
 
+std::uint64_t ScannedBlob::computedChecksum() const noexcept { return format::checksum(payload); }
+
 std::vector<ScannedBlob> scanBlobs(const MappedFile &file) {
   std::vector<ScannedBlob> blobs;
   scanBlobs(file, blobs);
@@ -114,7 +116,6 @@ void scanBlobs(const MappedFile &file, std::vector<ScannedBlob> &out) {
     blob.payloadOffset = payloadOffset;
     blob.payload = bytes.subspan(payloadOffset, payloadSize);
     blob.storedChecksum = load<std::uint64_t>(header, offset::kPayloadChecksum);
-    blob.computedChecksum = format::checksum(blob.payload);
     out.push_back(std::move(blob));
     at = next;
   }

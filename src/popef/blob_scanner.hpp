@@ -1,7 +1,8 @@
 // scanBlobs: walks the blob headers of one file and checks the framing
-// (magic, format version, header checksum, sizes, padding). It records each
-// payload checksum instead of throwing on a mismatch, so that mrt-info can
-// list a damaged blob; the Reader refuses such blobs.
+// (magic, format version, header checksum, sizes, padding). Payload
+// checksums are left to the caller (computedChecksum()): mrt-info lists a
+// damaged blob, the Reader refuses one, and the Reader need not hash an
+// executable it finds kept from a blob equal to this one (reader.cpp).
 #pragma once
 
 #include <cstdint>
@@ -18,9 +19,9 @@ struct ScannedBlob {
   std::uint64_t payloadOffset = 0;  // in the file
   std::span<const std::byte> payload;  // into the mapping
   std::uint64_t storedChecksum = 0;
-  std::uint64_t computedChecksum = 0;
 
-  bool checksumOk() const noexcept { return storedChecksum == computedChecksum; }
+  // XXH3-64 of the payload, computed at each call (a pass over its bytes).
+  std::uint64_t computedChecksum() const noexcept;
 };
 
 // Throws mrt::Error(CorruptModel) naming the file, blob index and byte offset

@@ -8,6 +8,9 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
+
+#include <hwsim/executable.hpp>
 
 #include "popef/blob_type.hpp"
 #include "popef/shared_bytes.hpp"
@@ -36,9 +39,26 @@ class NamedBytesBlob {
 
 // A serialized hwsim executable, linked to its Metadata by name. This layer
 // treats the bytes as opaque; hwsim verifies them when it deserializes.
+//
+// Read from a file, it also carries its blob's seal (the payload checksum
+// and the bytes before the executable's, all verified: hwsim keeps it with
+// the executable it deserializes), and the executable hwsim already kept
+// under that seal, if the reader found one (readExecutable returns it).
 class ExecutableBlob : public NamedBytesBlob {
  public:
   using NamedBytesBlob::NamedBytesBlob;
+  ExecutableBlob(std::string name, SharedBytes bytes, std::optional<BlobLocation> origin,
+                 std::vector<std::uint8_t> seal, hwsim::Executable kept)
+      : NamedBytesBlob(std::move(name), std::move(bytes), std::move(origin)),
+        seal_(std::move(seal)),
+        kept_(std::move(kept)) {}
+
+  std::span<const std::uint8_t> seal() const noexcept { return seal_; }
+  const hwsim::Executable &kept() const noexcept { return kept_; }
+
+ private:
+  std::vector<std::uint8_t> seal_;
+  hwsim::Executable kept_;  // empty: deserialize the bytes
 };
 
 // The bytes of one tensor (a weight, an initial state, a remote buffer's

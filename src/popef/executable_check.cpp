@@ -188,9 +188,11 @@ class ExecutableCheck {
 }  // namespace
 
 hwsim::Executable readExecutable(const Model &model) {
-  const auto bytes = model.executable().bytes();
+  const ExecutableBlob &blob = model.executable();
+  if (blob.kept().valid()) return blob.kept();
+  const auto bytes = blob.bytes();
   try {
-    return hwsim::Executable::deserialize(bytes.data(), bytes.size());
+    return hwsim::Executable::deserialize(bytes.data(), bytes.size(), blob.seal());
   } catch (const hwsim::Error &error) {
     throw Error(ErrorCode::CorruptModel, "model '{}': {}: {}", model.metadata.executable(),
                 describe(model.executable().origin(), BlobType::Executable), error.what());

@@ -1,6 +1,7 @@
 #include "popef/reader.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,21 +17,52 @@ namespace mrt::popef {
 
 namespace {
 
+// The seal hwsim keeps an executable read from a blob under: the stored
+// payload checksum, then every payload byte before the executable's
+// (prefix, descriptor, padding). Equal executable bytes under an equal seal
+// make an equal payload, whose checksum was verified when it was read.
+std::vector<std::uint8_t> sealOf(const ScannedBlob &scanned, const PayloadParts &parts) {
+  std::vector<std::uint8_t> seal(sizeof scanned.storedChecksum + (scanned.payload.size() - parts.data.size()));
+  std::memcpy(seal.data(), &scanned.storedChecksum, sizeof scanned.storedChecksum);
+  std::memcpy(seal.data() + sizeof scanned.storedChecksum, scanned.payload.data(),
+              seal.size() - sizeof scanned.storedChecksum);
+  return seal;
+}
+
+// The executable hwsim kept from a blob equal to this one, found with one
+// comparison of its bytes instead of a checksum and a comparison; empty if
+// there is none, or if the payload's prefix is inconsistent (the checksum
+// check reports the blob first, as for any other).
+hwsim::Executable keptExecutable(const ScannedBlob &scanned) {
+  PayloadParts parts;
+  try {
+    parts = splitPayload(scanned);
+  } catch (const Error &) {
+    return {};
+  }
+  const std::vector<std::uint8_t> seal = sealOf(scanned, parts);
+  return hwsim::Executable::findKept(parts.data.data(), parts.data.size(), seal);
+}
+
 ParsedBlob parseBlob(const ScannedBlob &scanned, const std::shared_ptr<const MappedFile> &file) {
   const BlobWhere where(scanned.location);
-  if (!scanned.checksumOk()) {
-    throw Error(ErrorCode::CorruptModel,
-                "{}: payload checksum mismatch over bytes {}..{} (stored {:#018x}, computed "
-                "{:#018x})",
-                where, scanned.payloadOffset, scanned.payloadOffset + scanned.payload.size(),
-                scanned.storedChecksum, scanned.computedChecksum);
+  const BlobType type = scanned.location.type;
+  hwsim::Executable kept = type == BlobType::Executable ? keptExecutable(scanned) : hwsim::Executable();
+  if (!kept.valid()) {
+    const std::uint64_t computed = scanned.computedChecksum();
+    if (computed != scanned.storedChecksum) {
+      throw Error(ErrorCode::CorruptModel,
+                  "{}: payload checksum mismatch over bytes {}..{} (stored {:#018x}, computed "
+                  "{:#018x})",
+                  where, scanned.payloadOffset, scanned.payloadOffset + scanned.payload.size(),
+                  scanned.storedChecksum, computed);
+    }
   }
   const PayloadParts parts = splitPayload(scanned);
   ParsedBlob blob;
   blob.location = scanned.location;
   blob.payloadSize = scanned.payload.size();
-  blob.checksum = scanned.computedChecksum;
-  const BlobType type = scanned.location.type;
+  blob.checksum = scanned.storedChecksum;  // verified above, or by the kept executable's seal
   if (type == BlobType::Metadata) {
     Metadata metadata = decodeMetadata(parts.descriptor, where, parts.descriptorOffset);
     if (!parts.data.empty()) {
@@ -51,6 +83,10 @@ ParsedBlob parseBlob(const ScannedBlob &scanned, const std::shared_ptr<const Map
   blob.numTensors = descriptor.numTensors;
   // Shares ownership of the mapping: this is what keeps TensorData valid.
   blob.data = SharedBytes(file, parts.data);
+  if (type == BlobType::Executable) {
+    blob.seal = sealOf(scanned, parts);
+    blob.keptExecutable = std::move(kept);
+  }
   return blob;
 }
 
@@ -154,8 +190,8 @@ std::shared_ptr<Model> ModelBuilder::createModel(std::string_view executable) co
   }
   parts.metadata = *metadataBlob->metadata;
   parts.metadataOrigin = metadataBlob->location;
-  parts.executable = ExecutableBlob(executableBlob->name, executableBlob->data,
-                                    executableBlob->location);
+  parts.executable = ExecutableBlob(executableBlob->name, executableBlob->data, executableBlob->location,
+                                    executableBlob->seal, executableBlob->keptExecutable);
   return std::make_shared<Model>(std::move(parts));
 }
 

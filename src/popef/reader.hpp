@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include <hwsim/executable.hpp>
+
 #include "popef/blob_type.hpp"
 #include "popef/metadata.hpp"
 #include "popef/model.hpp"
@@ -39,6 +41,8 @@ struct ParsedBlob {
   std::optional<TensorInfo> tensorInfo;  // TensorData and FeedData
   std::uint64_t numTensors = 0;          // FeedData
   SharedBytes data;  // the data section: executable, tensor, feed or opaque bytes
+  std::vector<std::uint8_t> seal;        // Executable: see ExecutableBlob
+  hwsim::Executable keptExecutable;      // Executable: kept under the seal, if found
 };
 
 // What messages call bytes parsed from memory, where a file name would be.

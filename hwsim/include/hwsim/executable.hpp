@@ -89,6 +89,15 @@ class Executable {
   // comparison of every byte (hwsim/src/kept_executables.hpp).
   static Executable deserialize(std::span<const std::uint8_t> bytes);
   static Executable deserialize(const void *data, std::size_t size);
+  // For a loader that verified the bytes inside a container of its own (a
+  // PopEF blob, whose checksum covers them): `seal`, opaque here, is kept
+  // with the bytes, so that findKept() can later tell it that equal bytes
+  // were verified under an equal seal. Give a seal only for bytes verified.
+  static Executable deserialize(const void *data, std::size_t size, std::span<const std::uint8_t> seal);
+  // The executable kept from bytes equal to these under a seal equal to
+  // `seal` (a comparison of every byte); an empty Executable if none is, and
+  // for an empty seal.
+  static Executable findKept(const void *data, std::size_t size, std::span<const std::uint8_t> seal);
 
   // xxHash64 of the canonical serialization: equal executables hash equal,
   // across processes and after a serialize/deserialize round trip.

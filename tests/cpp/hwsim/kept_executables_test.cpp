@@ -96,6 +96,40 @@ TEST(KeptExecutables, BytesDifferingInOneByteAreVerifiedAgainEveryTime) {
   EXPECT_EQ(&hwsim::Executable::deserialize(bytes).data(), &kept.data());
 }
 
+// A loader's seal is kept with the bytes: findKept() finds the executable
+// only for equal bytes under an equal seal, a plain load of equal bytes
+// gives the seal it brings to the entry, and an unsealed entry is found by
+// no seal.
+TEST(KeptExecutables, FindKeptNeedsEqualBytesUnderAnEqualSeal) {
+  const auto bytes = doubling(1004).serialize();
+  const std::vector<std::uint8_t> seal = {1, 2, 3, 4}, other = {1, 2, 3, 5};
+  EXPECT_FALSE(hwsim::Executable::findKept(bytes.data(), bytes.size(), seal).valid());  // nothing kept yet
+  const auto sealed = hwsim::Executable::deserialize(bytes.data(), bytes.size(), seal);
+  const std::vector<std::uint8_t> copy = bytes;
+  EXPECT_EQ(&hwsim::Executable::findKept(copy.data(), copy.size(), seal).data(), &sealed.data());
+  EXPECT_FALSE(hwsim::Executable::findKept(copy.data(), copy.size(), other).valid());
+  EXPECT_FALSE(hwsim::Executable::findKept(copy.data(), copy.size(), {}).valid());
+  auto changed = bytes;
+  changed.back() ^= 0x01;  // the last byte only
+  EXPECT_FALSE(hwsim::Executable::findKept(changed.data(), changed.size(), seal).valid());
+  EXPECT_FALSE(hwsim::Executable::findKept(bytes.data(), bytes.size() - 1, seal).valid());
+  EXPECT_FALSE(hwsim::Executable::findKept(nullptr, 0, seal).valid());
+
+  // Loaded again with another seal: the entry is found by that one now.
+  EXPECT_EQ(&hwsim::Executable::deserialize(copy.data(), copy.size(), other).data(), &sealed.data());
+  EXPECT_EQ(&hwsim::Executable::findKept(bytes.data(), bytes.size(), other).data(), &sealed.data());
+  EXPECT_FALSE(hwsim::Executable::findKept(bytes.data(), bytes.size(), seal).valid());
+
+  // Loaded without a seal, an executable is found by none.
+  const auto plainBytes = doubling(1006).serialize();
+  const auto plain = hwsim::Executable::deserialize(plainBytes);
+  EXPECT_FALSE(hwsim::Executable::findKept(plainBytes.data(), plainBytes.size(), {}).valid());
+  EXPECT_FALSE(hwsim::Executable::findKept(plainBytes.data(), plainBytes.size(), seal).valid());
+  const auto y = runDoubling(hwsim::Executable::findKept(bytes.data(), bytes.size(), other));
+  ASSERT_EQ(y.size(), 1004u);
+  EXPECT_EQ(y[10], 2 * (10 - 3.5f));
+}
+
 TEST(KeptExecutables, OnlyTheMostRecentlyLoadedAreKept) {
   std::vector<std::vector<std::uint8_t>> bytes;
   std::vector<hwsim::Executable> loaded;
