@@ -29,26 +29,31 @@ std::vector<std::uint8_t> sealOf(const ScannedBlob &scanned, const PayloadParts 
   return seal;
 }
 
-// The executable hwsim kept from a blob equal to this one, found with one
-// comparison of its bytes instead of a checksum and a comparison; empty if
-// there is none, or if the payload's prefix is inconsistent (the checksum
-// check reports the blob first, as for any other).
-hwsim::Executable keptExecutable(const ScannedBlob &scanned) {
+// An Executable blob's seal, and the executable hwsim kept from a blob equal
+// to this one if there is one: found with one comparison of its bytes
+// instead of a checksum and a comparison. Nothing if the payload's prefix
+// is inconsistent: the checksum check reports the blob first, as any other.
+struct SealedExecutable {
+  std::vector<std::uint8_t> seal;
+  hwsim::Executable kept;
+};
+SealedExecutable sealedExecutable(const ScannedBlob &scanned) {
   PayloadParts parts;
   try {
     parts = splitPayload(scanned);
   } catch (const Error &) {
     return {};
   }
-  const std::vector<std::uint8_t> seal = sealOf(scanned, parts);
-  return hwsim::Executable::findKept(parts.data.data(), parts.data.size(), seal);
+  SealedExecutable sealed{sealOf(scanned, parts), {}};
+  sealed.kept = hwsim::Executable::findKept(parts.data.data(), parts.data.size(), sealed.seal);
+  return sealed;
 }
 
 ParsedBlob parseBlob(const ScannedBlob &scanned, const std::shared_ptr<const MappedFile> &file) {
   const BlobWhere where(scanned.location);
   const BlobType type = scanned.location.type;
-  hwsim::Executable kept = type == BlobType::Executable ? keptExecutable(scanned) : hwsim::Executable();
-  if (!kept.valid()) {
+  SealedExecutable sealed = type == BlobType::Executable ? sealedExecutable(scanned) : SealedExecutable();
+  if (!sealed.kept.valid()) {
     const std::uint64_t computed = scanned.computedChecksum();
     if (computed != scanned.storedChecksum) {
       throw Error(ErrorCode::CorruptModel,
@@ -83,10 +88,8 @@ ParsedBlob parseBlob(const ScannedBlob &scanned, const std::shared_ptr<const Map
   blob.numTensors = descriptor.numTensors;
   // Shares ownership of the mapping: this is what keeps TensorData valid.
   blob.data = SharedBytes(file, parts.data);
-  if (type == BlobType::Executable) {
-    blob.seal = sealOf(scanned, parts);
-    blob.keptExecutable = std::move(kept);
-  }
+  blob.seal = std::move(sealed.seal);
+  blob.keptExecutable = std::move(sealed.kept);
   return blob;
 }
 
