@@ -172,17 +172,17 @@ const std::vector<hwsim::DeviceInfo> &DeviceManager::deviceInfos() const noexcep
   return system_ ? system_->infos : kNone;
 }
 
-const hwsim::DeviceManager &DeviceManager::devices() const { return system_->devices; }
+const hwsim::DeviceManager &DeviceManager::pool() const { return system_->devices; }
 
 std::int64_t DeviceManager::ipuHardwareVersion() const {
-  return system_ ? static_cast<std::int64_t>(devices().config().ipuVersion) : 0;
+  return system_ ? static_cast<std::int64_t>(pool().config().ipuVersion) : 0;
 }
 
 bool DeviceManager::isFree(std::int64_t id) const {
   if (id < 0 || id >= static_cast<std::int64_t>(deviceInfos().size())) {
     throw Error(ErrorCode::NotFound, "no device {}: {}", id, describeSystem());
   }
-  return callHwsim([&] { return devices().isFree(static_cast<unsigned>(id)); });
+  return callHwsim([&] { return pool().isFree(static_cast<unsigned>(id)); });
 }
 
 // ------------------------------------------------------------ requests
@@ -285,7 +285,7 @@ DeviceManager::Request DeviceManager::specificRequest(std::int64_t device_id,
 
 std::shared_ptr<Device> DeviceManager::attachFirstFree(const std::vector<unsigned> &candidates) const {
   for (unsigned id : candidates) {
-    hwsim::Device device = callHwsim([&] { return devices().getDevice(id); });
+    hwsim::Device device = callHwsim([&] { return pool().getDevice(id); });
     if (callHwsim([&] { return device.attach(); })) {
       return std::make_shared<Device>(std::move(device), ipuHardwareVersion());
     }
@@ -325,7 +325,7 @@ std::shared_ptr<Device> DeviceManager::acquire(const Request &request, bool thro
   std::vector<std::string> states;
   for (unsigned id : request.candidates) {
     states.push_back(fmt::format("{} ({}) {}", id, ipuListText(deviceInfos()[id].ipus),
-                                 callHwsim([&] { return devices().isFree(id); }) ? "free now" : "busy"));
+                                 callHwsim([&] { return pool().isFree(id); }) ? "free now" : "busy"));
   }
   const std::string howLong = wait.strategy == DeviceWaitStrategy::NO_WAIT
                                   ? std::string("did not wait (NO_WAIT)")
@@ -338,7 +338,7 @@ std::shared_ptr<Device> DeviceManager::acquire(const Request &request, bool thro
 //  4-5 (2 IPUs each), 6 (4 IPUs); busy: 0, 4, 6"
 std::string DeviceManager::describeSystem() const {
   if (!system_) return "system: no IPUs";
-  const hwsim::SystemConfig &config = devices().config();
+  const hwsim::SystemConfig &config = pool().config();
   const std::vector<hwsim::DeviceInfo> &infos = system_->infos;
   std::vector<std::string> groups;
   for (std::size_t first = 0; first < infos.size();) {
@@ -352,7 +352,7 @@ std::string DeviceManager::describeSystem() const {
   // device is busy if any of its IPUs is.
   std::vector<bool> ipuBusy(config.numIpus);
   for (unsigned ipu = 0; ipu < config.numIpus; ++ipu)
-    ipuBusy[ipu] = !callHwsim([&] { return devices().isFree(ipu); });
+    ipuBusy[ipu] = !callHwsim([&] { return pool().isFree(ipu); });
   std::vector<unsigned> busy;
   for (const hwsim::DeviceInfo &info : infos) {
     if (std::any_of(info.ipus.begin(), info.ipus.end(), [&](unsigned ipu) { return ipuBusy[ipu]; })) {

@@ -115,7 +115,7 @@ class DeviceManager {
 
   struct System;
   static std::shared_ptr<const System> systemFor(hwsim::SystemConfig config);
-  const hwsim::DeviceManager &devices() const;
+  const hwsim::DeviceManager &pool() const;  // the simulated system's device pool
 
   std::shared_ptr<const System> system_;  // null: the system has no IPUs
 };
