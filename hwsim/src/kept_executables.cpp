@@ -6,8 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include <support/process_singleton.hpp>
+
 #include "mib_limit.hpp"
-#include "process_singleton.hpp"
 #include "serialize.hpp"
 
 namespace hwsim::detail {
@@ -16,7 +17,7 @@ namespace {
 
 class KeptExecutables {
  public:
-  static KeptExecutables &instance() { return processSingleton<KeptExecutables>(); }
+  static KeptExecutables &instance() { return support::processSingleton<KeptExecutables>(); }
   std::mutex &mutex() { return mutex_; }
 
   // With `sealed`, only an entry kept under an equal seal matches; else any

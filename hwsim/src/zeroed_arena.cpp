@@ -11,8 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include <support/process_singleton.hpp>
+
 #include "mib_limit.hpp"
-#include "process_singleton.hpp"
 
 namespace hwsim::detail {
 
@@ -23,7 +24,7 @@ constexpr const char *kLimitVariable = "MRT_HWSIM_KEPT_ARENAS_MIB";
 // The destroyed arenas kept for reuse (zeroed_arena.hpp), process-wide.
 class KeptArenas {
  public:
-  static KeptArenas &instance() { return processSingleton<KeptArenas>(); }
+  static KeptArenas &instance() { return support::processSingleton<KeptArenas>(); }
   KeptArenas()
       : limit_(mibLimitFromEnvironment(kLimitVariable, ZeroedArena::kKeptMappedBytes >> 20, ZeroedArena::kKeptBytes)) {
     arenas_.reserve(ZeroedArena::kKeptArenas);

@@ -1,7 +1,5 @@
 #include "common/reused_thread.hpp"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <condition_variable>
 #include <exception>
@@ -9,6 +7,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <support/process_singleton.hpp>
 
 namespace mrt::detail {
 
@@ -40,20 +40,15 @@ using Job = ReusedThread::Job;
 class ThreadCache {
  public:
   static ThreadCache &instance() {
-    // Never destroyed: a runner may be created or destroyed while static
-    // objects are destroyed (one held by a static object). What exit or an
-    // unload must do is done by the Ender's destructor.
-    static ThreadCache *const cache = [] {
-      auto *made = new ThreadCache;
-      ::pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
-                       [] { instance().resetInChild(); });
-      return made;
-    }();
+    // Never destroyed (a runner may be created or destroyed while static
+    // objects are destroyed): what exit or an unload must do is done by
+    // the Ender's destructor.
+    ThreadCache &cache = support::processSingleton<ThreadCache, support::InChild::Reset>();
     struct Ender {
       ~Ender() { instance().endWaiting(); }
     };
     static Ender ender;
-    return *cache;
+    return cache;
   }
 
   // Hands the job to a waiting thread, or starts one for it.
@@ -146,6 +141,9 @@ class ThreadCache {
     }
   }
 
+  // For processSingleton.
+  friend ThreadCache &support::processSingleton<ThreadCache, support::InChild::Reset>();
+  std::mutex &mutex() { return mutex_; }
   // In the child of a fork (the lock held across it, so the lists are
   // whole): their threads were not copied. The workers are dropped without
   // being destroyed (a std::thread that seems joinable would terminate).

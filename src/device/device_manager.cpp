@@ -7,10 +7,9 @@
 #include <string>
 #include <thread>
 
-#include <pthread.h>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <support/process_singleton.hpp>
 
 #include "common/error.hpp"
 #include "common/logging.hpp"
@@ -121,7 +120,7 @@ struct DeviceManager::Request {
 // "a device of 2 IPUs", "device 4 (IPUs 0-1)", then " for model 'm'".
 std::string DeviceManager::describeRequest(const Request &request) const {
   std::string what = request.device ? fmt::format("device {} ({})", *request.device,
-                                                  ipuListText(system_->infos[*request.device].ipus))
+                                                  ipuListText(deviceInfos()[*request.device].ipus))
                                     : fmt::format("a device of {}", ipusText(request.num_ipus));
   if (request.model != nullptr) what += fmt::format(" for model '{}'", request.model->metadata.executable());
   return what;
@@ -135,19 +134,14 @@ std::string DeviceManager::describeRequest(const Request &request) const {
 // depends on the environment.
 std::shared_ptr<const DeviceManager::System> DeviceManager::systemFor(hwsim::SystemConfig config) {
   struct Kept {
-    std::mutex mutex;
+    std::mutex &mutex() { return mutex_; }
+    std::mutex mutex_;
     std::shared_ptr<const System> system;
   };
-  // Never destroyed: managers may be made while static objects are
-  // destroyed. A fork while another thread holds the mutex would leave it
-  // locked in the child, so it is held across fork().
-  static Kept *const kept = [] {
-    auto *made = new Kept;
-    ::pthread_atfork([] { kept->mutex.lock(); }, [] { kept->mutex.unlock(); }, [] { kept->mutex.unlock(); });
-    return made;
-  }();
+  // Managers may be made while static objects are destroyed.
+  Kept *const kept = &support::processSingleton<Kept>();
   config.lockDirectory = config.resolvedLockDirectory();
-  std::lock_guard lock(kept->mutex);
+  std::lock_guard lock(kept->mutex());
   if (kept->system) {
     const hwsim::SystemConfig &had = kept->system->devices.config();
     if (had.numIpus == config.numIpus && had.ipuVersion == config.ipuVersion &&
@@ -252,7 +246,7 @@ DeviceManager::Request DeviceManager::specificRequest(std::int64_t device_id,
   if (device_id < 0 || device_id >= static_cast<std::int64_t>(deviceInfos().size())) {
     throw Error(ErrorCode::NotFound, "no device {}: {}", device_id, describeSystem());
   }
-  const hwsim::DeviceInfo &info = system_->infos[static_cast<std::size_t>(device_id)];
+  const hwsim::DeviceInfo &info = deviceInfos()[static_cast<std::size_t>(device_id)];
   Request request;
   request.device = info.id;
   request.candidates = {info.id};
@@ -339,7 +333,7 @@ std::shared_ptr<Device> DeviceManager::acquire(const Request &request, bool thro
 std::string DeviceManager::describeSystem() const {
   if (!system_) return "system: no IPUs";
   const hwsim::SystemConfig &config = pool().config();
-  const std::vector<hwsim::DeviceInfo> &infos = system_->infos;
+  const std::vector<hwsim::DeviceInfo> &infos = deviceInfos();
   std::vector<std::string> groups;
   for (std::size_t first = 0; first < infos.size();) {
     std::size_t last = first;

@@ -1,7 +1,5 @@
 #include "runner/watchdog.hpp"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
@@ -9,6 +7,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <support/process_singleton.hpp>
 
 namespace mrt::detail {
 
@@ -117,21 +117,20 @@ struct Watchdog::Service {
 };
 
 const std::shared_ptr<Watchdog::Service> &Watchdog::service() {
-  // Never destroyed: a runner may be created or destroyed while static
-  // objects are destroyed (one held by a static object). What exit or an
-  // unload must do is done by the Ender's destructor.
-  static Service *raw = nullptr;
-  static const auto *service = [] {
-    auto *made = new std::shared_ptr<Service>(std::make_shared<Service>());
-    raw = made->get();
-    ::pthread_atfork([] { raw->mutex.lock(); }, [] { raw->mutex.unlock(); }, [] { raw->resetInChild(); });
-    return made;
-  }();
+  // Never destroyed (a runner may be created or destroyed while static
+  // objects are destroyed): what exit or an unload must do is done by the
+  // Ender's destructor.
+  struct Kept {
+    std::shared_ptr<Service> service = std::make_shared<Service>();
+    std::mutex &mutex() { return service->mutex; }
+    void resetInChild() noexcept { service->resetInChild(); }
+  };
+  const std::shared_ptr<Service> &kept = support::processSingleton<Kept, support::InChild::Reset>().service;
   struct Ender {
-    ~Ender() { raw->endLingering(); }
+    ~Ender() { service()->endLingering(); }
   };
   static Ender ender;
-  return *service;
+  return kept;
 }
 
 Watchdog::Watch Watchdog::watch(std::chrono::nanoseconds period, Check check) {
