@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,28 +32,33 @@ std::vector<std::uint8_t> sealOf(const ScannedBlob &scanned, const PayloadParts 
 
 // An Executable blob's seal, and the executable hwsim kept from a blob equal
 // to this one if there is one: found with one comparison of its bytes
-// instead of a checksum and a comparison. Nothing if the payload's prefix
-// is inconsistent: the checksum check reports the blob first, as any other.
+// instead of a checksum and a comparison.
 struct SealedExecutable {
   std::vector<std::uint8_t> seal;
   hwsim::Executable kept;
 };
-SealedExecutable sealedExecutable(const ScannedBlob &scanned) {
-  PayloadParts parts;
-  try {
-    parts = splitPayload(scanned);
-  } catch (const Error &) {
-    return {};
-  }
+SealedExecutable sealedExecutable(const ScannedBlob &scanned, const PayloadParts &parts) {
   SealedExecutable sealed{sealOf(scanned, parts), {}};
   sealed.kept = hwsim::Executable::findKept(parts.data.data(), parts.data.size(), sealed.seal);
   return sealed;
 }
 
+// The payload's parts, or nothing if its prefix is inconsistent: a blob's
+// checksum is checked before its prefix is reported.
+std::optional<PayloadParts> splitIfConsistent(const ScannedBlob &scanned) {
+  try {
+    return splitPayload(scanned);
+  } catch (const Error &) {
+    return std::nullopt;
+  }
+}
+
 ParsedBlob parseBlob(const ScannedBlob &scanned, const std::shared_ptr<const MappedFile> &file) {
   const BlobWhere where(scanned.location);
   const BlobType type = scanned.location.type;
-  SealedExecutable sealed = type == BlobType::Executable ? sealedExecutable(scanned) : SealedExecutable();
+  const std::optional<PayloadParts> split = splitIfConsistent(scanned);
+  SealedExecutable sealed =
+      type == BlobType::Executable && split ? sealedExecutable(scanned, *split) : SealedExecutable();
   if (!sealed.kept.valid()) {
     const std::uint64_t computed = scanned.computedChecksum();
     if (computed != scanned.storedChecksum) {
@@ -63,7 +69,7 @@ ParsedBlob parseBlob(const ScannedBlob &scanned, const std::shared_ptr<const Map
                   scanned.storedChecksum, computed);
     }
   }
-  const PayloadParts parts = splitPayload(scanned);
+  const PayloadParts parts = split ? *split : splitPayload(scanned);  // the second throws the prefix's error
   ParsedBlob blob;
   blob.location = scanned.location;
   blob.payloadSize = scanned.payload.size();
