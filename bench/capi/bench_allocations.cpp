@@ -8,8 +8,8 @@
 // asynchronous (which the device thread serves), come first: each thread's
 // first run sets up its scratch memory (as in allocation_count_test.cpp).
 // The simulated system lives in a private lock directory (MRT_HWSIM_LOCK_DIR).
-#include "example_model_file.hpp"
-
+// Through the public API only (PUBLIC_API): the internals define classes of
+// the wrapper's names.
 #include <stdlib.h>
 
 #include <filesystem>
@@ -19,9 +19,19 @@
 #include <benchmark/benchmark.h>
 
 #include "counting_malloc.hpp"
+#include "example_models.hpp"
 #include "mrt.hpp"
+#include "mrt_graph.hpp"
+#include "private_devices.hpp"
 
 namespace {
+
+// The example model as a PopEF file in the work directory, as mrt-gen writes it.
+std::string exampleModelFile(const std::string &name) {
+  const auto path = mrt_bench::workDir() / (name + ".popef");
+  if (!std::filesystem::exists(path)) mrt::writeModel(mrt_examples::buildExampleModel(name), path.string());
+  return path.string();
+}
 
 constexpr int kWarmUp = 20;
 
@@ -42,7 +52,7 @@ void reportAllocations(benchmark::State &state, std::uint64_t before) {
 }
 
 void BM_CApiExecute(benchmark::State &state, const std::string &model) {
-  const std::string path = mrt_bench::exampleModelFile(model);
+  const std::string path = exampleModelFile(model);
   const char *paths[] = {path.c_str()};
   mrt_model_runner *runner = nullptr;
   if (mrt_model_runner_create_from_files(paths, 1, nullptr, &runner) != MRT_OK) {
@@ -71,7 +81,7 @@ BENCHMARK_CAPTURE(BM_CApiExecute, add_one, std::string("add_one"))->UseRealTime(
 BENCHMARK_CAPTURE(BM_CApiExecute, mlp, std::string("mlp"))->UseRealTime()->MinTime(0.1);
 
 void BM_WrapperExecute(benchmark::State &state, const std::string &model) {
-  mrt::ModelRunner runner(mrt_bench::exampleModelFile(model));
+  mrt::ModelRunner runner(exampleModelFile(model));
   Io io = ioOf(model);
   for (int i = 0; i < kWarmUp; ++i) {
     runner.execute({{io.input, io.x}}, {{io.output, io.y}});
