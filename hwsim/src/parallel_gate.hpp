@@ -8,12 +8,18 @@
 //   1. the compute set's first kSamples runs go inline on the calling thread,
 //      timed by its CPU time (a run preempted by other processes does not
 //      look longer); T is the fastest;
-//   2. if on k threads T / k + kMinWakeNs < T (the pool could win what the
-//      cheapest hand-off costs), the next kSamples runs go to the pool, timed by
+//   2. if on k threads T / k + kMinWakeNs < T (the pool could win more than
+//      a hand-off costs), the next kSamples runs go to the pool, timed by
 //      the caller's wall time; P is the fastest;
 //   3. from then on it runs on the pool if P < T, inline otherwise.
 // So the pool never keeps a compute set that it made slower than the calling
 // thread alone, on any machine; only the trial runs of step 2 may be.
+// kMinWakeNs is 4 us, not the 1-2 us a hand-off to a polling thread takes:
+// a fastest trial is the pool at its best, and the polling thread costs the
+// caller time outside the compute set. At 1 us the mlp's batch-1 layer1
+// (2 GEMVs a thread) won its trials on a loaded Ice Lake VM, and requests
+// took 5.6-7.1 us against 5.2 us on one thread (session 25); at 4 us batch 1
+// stays on one thread and batch 16's parts, 64 and 1024 still go to the pool.
 // docs/performance.md ("Worker pool") says how the wake costs were measured.
 // Replicas of one engine share a gate.
 #pragma once
@@ -32,7 +38,7 @@ std::uint64_t wallNs();
 class ParallelGate {
  public:
   static constexpr std::uint32_t kSamples = 3;
-  static constexpr std::uint64_t kMinWakeNs = 1000;
+  static constexpr std::uint64_t kMinWakeNs = 4000;
 
   enum class Mode : std::uint8_t {
     TimeInline,   // step 1: run inline and recordInline() its CPU time
