@@ -18,22 +18,32 @@ std::uint64_t wallNs() { return clockNs(CLOCK_MONOTONIC); }
 void ParallelGate::Fastest::record(std::uint64_t t) {
   // The fastest run: the first one also pays for first touches of the
   // arena (and the pool's for starting its threads), and any run may have
-  // been preempted.
+  // been preempted. Replicas sharing the gate may record at once: a lost
+  // count only moves the end of the trials by a run.
   std::uint64_t best = ns.load(std::memory_order_relaxed);
+  const bool faster = t < best;
   while (t < best && !ns.compare_exchange_weak(best, t, std::memory_order_relaxed)) {
   }
+  if (faster) sinceFastest.store(0, std::memory_order_relaxed);
+  else sinceFastest.fetch_add(1, std::memory_order_relaxed);
   samples.fetch_add(1, std::memory_order_release);
+}
+
+bool ParallelGate::trialsDone() const {
+  const std::uint32_t n = parallel_.samples.load(std::memory_order_acquire);
+  return n >= kMaxTrials ||
+         (n >= kMinTrials && parallel_.sinceFastest.load(std::memory_order_relaxed) >= kSamples);
 }
 
 void ParallelGate::recordInline(std::uint64_t cpuNs) { inline_.record(cpuNs); }
 void ParallelGate::recordParallel(std::uint64_t wall) { parallel_.record(wall); }
 
 ParallelGate::Mode ParallelGate::mode(unsigned threads) const {
-  if (!inline_.done()) return Mode::TimeInline;
+  if (!inlineDone()) return Mode::TimeInline;
   // T - T / k > kMinWakeNs, without dividing.
   const std::uint64_t t = inline_.ns.load(std::memory_order_relaxed);
   if (threads < 2 || t * (threads - 1) <= kMinWakeNs * threads) return Mode::Inline;
-  if (!parallel_.done()) return Mode::TryParallel;
+  if (!trialsDone()) return Mode::TryParallel;
   return parallel_.ns.load(std::memory_order_relaxed) < t ? Mode::Parallel : Mode::Inline;
 }
 

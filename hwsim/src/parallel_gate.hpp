@@ -9,8 +9,13 @@
 //      timed by its CPU time (a run preempted by other processes does not
 //      look longer); T is the fastest;
 //   2. if on k threads T / k + kMinWakeNs < T (the pool could win more than
-//      a hand-off costs), the next kSamples runs go to the pool, timed by
-//      the caller's wall time; P is the fastest;
+//      a hand-off costs), the next runs go to the pool, timed by the
+//      caller's wall time, until kSamples runs in a row did not beat the
+//      fastest (at least kMinTrials runs, at most kMaxTrials); P is the
+//      fastest. A pool thread's first runs of a compute set are slow: the
+//      mlp's batch-16 layer1 in two parts took 25-123 us on the pool for 3
+//      to 6 runs, then 11-13 us against 17 us inline (a Xeon VM with AMX,
+//      session 26), so three trials kept it inline for good;
 //   3. from then on it runs on the pool if P < T, inline otherwise.
 // So the pool never keeps a compute set that it made slower than the calling
 // thread alone, on any machine; only the trial runs of step 2 may be.
@@ -38,6 +43,8 @@ std::uint64_t wallNs();
 class ParallelGate {
  public:
   static constexpr std::uint32_t kSamples = 3;
+  static constexpr std::uint32_t kMinTrials = 8;
+  static constexpr std::uint32_t kMaxTrials = 16;
   static constexpr std::uint64_t kMinWakeNs = 4000;
 
   enum class Mode : std::uint8_t {
@@ -55,9 +62,11 @@ class ParallelGate {
   struct Fastest {
     std::atomic<std::uint64_t> ns{std::numeric_limits<std::uint64_t>::max()};
     std::atomic<std::uint32_t> samples{0};
+    std::atomic<std::uint32_t> sinceFastest{0};  // runs in a row that did not beat ns
     void record(std::uint64_t t);
-    bool done() const { return samples.load(std::memory_order_acquire) >= kSamples; }
   };
+  bool inlineDone() const { return inline_.samples.load(std::memory_order_acquire) >= kSamples; }
+  bool trialsDone() const;
   Fastest inline_, parallel_;
 };
 

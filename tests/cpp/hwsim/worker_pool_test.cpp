@@ -164,7 +164,7 @@ TEST(ParallelGate, TimesThreeRunsInlineThenTriesThePoolAndKeepsItOnlyIfFaster) {
     gate.recordInline(10 * wake);
   }
   EXPECT_EQ(gate.mode(1), Mode::Inline);
-  for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) {
+  for (std::uint32_t i = 0; i < ParallelGate::kMinTrials; ++i) {
     EXPECT_EQ(gate.mode(2), Mode::TryParallel);
     gate.recordParallel(6 * wake);
   }
@@ -172,12 +172,44 @@ TEST(ParallelGate, TimesThreeRunsInlineThenTriesThePoolAndKeepsItOnlyIfFaster) {
   EXPECT_EQ(gate.mode(1), Mode::Inline);
 }
 
+TEST(ParallelGate, TrialsGoOnWhileThePoolKeepsGettingFaster) {
+  ParallelGate gate;
+  const std::uint64_t wake = ParallelGate::kMinWakeNs;
+  for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) gate.recordInline(10 * wake);
+  // A pool thread's first runs of a compute set: slower than inline, each a
+  // little faster than the one before, past the minimum of trials.
+  std::uint32_t trials = 0;
+  for (; trials < ParallelGate::kMinTrials + 2; ++trials) {
+    ASSERT_EQ(gate.mode(2), Mode::TryParallel) << trials;
+    gate.recordParallel((30 - trials) * wake);
+  }
+  // Then warm: kSamples runs in a row that do not beat the fastest end them.
+  gate.recordParallel(6 * wake);
+  for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) {
+    ASSERT_EQ(gate.mode(2), Mode::TryParallel) << i;
+    gate.recordParallel(7 * wake);
+  }
+  EXPECT_EQ(gate.mode(2), Mode::Parallel);
+}
+
+TEST(ParallelGate, TrialsEndAfterTheirMaximum) {
+  ParallelGate gate;
+  const std::uint64_t wake = ParallelGate::kMinWakeNs;
+  for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) gate.recordInline(10 * wake);
+  // Each trial a little faster, never faster than inline.
+  for (std::uint32_t i = 0; i < ParallelGate::kMaxTrials; ++i) {
+    ASSERT_EQ(gate.mode(2), Mode::TryParallel) << i;
+    gate.recordParallel((40 - i) * wake);
+  }
+  EXPECT_EQ(gate.mode(2), Mode::Inline);
+}
+
 TEST(ParallelGate, ThePoolIsDroppedWhenItsTrialsWereSlower) {
   ParallelGate gate;
   const std::uint64_t wake = ParallelGate::kMinWakeNs;
   for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) gate.recordInline(4 * wake);
   // Waking the pool cost more than half the work saved: every trial slower.
-  for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) gate.recordParallel(4 * wake + 1);
+  for (std::uint32_t i = 0; i < ParallelGate::kMinTrials; ++i) gate.recordParallel(4 * wake + 1);
   EXPECT_EQ(gate.mode(2), Mode::Inline);
 }
 
@@ -193,7 +225,7 @@ TEST(ParallelGate, TheFastestRunsDecide) {
   EXPECT_EQ(gate.mode(4), Mode::TryParallel);
   gate.recordParallel(40 * wake);  // e.g. the pool's threads starting
   gate.recordParallel(wake);
-  gate.recordParallel(40 * wake);
+  while (gate.mode(4) == Mode::TryParallel) gate.recordParallel(40 * wake);
   EXPECT_EQ(gate.mode(4), Mode::Parallel);
 }
 
