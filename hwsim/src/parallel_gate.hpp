@@ -13,7 +13,7 @@
 //      caller's wall time, until kSamples runs in a row did not beat the
 //      fastest (at least kMinTrials runs, at most kMaxTrials); P is the
 //      fastest. A pool thread's first runs of a compute set are slow: the
-//      mlp's batch-16 layer1 in two parts took 25-123 us on the pool for 3
+//      mlp's batch-16 layer1 in two parts took 25-198 us on the pool for 3
 //      to 6 runs, then 11-13 us against 17 us inline (a Xeon VM with AMX,
 //      session 26), so three trials kept it inline for good;
 //   3. from then on it runs on the pool if P < T, inline otherwise.
@@ -62,12 +62,13 @@ class ParallelGate {
   struct Fastest {
     std::atomic<std::uint64_t> ns{std::numeric_limits<std::uint64_t>::max()};
     std::atomic<std::uint32_t> samples{0};
-    std::atomic<std::uint32_t> sinceFastest{0};  // runs in a row that did not beat ns
-    void record(std::uint64_t t);
+    // Whether t beat the fastest so far.
+    bool record(std::uint64_t t);
   };
   bool inlineDone() const { return inline_.samples.load(std::memory_order_acquire) >= kSamples; }
   bool trialsDone() const;
   Fastest inline_, parallel_;
+  std::atomic<std::uint32_t> trialsSinceFastest_{0};  // pool trials in a row that did not beat parallel_
 };
 
 }  // namespace hwsim::detail
