@@ -37,9 +37,10 @@ struct ModelRunner::Impl {
       session->bindToDevice(device);
     }
     // Before the first Load: a Load may hang.
-    watchdog = detail::Watchdog::watch(Replica::hangTime(config) / 4, [this](RequestClock::time_point now) {
-      for (auto &replica : replicas) replica->watch(now);
-    });
+    watchdog = detail::Watchdog::watch(Replica::hangTime(config) / 4, Replica::firstWatch(config),
+                                       [this](RequestClock::time_point now) {
+                                         for (auto &replica : replicas) replica->watch(now);
+                                       });
     // The other replicas' device threads load while this thread loads the
     // first replica itself: a single replica's creation then waits for no
     // other thread (Replica::loadOnThisThread).

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <system_error>
 #include <utility>
 
 #include "common/batch_scheduling.hpp"
@@ -164,6 +165,7 @@ Replica::Replica(unsigned id, std::shared_ptr<Session> session, unsigned lane, c
       device_(std::move(device)),
       session_(std::move(session)),
       link_(std::make_shared<Link>(this)),
+      created_(RequestClock::now()),
       stats_(config.request_tracepoints_buffer_size) {
   bindSideStreams(layout);
 
@@ -237,7 +239,42 @@ bool Replica::loadOnThisThread() {
   return load_ok;
 }
 
-void Replica::start() { thread_ = detail::ReusedThread([this] { deviceLoop(); }); }
+void Replica::start() {
+  // Loaded already: the thread is started by the first wakeDevice(), or by
+  // watch() just ahead of the idle device's first timeout. A runner served
+  // only by synchronous callers (who run the device themselves) starts it
+  // at its first timeout, and creation wakes no thread: waking one parked
+  // on an idle CPU cost the waker 12-17 us on the 2-vCPU VMs measured, and
+  // the thread polling for work beside the rest of the creation slowed
+  // that by a third (bench_runner_creation: add_one 39 -> 19 us).
+  const bool loaded = [this] {
+    std::lock_guard lock(initial_load_mutex_);
+    return initial_load_done_;
+  }();
+  if (loaded) return;
+  std::uint32_t expected = kNotStarted;
+  if (device_sleeping_.compare_exchange_strong(expected, 0)) startDeviceThread();
+}
+
+void Replica::startDeviceThread() {
+  std::lock_guard lock(thread_mutex_);
+  // shutdown() sets stopping_ before it looks at thread_ under this lock.
+  if (stopping_.load() || !serving_.load() || thread_.joinable()) return;
+  thread_ = detail::ReusedThread([this] { deviceLoop(); });
+}
+
+void Replica::startDeferredThread(RequestClock::time_point idle_since) {
+  std::uint32_t expected = kNotStarted;
+  if (!device_sleeping_.compare_exchange_strong(expected, 0)) return;  // started, or being started
+  idle_since_ = idle_since;  // read by the thread started below
+  try {
+    startDeviceThread();
+  } catch (const std::system_error &error) {
+    serving_.store(false);
+    failReplica(
+        Error(ErrorCode::ResourceExhausted, "replica {}: its device thread could not be started: {}", id_, error.what()));
+  }
+}
 
 void Replica::awaitInitialLoad() {
   std::unique_lock lock(initial_load_mutex_);
@@ -482,6 +519,9 @@ void Replica::waitForWork() {
     return workForDeviceThread() || stopping_.load(std::memory_order_relaxed) ||
            !serving_.load(std::memory_order_relaxed);
   };
+  // Started by watch() ahead of the idle device's first timeout: the device
+  // has waited since then, so its first period ends sooner.
+  const RequestClock::time_point idle_since = std::exchange(idle_since_, RequestClock::time_point{});
   // While clients serve, nothing to poll for: they keep the device, and
   // one letting go with work left wakes this thread.
   if (!deferToClients() && work_spin_.spin(work_or_stop)) return;
@@ -501,7 +541,13 @@ void Replica::waitForWork() {
   // still holds the device: letting go, it rings only a thread sleeping
   // with kSleeping); so is everything while producers do not ring.
   const std::int64_t left = nanosUntil(clients_serve_until_.load(std::memory_order_relaxed));
-  auto timeout = timeout_period_.count() > 0 ? timeout_period_ : std::chrono::nanoseconds(-1);
+  auto timeout = std::chrono::nanoseconds(-1);
+  RequestClock::time_point waiting_since{};
+  if (timeout_period_.count() > 0) {
+    const auto now = RequestClock::now();
+    waiting_since = idle_since != RequestClock::time_point{} ? idle_since : now;
+    timeout = std::max<std::chrono::nanoseconds>(timeout_period_ - (now - waiting_since), std::chrono::nanoseconds(1));
+  }
   const auto bound = [&](std::chrono::nanoseconds t) {
     if (timeout.count() < 0 || t < timeout) timeout = t;
   };
@@ -509,11 +555,10 @@ void Replica::waitForWork() {
   if (workVisible()) bound(left > 0 ? std::chrono::nanoseconds(left) : kDeferToServingClients);
   bool slept_a_period = false;
   if (!workForDeviceThread() && !stopping_.load() && serving_.load() && timeout.count() != 0) {
-    const auto before = RequestClock::now();
     link_->setRunning(false);  // clients waiting for us serve themselves or park at once
     detail::futexWait(doorbell_, seen, timeout);
     link_->setRunning(true);
-    slept_a_period = timeout_period_.count() > 0 && RequestClock::now() - before >= timeout_period_;
+    slept_a_period = timeout_period_.count() > 0 && RequestClock::now() - waiting_since >= timeout_period_;
   }
   device_sleeping_.store(0, std::memory_order_relaxed);
   if (slept_a_period && !stopping_.load() && serving_.load() && !workVisible()) {
@@ -535,7 +580,10 @@ void Replica::wakeDevice() {
   // deviceLoop) costs the requests after it no syscall; it looks for work
   // before it sleeps again.
   // One sleeping until a deadline looks again by itself.
-  if (device_sleeping_.load(std::memory_order_relaxed) == kSleeping && device_sleeping_.exchange(0) == kSleeping) {
+  const std::uint32_t state = device_sleeping_.load(std::memory_order_relaxed);
+  if (state == kNotStarted) {
+    startDeferredThread({});
+  } else if (state == kSleeping && device_sleeping_.exchange(0) == kSleeping) {
     doorbell_.fetch_add(1, std::memory_order_seq_cst);
     detail::futexWake(doorbell_);
   }
@@ -805,6 +853,13 @@ std::chrono::nanoseconds Replica::hangTime(const ModelRunnerConfig &config) {
 }
 
 void Replica::watch(RequestClock::time_point now) {
+  // A device thread left to start at the first wake-up (start()) starts
+  // before the next watch if the idle device's first timeout comes before
+  // it, and flushes then as it would have had it run from creation.
+  if (device_sleeping_.load(std::memory_order_relaxed) == kNotStarted && timeout_period_.count() > 0 &&
+      now - created_ + hangTime(config_) / 4 >= timeout_period_) {
+    startDeferredThread(created_);
+  }
   const std::uint64_t progress = progress_.load(std::memory_order_relaxed);
   bool stop_session = false;
   {
@@ -828,6 +883,11 @@ void Replica::watch(RequestClock::time_point now) {
   }
   // Outside the lock: Session::stop() wakes threads blocked in the queues.
   if (stop_session) session_->stop();
+}
+
+std::chrono::nanoseconds Replica::firstWatch(const ModelRunnerConfig &config) {
+  const std::chrono::nanoseconds period = hangTime(config) / 4, timeout = timeoutPeriod(config);
+  return timeout.count() > 0 ? std::min(period, timeout) : period;
 }
 
 bool Replica::takeHangStop() {
@@ -881,7 +941,13 @@ void Replica::shutdown() {
   }
   doorbell_.fetch_add(1, std::memory_order_seq_cst);
   detail::futexWake(doorbell_);
-  if (thread_.joinable()) {
+  // After stopping_: a first wakeDevice() racing this either started the
+  // thread already or will not start it.
+  const bool started = [this] {
+    std::lock_guard lock(thread_mutex_);
+    return thread_.joinable();
+  }();
+  if (started) {
     if (config_.run_save_programs && !failed_.load()) {
       // Let the Main run in progress finish on dummy data, keeping the state.
       // (A queue whose ring is full already holds the data such a run needs.)

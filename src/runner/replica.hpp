@@ -74,7 +74,9 @@ class Replica {
   // Load failed: the replica is then out of service.
   bool loadOnThisThread();
   // Starts the device thread, which runs the Load programs first unless
-  // loadOnThisThread() did.
+  // loadOnThisThread() did. A replica loaded already whose idle device does
+  // nothing by itself (no timeouts) starts it only when first woken
+  // (wakeDevice): while synchronous callers serve it, never.
   void start();
   // Blocks until the Load programs have run (or failed to: the replica is
   // then out of service, as after any device error), so the model is loaded
@@ -116,7 +118,9 @@ class Replica {
   // requests before they are taken for hung: timeout_ns, but at least 1 s.
   static std::chrono::nanoseconds hangTime(const ModelRunnerConfig &config);
 
-  // Called from a watchdog thread every hangTime() / 4 or so. With
+  // Called from a watchdog thread every hangTime() / 4 or so, the first time
+  // after firstWatch(). Starts a device thread start() left for later when
+  // the idle device's first timeout comes before the next watch. With
   // timeout_ns set, stops a run when requests are pending and for hangTime()
   // none of their data moved nor did the device wait for the caller (an
   // unbounded loop, stream copies on a path not taken): its requests fail
@@ -125,6 +129,9 @@ class Replica {
   // run_save_programs, stops the programs it waits for once they have had
   // hangTime().
   void watch(RequestClock::time_point now);
+  // When the first watch() is due after creation: hangTime() / 4, or the
+  // first timeout if sooner (a device thread may wait for it to start).
+  static std::chrono::nanoseconds firstWatch(const ModelRunnerConfig &config);
 
   void insertSimulatedError(hwsim::DeviceErrorCode code, const std::string &step_name);
 
@@ -194,8 +201,18 @@ class Replica {
   // until woken or, with timeouts in use, for one period, after which it
   // runs the timeout logic the queues would run for a waiting device.
   void waitForWork();
-  // Wakes the device thread if it sleeps in waitForWork.
+  // Wakes the device thread if it sleeps in waitForWork, or starts it if
+  // start() left that to the first wake-up; a thread that cannot be started
+  // puts the replica out of service (ResourceExhausted).
   void wakeDevice();
+  // Starts the device thread unless it runs or the replica stops;
+  // std::system_error if it cannot be started.
+  void startDeviceThread();
+  // Starts a device thread start() left to start later, once, from any
+  // thread; idle_since (if set): when the device began to wait for work,
+  // from which its first timeout counts. A thread that cannot be started
+  // puts the replica out of service.
+  void startDeferredThread(RequestClock::time_point idle_since);
   // Arms the inserted errors for the next run; true if there were any.
   bool applyInjectedErrors();
   // Fails the requests of the failed run, reloads the session and enqueues
@@ -265,9 +282,10 @@ class Replica {
   // there is no work; producers ring it only when it sleeps, and the first
   // one clears device_sleeping_.
   std::atomic<std::uint32_t> doorbell_{0};
-  std::atomic<std::uint32_t> device_sleeping_{0};
   static constexpr std::uint32_t kSleeping = 1;              // until woken
   static constexpr std::uint32_t kSleepingUntilDeadline = 2;  // looks again by itself soon
+  static constexpr std::uint32_t kNotStarted = 3;            // the first wake-up starts the thread (start())
+  std::atomic<std::uint32_t> device_sleeping_{kNotStarted};
   // How long the device thread polls for work before it sleeps.
   detail::AdaptiveSpin work_spin_;
   // What the requests' Completions hold of this replica: whether the device
@@ -275,6 +293,9 @@ class Replica {
   // serve the device themselves, or park without polling), and the way in
   // for a waiter to serve, which shutdown() closes.
   const std::shared_ptr<Link> link_;
+  // When the replica was made: its device idles from about then, until a
+  // first request (watch() starts a deferred device thread from it).
+  const RequestClock::time_point created_;
   std::atomic<bool> serving_{true};  // false once runProgram gave up
   // A thread other than the device thread holds the device and runs Main
   // (serveHolding): the device thread waits for it to let go.
@@ -297,7 +318,9 @@ class Replica {
 
   std::atomic<bool> stopping_{false};
   bool shut_down_ = false;
+  std::mutex thread_mutex_;       // guards the start of thread_ against shutdown()
   detail::ReusedThread thread_;  // the device thread (common/reused_thread.hpp)
+  RequestClock::time_point idle_since_{};  // set before a deferred start, read by the thread (waitForWork)
 
   // Simulated errors to insert before the next Main run, one per location.
   std::mutex inject_mutex_;

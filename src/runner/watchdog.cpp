@@ -56,10 +56,10 @@ struct Watchdog::Service {
     running = false;
   }
 
-  std::uint64_t add(std::chrono::nanoseconds period, Check check) {
+  std::uint64_t add(std::chrono::nanoseconds period, std::chrono::nanoseconds first, Check check) {
     std::lock_guard lock(mutex);
     const std::uint64_t id = nextId++;
-    const auto due = RequestClock::now() + period;
+    const auto due = RequestClock::now() + first;
     entries.push_back({id, period, due, std::move(check)});
     if (!running) {
       try {
@@ -133,9 +133,9 @@ const std::shared_ptr<Watchdog::Service> &Watchdog::service() {
   return kept;
 }
 
-Watchdog::Watch Watchdog::watch(std::chrono::nanoseconds period, Check check) {
+Watchdog::Watch Watchdog::watch(std::chrono::nanoseconds period, std::chrono::nanoseconds first, Check check) {
   const std::shared_ptr<Service> &s = service();
-  return Watch(s, s->add(period, std::move(check)));
+  return Watch(s, s->add(period, first, std::move(check)));
 }
 
 bool Watchdog::threadRunning() {

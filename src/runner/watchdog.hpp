@@ -33,8 +33,9 @@ class Watchdog {
   using Check = std::function<void(RequestClock::time_point now)>;
   static constexpr std::chrono::seconds kLinger{2};
 
-  // Calls check(now) on the watchdog thread every `period` (the first time
-  // one period from now) until the Watch is destroyed. The check runs with
+  // Calls check(now) on the watchdog thread `first` from now, then every
+  // `period`, until the Watch is destroyed. (A `first` sooner than the
+  // thread's next wake-up costs a wake-up of it.) The check runs with
   // the watchdog's lock held: it must be short and must not start or end
   // watches. Once a Watch's destructor returns, its check is not running
   // and never runs again.
@@ -55,7 +56,7 @@ class Watchdog {
     std::uint64_t id_ = 0;
   };
 
-  static Watch watch(std::chrono::nanoseconds period, Check check);
+  static Watch watch(std::chrono::nanoseconds period, std::chrono::nanoseconds first, Check check);
 
   // Whether the watchdog thread is running (tests).
   static bool threadRunning();

@@ -5,7 +5,8 @@
 // (checked against reference math), with clients on several threads, one
 // replica or two, a pipelined Main, a partial batch padded after its
 // timeout, a device error with auto_reset, and futures waited for while and
-// after their runner is destroyed.
+// after their runner is destroyed. A runner that only synchronous callers
+// serve never starts its device thread (Replica::start).
 #include <atomic>
 #include <future>
 #include <memory>
@@ -14,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/reused_thread.hpp"
 #include "runner_test_util.hpp"
 
 namespace mrt::runner_test {
@@ -62,6 +64,36 @@ TEST(ModelRunnerCallerRunsTest, AnUnboundedWaitServesTheDeviceWhileItsThreadSlee
   // but it needs a wake-up, which takes far longer than this thread needs
   // to start the run.
   EXPECT_GT(served_by_waiter, 0);
+}
+
+// Creation and synchronous requests take no thread from the cache of
+// device threads (common/reused_thread.hpp); the first request left to the
+// device thread does. Without timeouts: an idle device's first timeout
+// would start the thread too.
+TEST(ModelRunnerCallerRunsTest, TheDeviceThreadStartsAtTheFirstRequestLeftToIt) {
+  ModelRunnerConfig config;
+  config.timeout_ns = 0ns;
+  std::mt19937 rng(7);
+  {
+    ModelRunner warm(exampleModel("add_one"), config);
+    std::vector<float> x = randomFloats(rng, 16);
+    OutputFutureMemory futures = warm.executeAsync({{"x", constView(x)}});
+    ASSERT_EQ(futures.at("y").wait_for(10s), std::future_status::ready);
+  }
+  // The warm runner's device thread waits in the cache now (for 2 s).
+  const std::size_t waiting = detail::ReusedThread::waitingThreads();
+  ASSERT_GE(waiting, 1U);
+  ModelRunner runner(exampleModel("add_one"), config);
+  for (int i = 0; i < 10; ++i) {
+    const std::vector<float> x = randomFloats(rng, 16);
+    EXPECT_EQ(floatsOf(runner.execute({{"x", constView(x)}}).at("y")), plusOne(x)) << i;
+  }
+  EXPECT_EQ(detail::ReusedThread::waitingThreads(), waiting) << "creation or execute() started the device thread";
+  const std::vector<float> x = randomFloats(rng, 16);
+  OutputFutureMemory futures = runner.executeAsync({{"x", constView(x)}});
+  ASSERT_EQ(futures.at("y").wait_for(10s), std::future_status::ready) << "no device thread served the request";
+  EXPECT_EQ(floatsOf(futures.at("y").get()), plusOne(x));
+  EXPECT_EQ(detail::ReusedThread::waitingThreads(), waiting - 1);
 }
 
 TEST(ModelRunnerCallerRunsTest, BoundedWaitsAndPollsLeaveTheDeviceToItsThread) {

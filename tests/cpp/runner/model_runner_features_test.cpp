@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "runner_test_util.hpp"
+#include "thread_test_support.hpp"
 
 namespace mrt::runner_test {
 namespace {
@@ -202,6 +203,26 @@ TEST(ModelRunnerFeaturesTest, WithoutFlushOnWaitingOutputsTheIdleDeviceRunsDummy
   while (flushes.load() < 3) std::this_thread::sleep_for(1ms);
   std::vector<float> x(16, 3.f);
   EXPECT_EQ(floatsOf(runner.execute({{"x", constView(x)}}).at("y")), plusOne(x));
+}
+
+// A runner nobody sends requests has not started its device thread
+// (Replica::start); the watchdog starts it ahead of the idle device's first
+// timeout, which then comes on time: 300 ms, between the watchdog's ticks
+// of 250 ms (a thread started only at the tick after the timeout would
+// flush at 500 ms at the earliest).
+TEST(ModelRunnerFeaturesTest, AnIdleRunnersFirstFlushComesAtItsTimeout) {
+  ModelRunnerConfig config;
+  config.timeout_ns = 300ms;
+  std::atomic<std::chrono::steady_clock::time_point> first_flush{};
+  config.flush_callback = [&](const std::string &, const InputMemoryView *&, const OutputMemoryView *&) {
+    std::chrono::steady_clock::time_point none{};
+    first_flush.compare_exchange_strong(none, std::chrono::steady_clock::now());
+  };
+  const auto created = std::chrono::steady_clock::now();
+  ModelRunner runner(exampleModel("add_one"), config);
+  ASSERT_TRUE(test::eventually([&] { return first_flush.load() != std::chrono::steady_clock::time_point{}; }));
+  EXPECT_GE(first_flush.load() - created, 300ms);
+  EXPECT_LT(first_flush.load() - created, 490ms);
 }
 
 // Regression: a timeout flush on the device thread met a full output ring

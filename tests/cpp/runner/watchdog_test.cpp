@@ -26,11 +26,11 @@ TEST(Watchdog, ChecksRunAtTheirPeriodOnOneThreadUntilTheirWatchEnds) {
   std::atomic<int> fast{0}, slow{0};
   std::atomic<std::thread::id> fastThread{}, slowThread{};
   {
-    Watchdog::Watch a = Watchdog::watch(2ms, [&](RequestClock::time_point) {
+    Watchdog::Watch a = Watchdog::watch(2ms, 2ms, [&](RequestClock::time_point) {
       fastThread = std::this_thread::get_id();
       ++fast;
     });
-    Watchdog::Watch b = Watchdog::watch(1h, [&](RequestClock::time_point) { ++slow; });
+    Watchdog::Watch b = Watchdog::watch(1h, 1h, [&](RequestClock::time_point) { ++slow; });
     ASSERT_TRUE(eventually([&] { return fast.load() >= 5; }));
     EXPECT_EQ(slow.load(), 0);  // not due for an hour
     EXPECT_NE(fastThread.load(), std::this_thread::get_id());
@@ -45,7 +45,7 @@ TEST(Watchdog, AWatchMovedEndsOnceWithItsLastOwner) {
   std::atomic<int> calls{0};
   Watchdog::Watch kept;
   {
-    Watchdog::Watch first = Watchdog::watch(1ms, [&](RequestClock::time_point) { ++calls; });
+    Watchdog::Watch first = Watchdog::watch(1ms, 1ms, [&](RequestClock::time_point) { ++calls; });
     kept = std::move(first);
   }
   ASSERT_TRUE(eventually([&] { return calls.load() >= 3; })) << "the moved-from Watch ended the check";
@@ -56,21 +56,34 @@ TEST(Watchdog, AWatchMovedEndsOnceWithItsLastOwner) {
 }
 
 TEST(Watchdog, AWatchDueSoonerThanTheThreadSleepsWakesItEarly) {
-  Watchdog::Watch slow = Watchdog::watch(1h, [](RequestClock::time_point) {});
+  Watchdog::Watch slow = Watchdog::watch(1h, 1h, [](RequestClock::time_point) {});
   std::atomic<int> calls{0};
-  Watchdog::Watch fast = Watchdog::watch(1ms, [&](RequestClock::time_point) { ++calls; });
+  Watchdog::Watch fast = Watchdog::watch(1ms, 1ms, [&](RequestClock::time_point) { ++calls; });
   EXPECT_TRUE(eventually([&] { return calls.load() >= 1; }, 1s)) << "the thread slept on the hour-long period";
+}
+
+TEST(Watchdog, TheFirstCheckComesAfterFirstThenEveryPeriod) {
+  std::atomic<int> calls{0};
+  const auto start = RequestClock::now();
+  std::atomic<RequestClock::time_point> firstAt{}, secondAt{};
+  Watchdog::Watch w = Watchdog::watch(200ms, 5ms, [&](RequestClock::time_point now) {
+    (++calls == 1 ? firstAt : secondAt) = now;
+  });
+  ASSERT_TRUE(eventually([&] { return calls.load() >= 2; }, 2s));
+  EXPECT_GE(firstAt.load() - start, 5ms);
+  EXPECT_LT(firstAt.load() - start, 150ms) << "the first check waited for a whole period";
+  EXPECT_GE(secondAt.load() - firstAt.load(), 200ms);
 }
 
 TEST(Watchdog, TheThreadEndsAfterLingeringUnusedAndStartsAgainForTheNextWatch) {
   {
-    Watchdog::Watch w = Watchdog::watch(1ms, [](RequestClock::time_point) {});
+    Watchdog::Watch w = Watchdog::watch(1ms, 1ms, [](RequestClock::time_point) {});
     EXPECT_TRUE(Watchdog::threadRunning());
   }
   EXPECT_TRUE(Watchdog::threadRunning()) << "the thread should linger for the next runner";
   ASSERT_TRUE(eventually([] { return !Watchdog::threadRunning(); }, Watchdog::kLinger + 3s));
   std::atomic<int> calls{0};
-  Watchdog::Watch again = Watchdog::watch(1ms, [&](RequestClock::time_point) { ++calls; });
+  Watchdog::Watch again = Watchdog::watch(1ms, 1ms, [&](RequestClock::time_point) { ++calls; });
   EXPECT_TRUE(Watchdog::threadRunning());
   EXPECT_TRUE(eventually([&] { return calls.load() >= 1; }));
 }
@@ -99,7 +112,7 @@ TEST(Watchdog, AForkedChildWatchesItsOwnRunnersAndExits) {
   GTEST_SKIP() << "ThreadSanitizer ends a child that starts a thread after a fork of a multi-threaded process";
 #endif
   std::atomic<int> parentChecks{0};
-  Watchdog::Watch parentWatch = Watchdog::watch(1ms, [&](RequestClock::time_point) { ++parentChecks; });
+  Watchdog::Watch parentWatch = Watchdog::watch(1ms, 1ms, [&](RequestClock::time_point) { ++parentChecks; });
   ASSERT_TRUE(eventually([&] { return parentChecks.load() >= 1; }));
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
@@ -107,7 +120,7 @@ TEST(Watchdog, AForkedChildWatchesItsOwnRunnersAndExits) {
     const int parentsBefore = parentChecks.load();
     std::atomic<int> checks{0};
     {
-      Watchdog::Watch watch = Watchdog::watch(1ms, [&](RequestClock::time_point) { ++checks; });
+      Watchdog::Watch watch = Watchdog::watch(1ms, 1ms, [&](RequestClock::time_point) { ++checks; });
       if (!eventually([&] { return checks.load() >= 3; }, 3s)) std::_Exit(3);
     }
     if (parentChecks.load() != parentsBefore) std::_Exit(4);
@@ -136,7 +149,7 @@ TEST(Watchdog, ChecksStillRunWhenStaticObjectsAreDestroyed) {
       {
         std::atexit(checksStillRunAtExit);  // registered first: runs after the watchdog's static objects
         g_lateWatch = std::make_unique<Watchdog::Watch>(
-            Watchdog::watch(1ms, [](RequestClock::time_point) { ++g_lateChecks; }));
+            Watchdog::watch(1ms, 1ms, [](RequestClock::time_point) { ++g_lateChecks; }));
         std::exit(1);
       },
       ::testing::ExitedWithCode(0), "");
