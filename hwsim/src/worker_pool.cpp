@@ -1,6 +1,7 @@
 #include "worker_pool.hpp"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -93,7 +94,21 @@ WorkerPool &WorkerPool::instance() {
   return pool;
 }
 
-WorkerPool::WorkerPool(unsigned threads) : capacity_(threads) {}
+WorkerPool::WorkerPool(unsigned threads)
+    : capacity_(threads),
+      numCallerCounts_(std::clamp<long>(::sysconf(_SC_NPROCESSORS_CONF), 1, kMaxCallerCounts)),
+      callerCounts_(std::make_unique<CallerCount[]>(numCallerCounts_)) {}
+
+std::atomic<unsigned> &WorkerPool::callersOnThisCpu() {
+  const int cpu = ::sched_getcpu();  // glibc reads it from the thread's rseq area: no system call
+  return callerCounts_[cpu < 0 ? 0 : static_cast<std::size_t>(cpu) % numCallerCounts_].count;
+}
+
+bool WorkerPool::everyCpuRunsACaller() const {
+  unsigned callers = 0;
+  for (std::size_t i = 0; i < numCallerCounts_; ++i) callers += callerCounts_[i].count.load(std::memory_order_relaxed);
+  return callers > capacity_;
+}
 
 WorkerPool::~WorkerPool() {
   {

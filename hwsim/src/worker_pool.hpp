@@ -67,17 +67,20 @@ class WorkerPool {
   // every CPU the process may use runs one, the pool cannot help (a compute
   // set's chunks run on its caller) and its threads park at once instead of
   // polling for the next job, which would take CPU time from those callers.
+  // Counted per CPU (the one the scope starts on): one counter for all had
+  // two clients' runs on two replicas bounce its cache line at every run,
+  // 14% of their CPU time (bench_handoffs, BM_TwoClientsVsOne add_one).
   class RunScope {
    public:
-    explicit RunScope(WorkerPool &pool = instance()) : pool_(pool) {
-      pool_.runningCallers_.fetch_add(1, std::memory_order_relaxed);
+    explicit RunScope(WorkerPool &pool = instance()) : count_(pool.callersOnThisCpu()) {
+      count_.fetch_add(1, std::memory_order_relaxed);
     }
-    ~RunScope() { pool_.runningCallers_.fetch_sub(1, std::memory_order_relaxed); }
+    ~RunScope() { count_.fetch_sub(1, std::memory_order_relaxed); }
     RunScope(const RunScope &) = delete;
     RunScope &operator=(const RunScope &) = delete;
 
    private:
-    WorkerPool &pool_;
+    std::atomic<unsigned> &count_;  // where it was counted, wherever the thread moves meanwhile
   };
   // The threads the pool has or will start when first needed.
   unsigned capacity() const { return capacity_; }
@@ -88,7 +91,8 @@ class WorkerPool {
   struct Job;
   void workerLoop();
   Job *jobWithRoom() const;  // under mutex_
-  bool everyCpuRunsACaller() const { return runningCallers_.load(std::memory_order_relaxed) > capacity_; }
+  bool everyCpuRunsACaller() const;
+  std::atomic<unsigned> &callersOnThisCpu();
 
   const unsigned capacity_;
   std::mutex mutex_;
@@ -97,7 +101,15 @@ class WorkerPool {
   std::deque<Job *> jobs_;
   std::atomic<bool> quit_{false};  // set under mutex_ (for the waits), read by polling threads without it
   std::atomic<std::uint64_t> posted_{0};      // jobs ever queued: what polling threads watch
-  std::atomic<unsigned> runningCallers_{0};   // threads inside a RunScope
+  // Threads inside a RunScope, by the CPU each started on (modulo
+  // numCallerCounts_: the machine's CPUs, at most kMaxCallerCounts), a
+  // cache line each.
+  static constexpr std::size_t kMaxCallerCounts = 64;
+  struct alignas(64) CallerCount {
+    std::atomic<unsigned> count{0};
+  };
+  const std::size_t numCallerCounts_;
+  const std::unique_ptr<CallerCount[]> callerCounts_;
   std::vector<std::thread> threads_;
 };
 

@@ -49,7 +49,9 @@
 
 namespace mrt {
 
-class Replica {
+// On cache lines of its own (alignas): the replicas of a runner serve on
+// different CPUs, each changing its own state at every request.
+class alignas(64) Replica {
  public:
   // The Session of copy `copy` of the model (not yet bound to a device),
   // shared by that copy's replicas. `executable`: the model's, read and
