@@ -100,7 +100,9 @@ WorkerPool::WorkerPool(unsigned threads)
       callerCounts_(std::make_unique<CallerCount[]>(numCallerCounts_)) {}
 
 std::atomic<unsigned> &WorkerPool::callersOnThisCpu() {
-  const int cpu = ::sched_getcpu();  // glibc reads it from the thread's rseq area: no system call
+  // glibc 2.35 and later read it from the thread's rseq area, with no
+  // system call (Debian 12 has 2.36).
+  const int cpu = ::sched_getcpu();
   return callerCounts_[cpu < 0 ? 0 : static_cast<std::size_t>(cpu) % numCallerCounts_].count;
 }
 

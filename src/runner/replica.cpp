@@ -253,9 +253,14 @@ void Replica::start() {
     std::lock_guard lock(initial_load_mutex_);
     return initial_load_done_;
   }();
-  if (loaded) return;
-  std::uint32_t expected = kNotStarted;
-  if (device_sleeping_.compare_exchange_strong(expected, 0)) startDeviceThread();
+  if (loaded) {
+    // From here on the first wakeDevice() or watch() starts it; not before:
+    // the watchdog must not start a thread that would run Load again while
+    // the creating thread runs it.
+    device_sleeping_.store(kNotStarted);
+    return;
+  }
+  startDeviceThread();
 }
 
 void Replica::startDeviceThread() {
@@ -271,7 +276,7 @@ void Replica::startDeferredThread(RequestClock::time_point idle_since) {
   idle_since_ = idle_since;  // read by the thread started below
   try {
     startDeviceThread();
-  } catch (const std::system_error &error) {
+  } catch (const std::exception &error) {  // std::system_error, std::bad_alloc
     serving_.store(false);
     failReplica(
         Error(ErrorCode::ResourceExhausted, "replica {}: its device thread could not be started: {}", id_, error.what()));
@@ -943,25 +948,23 @@ void Replica::shutdown() {
   }
   doorbell_.fetch_add(1, std::memory_order_seq_cst);
   detail::futexWake(doorbell_);
+  if (config_.run_save_programs && !failed_.load()) {
+    // Let the Main run in progress finish on dummy data, keeping the state.
+    // (A queue whose ring is full already holds the data such a run needs.)
+    std::lock_guard producer(producer_mutex_);
+    for (auto &[name, queue] : queues_->inputs) queue.tryFlush();
+    for (auto &[name, queue] : queues_->outputs) queue.tryFlush();
+  } else {
+    session_->stop();
+    queues_->disconnectAll();
+  }
   // After stopping_: a first wakeDevice() racing this either started the
   // thread already or will not start it.
   const bool started = [this] {
     std::lock_guard lock(thread_mutex_);
     return thread_.joinable();
   }();
-  if (started) {
-    if (config_.run_save_programs && !failed_.load()) {
-      // Let the Main run in progress finish on dummy data, keeping the state.
-      // (A queue whose ring is full already holds the data such a run needs.)
-      std::lock_guard producer(producer_mutex_);
-      for (auto &[name, queue] : queues_->inputs) queue.tryFlush();
-      for (auto &[name, queue] : queues_->outputs) queue.tryFlush();
-    } else {
-      session_->stop();
-      queues_->disconnectAll();
-    }
-    thread_.join();
-  }
+  if (started) thread_.join();
   // A synchronous caller may be running a Main run (it ends at the stop or
   // the flush above); from here on the device is ours.
   std::lock_guard device(device_mutex_);

@@ -76,9 +76,10 @@ class alignas(64) Replica {
   // Load failed: the replica is then out of service.
   bool loadOnThisThread();
   // Starts the device thread, which runs the Load programs first unless
-  // loadOnThisThread() did. A replica loaded already whose idle device does
-  // nothing by itself (no timeouts) starts it only when first woken
-  // (wakeDevice): while synchronous callers serve it, never.
+  // loadOnThisThread() did. A replica loaded already leaves the start to
+  // the first request left to the thread (wakeDevice) or to the watchdog
+  // just ahead of the idle device's first timeout (watch): while only
+  // synchronous callers serve it, not before its first timeout.
   void start();
   // Blocks until the Load programs have run (or failed to: the replica is
   // then out of service, as after any device error), so the model is loaded
@@ -286,8 +287,8 @@ class alignas(64) Replica {
   std::atomic<std::uint32_t> doorbell_{0};
   static constexpr std::uint32_t kSleeping = 1;              // until woken
   static constexpr std::uint32_t kSleepingUntilDeadline = 2;  // looks again by itself soon
-  static constexpr std::uint32_t kNotStarted = 3;            // the first wake-up starts the thread (start())
-  std::atomic<std::uint32_t> device_sleeping_{kNotStarted};
+  static constexpr std::uint32_t kNotStarted = 3;            // start() left the start to the first wake-up
+  std::atomic<std::uint32_t> device_sleeping_{0};
   // How long the device thread polls for work before it sleeps.
   detail::AdaptiveSpin work_spin_;
   // What the requests' Completions hold of this replica: whether the device

@@ -67,7 +67,8 @@ TEST(Watchdog, TheFirstCheckComesAfterFirstThenEveryPeriod) {
   const auto start = RequestClock::now();
   std::atomic<RequestClock::time_point> firstAt{}, secondAt{};
   Watchdog::Watch w = Watchdog::watch(200ms, 5ms, [&](RequestClock::time_point now) {
-    (++calls == 1 ? firstAt : secondAt) = now;
+    (calls.load() == 0 ? firstAt : secondAt) = now;
+    ++calls;  // after the store: the test reads the times once it sees the count
   });
   ASSERT_TRUE(eventually([&] { return calls.load() >= 2; }, 2s));
   EXPECT_GE(firstAt.load() - start, 5ms);
