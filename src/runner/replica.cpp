@@ -10,6 +10,7 @@
 #include "common/batch_scheduling.hpp"
 #include "common/logging.hpp"
 #include "common/futex.hpp"
+#include "common/thread_cpus.hpp"
 #include "queue/ring_size_multiplier.hpp"
 
 namespace mrt {
@@ -168,6 +169,7 @@ Replica::Replica(unsigned id, std::shared_ptr<Session> session, unsigned lane, c
       session_(std::move(session)),
       link_(std::make_shared<Link>(this)),
       created_(RequestClock::now()),
+      creator_cpus_(detail::ThreadCpus::ofThisThread()),
       stats_(config.request_tracepoints_buffer_size) {
   bindSideStreams(layout);
 
@@ -401,6 +403,7 @@ void Replica::deviceLoop() {
   // not preempt it (common/batch_scheduling.hpp): the client then goes on,
   // queueing more requests or serving its own while it waits (caller-runs).
   detail::useBatchScheduling();
+  creator_cpus_.applyToThisThread();
   link_->setRunning(true);
   struct Parked {  // once the thread ends, nobody should wait for it polling
     Link &link;

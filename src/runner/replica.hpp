@@ -38,6 +38,7 @@
 
 #include "common/adaptive_spin.hpp"
 #include "common/reused_thread.hpp"
+#include "common/thread_cpus.hpp"
 #include "device/device.hpp"
 #include "queue/queue_manager.hpp"
 #include "runner/completion.hpp"
@@ -299,6 +300,9 @@ class alignas(64) Replica {
   // When the replica was made: its device idles from about then, until a
   // first request (watch() starts a deferred device thread from it).
   const RequestClock::time_point created_;
+  // The CPUs of the thread creating the runner: its device thread's, from
+  // whichever thread it starts (common/thread_cpus.hpp).
+  const detail::ThreadCpus creator_cpus_;
   std::atomic<bool> serving_{true};  // false once runProgram gave up
   // A thread other than the device thread holds the device and runs Main
   // (serveHolding): the device thread waits for it to let go.

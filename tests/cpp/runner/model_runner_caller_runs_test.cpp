@@ -7,6 +7,8 @@
 // timeout, a device error with auto_reset, and futures waited for while and
 // after their runner is destroyed. A runner that only synchronous callers
 // serve never starts its device thread (Replica::start).
+#include <sched.h>
+
 #include <atomic>
 #include <future>
 #include <memory>
@@ -94,6 +96,59 @@ TEST(ModelRunnerCallerRunsTest, TheDeviceThreadStartsAtTheFirstRequestLeftToIt) 
   ASSERT_EQ(futures.at("y").wait_for(10s), std::future_status::ready) << "no device thread served the request";
   EXPECT_EQ(floatsOf(futures.at("y").get()), plusOne(x));
   EXPECT_EQ(detail::ReusedThread::waitingThreads(), waiting - 1);
+}
+
+// Started by a client pinned to another CPU, the device thread still runs
+// on the CPUs of the thread that created the runner (common/thread_cpus.hpp).
+TEST(ModelRunnerCallerRunsTest, TheDeviceThreadRunsOnTheCpusOfTheRunnersCreator) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  }
+  if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs";
+  const auto pinTo = [](int cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return sched_setaffinity(0, sizeof one, &one) == 0;
+  };
+  ModelRunnerConfig config;
+  config.timeout_ns = 0ns;  // the first request starts the device thread
+  std::unique_ptr<ModelRunner> runner;
+  std::thread([&] {
+    ASSERT_TRUE(pinTo(cpus[0]));
+    runner = std::make_unique<ModelRunner>(exampleModel("add_one"), config);
+  }).join();
+  ASSERT_TRUE(runner);
+  std::atomic<int> device_cpus{-1}, device_first_cpu{-1};
+  std::thread([&] {
+    ASSERT_TRUE(pinTo(cpus[1]));
+    std::mt19937 rng(8);
+    const auto client = std::this_thread::get_id();
+    for (int round = 0; round < 50 && device_cpus.load() < 0; ++round) {
+      const std::vector<float> x = randomFloats(rng, 16);
+      OutputFutureMemory futures = runner->executeAsync({{"x", constView(x)}});
+      futures.at("y").completion()->onReady([&, client](ErrorCode, const std::string &) {
+        if (std::this_thread::get_id() == client) return;  // done before the callback was registered
+        cpu_set_t mine;
+        CPU_ZERO(&mine);
+        if (sched_getaffinity(0, sizeof mine, &mine) != 0) return;
+        int first = -1;
+        for (int cpu = 0; cpu < CPU_SETSIZE && first < 0; ++cpu) first = CPU_ISSET(cpu, &mine) ? cpu : -1;
+        device_first_cpu = first;
+        device_cpus = CPU_COUNT(&mine);
+      });
+      ASSERT_EQ(futures.at("y").wait_for(10s), std::future_status::ready);  // bounded: left to the device thread
+      EXPECT_EQ(floatsOf(futures.at("y").get()), plusOne(x));
+    }
+  }).join();
+  runner.reset();
+  ASSERT_GE(device_cpus.load(), 0) << "no request was completed on the device thread";
+  EXPECT_EQ(device_cpus.load(), 1);
+  EXPECT_EQ(device_first_cpu.load(), cpus[0]) << "the device thread took the mask of the client that started it";
 }
 
 TEST(ModelRunnerCallerRunsTest, BoundedWaitsAndPollsLeaveTheDeviceToItsThread) {
