@@ -37,7 +37,7 @@ struct ModelRunner::Impl {
       session->bindToDevice(device);
     }
     // Before the first Load: a Load may hang.
-    watchdog = detail::Watchdog::watch(Replica::hangTime(config) / 4, Replica::firstWatch(config),
+    watchdog = detail::Watchdog::watch(Replica::watchPeriod(config), Replica::firstWatch(config),
                                        [this](RequestClock::time_point now) {
                                          for (auto &replica : replicas) replica->watch(now);
                                        });

@@ -2,8 +2,8 @@
 // makes and frees at every request (the request's record and Completion,
 // the node of the pending list), so that a serving loop in its steady state
 // makes no heap allocation. Single objects come from a process-wide cache
-// of freed blocks of their size in whole cache lines; arrays and blocks beyond the cache's
-// bound go to operator new.
+// of freed blocks of their size in whole cache lines; arrays and blocks
+// beyond the cache's bound go to operator new.
 //
 // Why process-wide: a Completion may outlive its runner (an mrt_future kept
 // after mrt_model_runner_destroy), so its block cannot go back to a cache

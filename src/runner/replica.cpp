@@ -867,7 +867,7 @@ void Replica::watch(RequestClock::time_point now) {
   // before the next watch if the idle device's first timeout comes before
   // it, and flushes then as it would have had it run from creation.
   if (device_sleeping_.load(std::memory_order_relaxed) == kNotStarted && timeout_period_.count() > 0 &&
-      now - created_ + hangTime(config_) / 4 >= timeout_period_) {
+      now - created_ + watchPeriod(config_) >= timeout_period_) {
     startDeferredThread(created_);
   }
   const std::uint64_t progress = progress_.load(std::memory_order_relaxed);
@@ -895,8 +895,10 @@ void Replica::watch(RequestClock::time_point now) {
   if (stop_session) session_->stop();
 }
 
+std::chrono::nanoseconds Replica::watchPeriod(const ModelRunnerConfig &config) { return hangTime(config) / 4; }
+
 std::chrono::nanoseconds Replica::firstWatch(const ModelRunnerConfig &config) {
-  const std::chrono::nanoseconds period = hangTime(config) / 4, timeout = timeoutPeriod(config);
+  const std::chrono::nanoseconds period = watchPeriod(config), timeout = timeoutPeriod(config);
   return timeout.count() > 0 ? std::min(period, timeout) : period;
 }
 

@@ -122,7 +122,7 @@ class alignas(64) Replica {
   // requests before they are taken for hung: timeout_ns, but at least 1 s.
   static std::chrono::nanoseconds hangTime(const ModelRunnerConfig &config);
 
-  // Called from a watchdog thread every hangTime() / 4 or so, the first time
+  // Called from a watchdog thread every watchPeriod() or so, the first time
   // after firstWatch(). Starts a device thread start() left for later when
   // the idle device's first timeout comes before the next watch. With
   // timeout_ns set, stops a run when requests are pending and for hangTime()
@@ -133,7 +133,9 @@ class alignas(64) Replica {
   // run_save_programs, stops the programs it waits for once they have had
   // hangTime().
   void watch(RequestClock::time_point now);
-  // When the first watch() is due after creation: hangTime() / 4, or the
+  // How often watch() is called: hangTime() / 4.
+  static std::chrono::nanoseconds watchPeriod(const ModelRunnerConfig &config);
+  // When the first watch() is due after creation: watchPeriod(), or the
   // first timeout if sooner (a device thread may wait for it to start).
   static std::chrono::nanoseconds firstWatch(const ModelRunnerConfig &config);
 
