@@ -1,7 +1,8 @@
 // MatMul, reductions, Softmax and ArgMax host kernels (validation:
 // codelets/linalg.cpp). A MatMul vertex multiplies its whole per-tile block
-// with one GEMM call: oneDNN's at the levels above baseline when the block
-// is big enough (codelets/onednn_sgemm.hpp), Eigen's otherwise. The
+// with one GEMM call: above baseline, our own GEMV for one row of at most 64
+// columns, oneDNN's when the block is big enough (codelets/onednn_sgemm.hpp);
+// Eigen's otherwise. The
 // baseline level stays Eigen only: it is the reference every other level is
 // checked against (hwsim_kernel_isa_test).
 #include <algorithm>
@@ -9,10 +10,6 @@
 #include <limits>
 #include <type_traits>
 #include <vector>
-
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
 
 #include "codelets/onednn_sgemm.hpp"
 #include "f32_operands.hpp"
@@ -25,34 +22,66 @@ namespace {
 
 using RowMajorF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-#if defined(__AVX512F__)
-// One row by a narrow matrix at v4 (the mlp's layer1 at batch 1: 1 x 784
-// by 784 x 32 per tile): c[0, N) = a . b's rows (+ c). Eigen's GEMV keeps
-// an accumulator per 16 columns, so two FMA chains for 32 columns, each
-// FMA waiting for the one before (4 cycles); here four k are in flight,
-// eight chains, and b's 100 KB stream from L2 at its bandwidth: four such
-// blocks 0.78x Eigen's time on an Ice Lake Xeon (docs/performance.md,
-// session 21). Columns in vectors of 16, the last one masked.
-constexpr Eigen::Index kGemvMaxColumns = 64;
+namespace ei = Eigen::internal;
+using FloatPacket = ei::packet_traits<float>::type;
 
-template <int Vectors>
+#if defined(__AVX__)
+// Masked loads and stores (AVX and AVX-512): a row staged through a buffer by
+// scalar stores and read back as one vector waits for those stores.
+using RowMask = std::conditional_t<kFloatLanes == 16, std::uint16_t, std::uint8_t>;
+RowMask rowMask(std::size_t cols) { return static_cast<RowMask>((1u << cols) - 1); }
+FloatPacket loadRow(const float *x, std::size_t cols) { return ei::ploadu<FloatPacket>(x, rowMask(cols)); }
+void storeRow(float *y, const FloatPacket &p, std::size_t cols) { ei::pstoreu(y, p, rowMask(cols)); }
+#else
+FloatPacket loadRow(const float *x, std::size_t cols) {
+  alignas(64) float row[kFloatLanes] = {};
+  std::copy(x, x + cols, row);
+  return ei::pload<FloatPacket>(row);
+}
+void storeRow(float *y, const FloatPacket &p, std::size_t cols) {
+  alignas(64) float row[kFloatLanes];
+  ei::pstore(row, p);
+  std::copy(row, row + cols, y);
+}
+#endif
+
+#if defined(__AVX2__)  // the v3 and v4 levels
+// One row by a narrow matrix (the mlp's layer1 at batch 1: 1 x 784 by
+// 784 x 32 per tile; its layer2: 1 x 128 by 128 x 10): c[0, N) = a . b's
+// rows (+ c), columns in packets, the last one masked when N is not a whole
+// number of packets. Eigen's GEMV keeps one accumulator per packet of
+// columns and takes a ragged end column by column:
+// - v4 (Ice Lake Xeon, session 21): two FMA chains for 32 columns, each FMA
+//   waiting for the one before; with four k in flight, eight chains, b's
+//   100 KB stream from L2 at its bandwidth: four such blocks 0.78x Eigen's
+//   time;
+// - v3 (AMD EPYC, session 28): 32 columns already make four chains and b's
+//   stream from L2 bounds them; more k in flight measured 1.3x slower, so
+//   one k for four packets, more for fewer. The 1 x 128 x 10 block takes
+//   0.09 us against Eigen's 0.31 (its 2 ragged columns).
+constexpr Eigen::Index kGemvMaxColumns = 64;
+constexpr Eigen::Index kLanes = static_cast<Eigen::Index>(kFloatLanes);
+
+// Ragged: the last of the Packets ends past N and is loaded masked (a
+// masked load costs even where it masks nothing, so only then).
+template <int Packets, bool Ragged>
 void gemvF32(Eigen::Index K, Eigen::Index N, const float *a, const float *b, float *c, bool accumulate) {
-  constexpr int kSteps = 4;  // k in flight
-  constexpr Eigen::Index kLanes = 16;
-  const auto last = static_cast<__mmask16>((1u << (N - (Vectors - 1) * kLanes)) - 1u);
-  const auto lanes = [&](int v) { return v == Vectors - 1 ? last : static_cast<__mmask16>(0xffff); };
-  __m512 acc[kSteps][Vectors];
+  constexpr int kSteps = kLanes == 16 ? 4 : std::max(1, 4 / Packets);  // k in flight
+  const auto lanes = [&](int p) { return p == Packets - 1 ? static_cast<std::size_t>(N - p * kLanes) : kFloatLanes; };
+  FloatPacket acc[kSteps][Packets];
+#pragma GCC unroll 8
+  for (int p = 0; p < Packets; ++p) {
+    acc[0][p] = accumulate ? loadRow(c + p * kLanes, lanes(p)) : ei::pset1<FloatPacket>(0.0f);
 #pragma GCC unroll 4
-  for (int v = 0; v < Vectors; ++v) {
-    acc[0][v] = accumulate ? _mm512_maskz_loadu_ps(lanes(v), c + v * kLanes) : _mm512_setzero_ps();
-#pragma GCC unroll 4
-    for (int s = 1; s < kSteps; ++s) acc[s][v] = _mm512_setzero_ps();
+    for (int s = 1; s < kSteps; ++s) acc[s][p] = ei::pset1<FloatPacket>(0.0f);
   }
-  const auto step = [&](__m512 *sums, Eigen::Index k) {
-    const __m512 x = _mm512_set1_ps(a[k]);
-#pragma GCC unroll 4
-    for (int v = 0; v < Vectors; ++v) {
-      sums[v] = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(lanes(v), b + k * N + v * kLanes), sums[v]);
+  const auto step = [&](FloatPacket *sums, Eigen::Index k) {
+    const FloatPacket x = ei::pset1<FloatPacket>(a[k]);
+#pragma GCC unroll 8
+    for (int p = 0; p < Packets; ++p) {
+      const float *row = b + k * N + p * kLanes;
+      const FloatPacket w = Ragged && p == Packets - 1 ? loadRow(row, lanes(p)) : ei::ploadu<FloatPacket>(row);
+      sums[p] = ei::pmadd(x, w, sums[p]);
     }
   };
   Eigen::Index k = 0;
@@ -61,37 +90,36 @@ void gemvF32(Eigen::Index K, Eigen::Index N, const float *a, const float *b, flo
     for (int s = 0; s < kSteps; ++s) step(acc[s], k + s);
   }
   for (; k < K; ++k) step(acc[0], k);
+#pragma GCC unroll 8
+  for (int p = 0; p < Packets; ++p) {
+    FloatPacket sum = acc[0][p];
 #pragma GCC unroll 4
-  for (int v = 0; v < Vectors; ++v) {
-    const __m512 sum = _mm512_add_ps(_mm512_add_ps(acc[0][v], acc[1][v]), _mm512_add_ps(acc[2][v], acc[3][v]));
-    _mm512_mask_storeu_ps(c + v * kLanes, lanes(v), sum);
+    for (int s = 1; s < kSteps; ++s) sum = ei::padd(sum, acc[s][p]);
+    storeRow(c + p * kLanes, sum, lanes(p));
   }
 }
 
-// gemvF32 for 1 <= N <= kGemvMaxColumns.
+// gemvF32 for 1 <= N <= kGemvMaxColumns, by the number of packets N takes.
+template <int Packets = 1>
 void gemvNarrow(Eigen::Index K, Eigen::Index N, const float *a, const float *b, float *c, bool accumulate) {
-  switch ((N + 15) / 16) {
-    case 1: return gemvF32<1>(K, N, a, b, c, accumulate);
-    case 2: return gemvF32<2>(K, N, a, b, c, accumulate);
-    case 3: return gemvF32<3>(K, N, a, b, c, accumulate);
-    default: return gemvF32<4>(K, N, a, b, c, accumulate);
+  if constexpr (Packets * kLanes < kGemvMaxColumns) {
+    if (N > Packets * kLanes) return gemvNarrow<Packets + 1>(K, N, a, b, c, accumulate);
   }
+  if (N % kLanes != 0) return gemvF32<Packets, true>(K, N, a, b, c, accumulate);
+  return gemvF32<Packets, false>(K, N, a, b, c, accumulate);
 }
 #endif
 
 // c = a * b (+ c when accumulate), F32 row-major.
 void gemmF32(Eigen::Index M, Eigen::Index K, Eigen::Index N, const float *a, const float *b, float *c,
              bool accumulate) {
-#if defined(__AVX512F__)
-  if (M == 1 && N > 0 && N <= kGemvMaxColumns) return gemvNarrow(K, N, a, b, c, accumulate);
-#endif
 #if defined(__AVX2__)  // the v3 and v4 levels
+  if (M == 1 && N > 0 && N <= kGemvMaxColumns) return gemvNarrow(K, N, a, b, c, accumulate);
   const auto m = static_cast<std::size_t>(M), k = static_cast<std::size_t>(K), n = static_cast<std::size_t>(N);
-  // One row (a GEMV: the mlp's layer1 at batch 1) never goes to oneDNN: at
-  // v4, up to kGemvMaxColumns, it took gemvF32 above; otherwise Eigen's
-  // GEMV, which on the 64-byte aligned blocks the arena gives vertices
-  // takes 1.1 us for 1x784x32 against oneDNN's 1.7 (docs/performance.md,
-  // item 1).
+  // One row never goes to oneDNN: up to kGemvMaxColumns it took gemvF32
+  // above; otherwise Eigen's GEMV, which on the 64-byte aligned blocks the
+  // arena gives vertices takes 1.1 us for 1x784x32 against oneDNN's 1.7
+  // (docs/performance.md, item 1).
   if (m > 1 && m * k * n >= kOnednnMinMacs && onednnSgemm(m, k, n, a, b, c, accumulate)) return;
 #endif
   Eigen::Map<const RowMajorF> A(a, M, K);
@@ -268,29 +296,6 @@ namespace {
 // on such a row (80 ns for 10 classes). The lanes past the row are kept out
 // of the maximum, given exp(0) (no exp of a large negative number, which
 // Eigen clamps to a denormal) and zeroed before the sum.
-namespace ei = Eigen::internal;
-using FloatPacket = ei::packet_traits<float>::type;
-
-#if defined(__AVX__)
-// Masked loads and stores (AVX and AVX-512): a row staged through a buffer by
-// scalar stores and read back as one vector waits for those stores.
-using RowMask = std::conditional_t<kFloatLanes == 16, std::uint16_t, std::uint8_t>;
-RowMask rowMask(std::size_t cols) { return static_cast<RowMask>((1u << cols) - 1); }
-FloatPacket loadRow(const float *x, std::size_t cols) { return ei::ploadu<FloatPacket>(x, rowMask(cols)); }
-void storeRow(float *y, const FloatPacket &p, std::size_t cols) { ei::pstoreu(y, p, rowMask(cols)); }
-#else
-FloatPacket loadRow(const float *x, std::size_t cols) {
-  alignas(64) float row[kFloatLanes] = {};
-  std::copy(x, x + cols, row);
-  return ei::pload<FloatPacket>(row);
-}
-void storeRow(float *y, const FloatPacket &p, std::size_t cols) {
-  alignas(64) float row[kFloatLanes];
-  ei::pstore(row, p);
-  std::copy(row, row + cols, y);
-}
-#endif
-
 void softmaxShortRows(const float *x, float *y, std::size_t rows, std::size_t cols) {
   const FloatPacket inRow = ei::pcmp_lt(ei::plset<FloatPacket>(0.0f), ei::pset1<FloatPacket>(static_cast<float>(cols)));
   const FloatPacket lowest = ei::pset1<FloatPacket>(-std::numeric_limits<float>::infinity());

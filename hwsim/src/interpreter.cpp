@@ -317,7 +317,8 @@ void Engine::Impl::executeComputeSet(std::uint32_t csId, unsigned replica) {
   auto &gate = csGates[csId];
   const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(enginePlan->settings.hostThreads, numChunks));
   using Mode = detail::ParallelGate::Mode;
-  const Mode mode = numChunks > 1 ? gate.mode(threads) : Mode::Inline;
+  Mode mode = numChunks > 1 ? gate.mode(threads) : Mode::Inline;
+  if (mode == Mode::CompareCycles) mode = gate.startCycle(detail::wallNs()) ? Mode::Parallel : Mode::Inline;
   if (mode == Mode::Parallel || mode == Mode::TryParallel) {
     const std::uint64_t start = mode == Mode::TryParallel ? detail::wallNs() : 0;
     detail::WorkerPool::instance().parallelFor(numChunks, runChunk, threads);

@@ -1,5 +1,7 @@
 #include "parallel_gate.hpp"
 
+#include <algorithm>
+#include <algorithm>
 #include <ctime>
 
 namespace hwsim::detail {
@@ -14,6 +16,7 @@ std::uint64_t clockNs(clockid_t clock) {
 
 std::uint64_t threadCpuNs() { return clockNs(CLOCK_THREAD_CPUTIME_ID); }
 std::uint64_t wallNs() { return clockNs(CLOCK_MONOTONIC); }
+std::uint64_t coarseWallNs() { return clockNs(CLOCK_MONOTONIC_COARSE); }
 
 bool ParallelGate::Fastest::record(std::uint64_t t) {
   // The fastest run: the first one also pays for first touches of the
@@ -48,7 +51,59 @@ ParallelGate::Mode ParallelGate::mode(unsigned threads) const {
   const std::uint64_t t = inline_.ns.load(std::memory_order_relaxed);
   if (threads < 2 || t * (threads - 1) <= kMinWakeNs * threads) return Mode::Inline;
   if (!trialsDone()) return Mode::TryParallel;
-  return parallel_.ns.load(std::memory_order_relaxed) < t ? Mode::Parallel : Mode::Inline;
+  if (!comparesCycles(t, parallel_.ns.load(std::memory_order_relaxed))) return Mode::Parallel;
+  const Verdict verdict = verdict_.load(std::memory_order_acquire);
+  if (verdict == kNone || coarseWallNs() >= recheckAt_.load(std::memory_order_relaxed)) return Mode::CompareCycles;
+  return verdict == kPool ? Mode::Parallel : Mode::Inline;
+}
+
+void ParallelGate::Cycles::restart() {
+  rounds = blockRuns = measured = 0;
+  onPool = true;
+  lastMeasured = false;
+  fastest[0] = fastest[1] = std::numeric_limits<std::uint64_t>::max();
+}
+
+bool ParallelGate::startCycle(std::uint64_t now) {
+  std::lock_guard lock(cycles_.mutex);
+  if (const Verdict verdict = verdict_.load(std::memory_order_relaxed); verdict != kNone) {
+    // Another replica's run may have found the verdict since its mode().
+    if (now < recheckAt_.load(std::memory_order_relaxed)) return verdict == kPool;
+    cycles_.restart();
+    verdict_.store(kNone, std::memory_order_relaxed);
+  }
+  return startCycleLocked(now);
+}
+
+bool ParallelGate::startCycleLocked(std::uint64_t now) {
+  Cycles &c = cycles_;
+  if (c.lastMeasured) {
+    std::uint64_t &fastest = c.fastest[c.lastOnPool ? 1 : 0];
+    fastest = std::min(fastest, now - c.lastStart);
+  }
+  if (c.measured == kCycleRuns) {  // the block is done: the next one
+    if (!c.onPool) ++c.rounds;
+    c.onPool = !c.onPool;
+    c.blockRuns = c.measured = 0;
+    c.blockStart = now;
+  }
+  if (c.rounds == kRounds) {
+    const Verdict verdict = c.fastest[1] < c.fastest[0] ? kPool : kInline;
+    c.recheckPeriod = c.last == verdict ? std::min(2 * c.recheckPeriod, kLastRecheckNs) : kFirstRecheckNs;
+    c.last = verdict;
+    verdict_.store(verdict, std::memory_order_release);
+    recheckAt_.store(now + c.recheckPeriod, std::memory_order_relaxed);
+    return verdict == kPool;
+  }
+  // An inline block measures once no pool thread polls for this compute
+  // set's jobs any more: that poll is part of the pool's cost.
+  const bool warm = c.blockRuns >= kWarmRuns && (c.onPool || now - c.blockStart >= WorkerPool::kSpinNs);
+  if (warm) ++c.measured;
+  c.lastMeasured = warm;
+  c.lastOnPool = c.onPool;
+  c.lastStart = now;
+  ++c.blockRuns;
+  return c.onPool;
 }
 
 }  // namespace hwsim::detail

@@ -113,11 +113,16 @@ std::vector<Case> cases() {
   // block, and a product accumulated into its output.
   out.push_back({"matmul onednn", "MatMul",
                  {random({32, 784}, -1, 1, 27), random({784, 32}, -1, 1, 28), random({32, 32}, -1, 1, 29)}, {}});
-  // One row: Eigen's GEMV, or v4's own for up to 64 columns (four k in
-  // flight, a masked last vector): the mlp's block, an odd K and 50
-  // columns accumulated, 70 columns (Eigen's again at v4).
+  // One row: Eigen's GEMV at baseline, our own above it for up to 64
+  // columns (a masked last packet where N is not whole packets): the mlp's
+  // blocks (32 and 10 columns), 8 columns, an odd K and 50 columns
+  // accumulated, 70 columns (Eigen's again).
   out.push_back({"matmul gemv", "MatMul",
                  {random({1, 784}, -1, 1, 33), random({784, 32}, -1, 1, 34), random({1, 32}, -1, 1, 35)}, {}});
+  out.push_back({"matmul gemv, 10 columns", "MatMul",
+                 {random({1, 128}, -1, 1, 42), random({128, 10}, -1, 1, 43), random({1, 10}, -1, 1, 44)}, {}});
+  out.push_back({"matmul gemv accumulate, 8 columns", "MatMul",
+                 {random({1, 61}, -1, 1, 45), random({61, 8}, -1, 1, 46), random({1, 8}, -1, 1, 47)}, {{1.0}}});
   out.push_back({"matmul gemv accumulate, 50 columns", "MatMul",
                  {random({1, 203}, -1, 1, 36), random({203, 50}, -1, 1, 37), random({1, 50}, -1, 1, 38)}, {{1.0}}});
   out.push_back({"matmul gemv, 70 columns", "MatMul",

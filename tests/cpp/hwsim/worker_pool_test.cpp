@@ -156,9 +156,44 @@ TEST(WorkerPool, WhenEveryCpuRunsAProgramTheCallerRunsEveryChunk) {
 
 using Mode = ParallelGate::Mode;
 
+// Runs a gate through one comparison of cycles (steps 3 and 4), starting at
+// wall time `now`, with a clock that a run on the pool moves by poolCycle
+// and an inline one by inlineCycle. Returns how
+// many runs went inline, and the blocks' lengths in runs through `blocks`;
+// `now` is left at the start of the run that found the verdict.
+std::uint32_t runComparison(ParallelGate &gate, std::uint64_t &now, std::uint64_t poolCycle,
+                            std::uint64_t inlineCycle, std::vector<std::uint32_t> &blocks) {
+  std::uint32_t inlineRuns = 0;
+  bool last = true;
+  blocks.assign(1, 0);
+  for (int run = 0; run < 10000; ++run) {
+    const bool onPool = gate.startCycle(now);
+    if (onPool != last) blocks.push_back(0);
+    ++blocks.back();
+    last = onPool;
+    if (!onPool) ++inlineRuns;
+    if (gate.mode(2) != Mode::CompareCycles) break;  // this run found the verdict
+    now += onPool ? poolCycle : inlineCycle;
+  }
+  return inlineRuns;
+}
+
+// The same after three inline runs of 10 wakes and trials of 6: a saving
+// small enough for the cycles to decide.
+std::uint32_t compareAfterTrials(ParallelGate &gate, std::uint64_t &now, std::uint64_t poolCycle,
+                                 std::uint64_t inlineCycle, std::vector<std::uint32_t> &blocks) {
+  const std::uint64_t wake = ParallelGate::kMinWakeNs;
+  for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) gate.recordInline(10 * wake);
+  while (gate.mode(2) == Mode::TryParallel) gate.recordParallel(6 * wake);
+  EXPECT_EQ(gate.mode(2), Mode::CompareCycles);
+  return runComparison(gate, now, poolCycle, inlineCycle, blocks);
+}
+
 TEST(ParallelGate, TimesThreeRunsInlineThenTriesThePoolAndKeepsItOnlyIfFaster) {
   ParallelGate gate;
-  const std::uint64_t wake = ParallelGate::kMinWakeNs;
+  // Saving 4 of these is past any cost a polling thread has outside the
+  // compute set: no cycles compared.
+  const std::uint64_t wake = ParallelGate::kCompareBelowNs;
   for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) {
     EXPECT_EQ(gate.mode(2), Mode::TimeInline);
     gate.recordInline(10 * wake);
@@ -174,7 +209,7 @@ TEST(ParallelGate, TimesThreeRunsInlineThenTriesThePoolAndKeepsItOnlyIfFaster) {
 
 TEST(ParallelGate, TrialsGoOnWhileThePoolKeepsGettingFaster) {
   ParallelGate gate;
-  const std::uint64_t wake = ParallelGate::kMinWakeNs;
+  const std::uint64_t wake = ParallelGate::kCompareBelowNs;
   for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) gate.recordInline(10 * wake);
   // A pool thread's first runs of a compute set: slower than inline, each a
   // little faster than the one before, past the minimum of trials.
@@ -201,7 +236,7 @@ TEST(ParallelGate, TrialsEndAfterTheirMaximum) {
     ASSERT_EQ(gate.mode(2), Mode::TryParallel) << i;
     gate.recordParallel((40 - i) * wake);
   }
-  EXPECT_EQ(gate.mode(2), Mode::Inline);
+  EXPECT_EQ(gate.mode(2), Mode::CompareCycles);  // then the cycles decide
 }
 
 TEST(ParallelGate, ThePoolIsDroppedWhenItsTrialsWereSlower) {
@@ -210,6 +245,12 @@ TEST(ParallelGate, ThePoolIsDroppedWhenItsTrialsWereSlower) {
   for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) gate.recordInline(4 * wake);
   // Waking the pool cost more than half the work saved: every trial slower.
   for (std::uint32_t i = 0; i < ParallelGate::kMinTrials; ++i) gate.recordParallel(4 * wake + 1);
+  // Trials in a busy spell may mislead, so the cycles decide; whole cycles
+  // slower on the pool too keep it inline.
+  ASSERT_EQ(gate.mode(2), Mode::CompareCycles);
+  std::uint64_t now = hwsim::detail::wallNs();
+  std::vector<std::uint32_t> blocks;
+  runComparison(gate, now, 7 * wake, 6 * wake, blocks);
   EXPECT_EQ(gate.mode(2), Mode::Inline);
 }
 
@@ -226,7 +267,84 @@ TEST(ParallelGate, TheFastestRunsDecide) {
   gate.recordParallel(40 * wake);  // e.g. the pool's threads starting
   gate.recordParallel(wake);
   while (gate.mode(4) == Mode::TryParallel) gate.recordParallel(40 * wake);
-  EXPECT_EQ(gate.mode(4), Mode::Parallel);
+  EXPECT_EQ(gate.mode(4), Mode::CompareCycles);  // half a wake saved
+}
+
+TEST(ParallelGate, ASmallSavingKeepsThePoolOnlyIfWholeCyclesAreFaster) {
+  std::vector<std::uint32_t> blocks;
+  {
+    ParallelGate gate;
+    std::uint64_t now = hwsim::detail::wallNs();
+    compareAfterTrials(gate, now, 5000, 7000, blocks);
+    EXPECT_EQ(gate.mode(2), Mode::Parallel);
+    EXPECT_TRUE(gate.startCycle(now));  // the verdict holds
+  }
+  {
+    // The compute set ran faster on the pool (its trials), but the rest of
+    // each request ran slower beside the polling thread.
+    ParallelGate gate;
+    std::uint64_t now = hwsim::detail::wallNs();
+    compareAfterTrials(gate, now, 7500, 7000, blocks);
+    EXPECT_EQ(gate.mode(2), Mode::Inline);
+    EXPECT_FALSE(gate.startCycle(now));
+  }
+}
+
+TEST(ParallelGate, CyclesAlternatePoolAndInlineBlocksAndInlineWaitsOutThePoll) {
+  ParallelGate gate;
+  std::vector<std::uint32_t> blocks;
+  const std::uint64_t cycle = 5000;
+  std::uint64_t now = hwsim::detail::wallNs();
+  const std::uint32_t inlineRuns = compareAfterTrials(gate, now, cycle, cycle, blocks);
+  // Pool, inline, pool, inline; the run that found the verdict (equal
+  // cycles: inline) ends the last inline block.
+  ASSERT_EQ(blocks.size(), 2 * ParallelGate::kRounds);
+  const std::uint32_t pollRuns = static_cast<std::uint32_t>(WorkerPool::kSpinNs / cycle);
+  for (std::uint32_t r = 0; r < ParallelGate::kRounds; ++r) {
+    const std::uint32_t verdictRun = r + 1 == ParallelGate::kRounds ? 1 : 0;
+    EXPECT_EQ(blocks[2 * r], ParallelGate::kWarmRuns + ParallelGate::kCycleRuns) << r;
+    EXPECT_EQ(blocks[2 * r + 1], pollRuns + ParallelGate::kCycleRuns + verdictRun) << r;
+  }
+  EXPECT_EQ(inlineRuns, ParallelGate::kRounds * (pollRuns + ParallelGate::kCycleRuns) + 1);
+  EXPECT_EQ(gate.mode(2), Mode::Inline);
+}
+
+TEST(ParallelGate, VerdictsAreRecheckedAfterPeriodsThatDoubleWhileTheyHold) {
+  ParallelGate gate;
+  std::vector<std::uint32_t> blocks;
+  std::uint64_t now = hwsim::detail::wallNs();
+  compareAfterTrials(gate, now, 7000, 5000, blocks);  // e.g. a busy spell of the pool's CPU
+  ASSERT_EQ(gate.mode(2), Mode::Inline);
+  // Rechecked kFirstRecheckNs after the verdict, not before.
+  const std::uint64_t first = ParallelGate::kFirstRecheckNs;
+  EXPECT_FALSE(gate.startCycle(now + first - 1));
+  EXPECT_EQ(gate.mode(2), Mode::Inline);
+  now += first;
+  runComparison(gate, now, 7000, 5000, blocks);  // the same verdict
+  ASSERT_EQ(gate.mode(2), Mode::Inline);
+  EXPECT_FALSE(gate.startCycle(now + 2 * first - 1));  // twice as long now
+  EXPECT_EQ(gate.mode(2), Mode::Inline);
+  now += 2 * first;
+  runComparison(gate, now, 5000, 7000, blocks);  // the spell is over: the pool wins
+  ASSERT_EQ(gate.mode(2), Mode::Parallel);
+  EXPECT_TRUE(gate.startCycle(now + first - 1));  // a changed verdict: the first period again
+  EXPECT_EQ(gate.mode(2), Mode::Parallel);
+  now += first;
+  EXPECT_TRUE(gate.startCycle(now));  // a recheck starts on the pool
+  EXPECT_EQ(gate.mode(2), Mode::CompareCycles);
+}
+
+TEST(ParallelGate, ABigSavingNeedsNoCycles) {
+  ParallelGate gate;
+  const std::uint64_t saving = ParallelGate::kCompareBelowNs;
+  for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) gate.recordInline(3 * saving);
+  while (gate.mode(2) == Mode::TryParallel) gate.recordParallel(2 * saving);
+  EXPECT_EQ(gate.mode(2), Mode::Parallel);
+  // Just under it, they decide.
+  ParallelGate close;
+  for (std::uint32_t i = 0; i < ParallelGate::kSamples; ++i) close.recordInline(3 * saving);
+  while (close.mode(2) == Mode::TryParallel) close.recordParallel(2 * saving + 1);
+  EXPECT_EQ(close.mode(2), Mode::CompareCycles);
 }
 
 }  // namespace
