@@ -2,9 +2,8 @@
 // codelets/linalg.cpp). A MatMul vertex multiplies its whole per-tile block
 // with one GEMM call: above baseline, our own GEMV for one row of at most 64
 // columns, oneDNN's when the block is big enough (codelets/onednn_sgemm.hpp);
-// Eigen's otherwise. The
-// baseline level stays Eigen only: it is the reference every other level is
-// checked against (hwsim_kernel_isa_test).
+// Eigen's otherwise. The baseline level stays Eigen only: it is the
+// reference every other level is checked against (hwsim_kernel_isa_test).
 #include <algorithm>
 #include <cstdint>
 #include <limits>

@@ -1,7 +1,6 @@
 #include "parallel_gate.hpp"
 
 #include <algorithm>
-#include <algorithm>
 #include <ctime>
 
 namespace hwsim::detail {
